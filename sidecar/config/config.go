@@ -1,0 +1,144 @@
+// Package config owns Quire's settings: the optional <state>/config.yaml,
+// its defaults, and its validation. Every key has exactly one owner here.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FileName is the config file's name inside the state folder.
+const FileName = "config.yaml"
+
+// Config is the whole configuration. Field tags are the YAML keys.
+type Config struct {
+	// Ignore lists vault-relative path prefixes that are never indexed
+	// (e.g. "Templates/"), on top of dot folders and *.excalidraw.md.
+	Ignore []string `yaml:"ignore"`
+	// MaxFileBytes is the size cap for a note; larger files are skipped
+	// with a warning.
+	MaxFileBytes int64 `yaml:"max_file_bytes"`
+	Chunk        Chunk `yaml:"chunk"`
+	Search       Search `yaml:"search"`
+}
+
+// Chunk sets how notes are cut into passages. Tokens are cl100k tokens.
+type Chunk struct {
+	// MaxTokens is the target passage size; long sections are cut into
+	// windows of this many tokens.
+	MaxTokens int `yaml:"max_tokens"`
+	// OverlapTokens is how much consecutive windows of one long paragraph
+	// share, so that a phrase cut by one window lies whole in the next.
+	OverlapTokens int `yaml:"overlap_tokens"`
+	// MinTokens: neighbouring sections smaller than this under one parent
+	// heading are merged into one passage.
+	MinTokens int `yaml:"min_tokens"`
+}
+
+// Search sets retrieval defaults.
+type Search struct {
+	// K is how many results `search` returns when not told otherwise.
+	K int `yaml:"k"`
+}
+
+// Default returns the configuration used when no file exists.
+func Default() Config {
+	return Config{
+		MaxFileBytes: 5 << 20,
+		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
+		Search:       Search{K: 10},
+	}
+}
+
+// Validate reports the first bad value, naming its key.
+func (c Config) Validate() error {
+	switch {
+	case c.MaxFileBytes <= 0:
+		return errors.New("max_file_bytes: must be positive")
+	case c.Chunk.MaxTokens < 32:
+		return fmt.Errorf("chunk.max_tokens: %d is below the minimum of 32", c.Chunk.MaxTokens)
+	case c.Chunk.OverlapTokens < 0 || c.Chunk.OverlapTokens >= c.Chunk.MaxTokens/2:
+		return fmt.Errorf("chunk.overlap_tokens: %d must be between 0 and half of chunk.max_tokens", c.Chunk.OverlapTokens)
+	case c.Chunk.MinTokens < 0 || c.Chunk.MinTokens > c.Chunk.MaxTokens:
+		return fmt.Errorf("chunk.min_tokens: %d must be between 0 and chunk.max_tokens", c.Chunk.MinTokens)
+	case c.Search.K <= 0:
+		return errors.New("search.k: must be positive")
+	}
+	for _, p := range c.Ignore {
+		if strings.TrimSpace(p) == "" {
+			return errors.New("ignore: empty prefix")
+		}
+	}
+	return nil
+}
+
+// Load reads <stateDir>/config.yaml over the defaults. A missing file is
+// not an error. Unknown keys are returned as warnings naming them; a bad
+// value is an error naming the key and the file.
+func Load(stateDir string) (Config, []string, error) {
+	cfg := Default()
+	path := filepath.Join(stateDir, FileName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return cfg, nil, nil
+	}
+	if err != nil {
+		return cfg, nil, fmt.Errorf("read config: %w", err)
+	}
+	return parse(path, data)
+}
+
+func parse(path string, data []byte) (Config, []string, error) {
+	cfg := Default()
+	if len(bytes.TrimSpace(data)) == 0 {
+		return cfg, nil, nil
+	}
+	var raw map[string]any
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return cfg, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var warnings []string
+	for _, k := range unknownKeys(raw, reflect.TypeOf(cfg), "") {
+		warnings = append(warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k))
+	}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return cfg, warnings, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, warnings, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, warnings, nil
+}
+
+// unknownKeys walks a decoded YAML map against the struct's yaml tags.
+func unknownKeys(m map[string]any, t reflect.Type, prefix string) []string {
+	known := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name != "" && name != "-" {
+			known[name] = f.Type
+		}
+	}
+	var out []string
+	for k, v := range m {
+		ft, ok := known[k]
+		if !ok {
+			out = append(out, prefix+k)
+			continue
+		}
+		if sub, isMap := v.(map[string]any); isMap && ft.Kind() == reflect.Struct {
+			out = append(out, unknownKeys(sub, ft, prefix+k+".")...)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

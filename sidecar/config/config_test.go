@@ -1,0 +1,64 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDefaultIsValid(t *testing.T) {
+	if err := Default().Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadMissingFileGivesDefaults(t *testing.T) {
+	cfg, warns, err := Load(t.TempDir())
+	if err != nil || len(warns) != 0 {
+		t.Fatalf("Load: %v %v", warns, err)
+	}
+	if cfg.Chunk.MaxTokens != Default().Chunk.MaxTokens {
+		t.Errorf("got %+v, want defaults", cfg)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		wantErr    string
+		wantWarn   string
+		check      func(Config) bool
+	}{
+		{name: "comments and values", yaml: "# mine\nignore: [Templates/]\nchunk:\n  max_tokens: 300 # bigger\n",
+			check: func(c Config) bool { return c.Chunk.MaxTokens == 300 && c.Chunk.OverlapTokens == 64 && c.Ignore[0] == "Templates/" }},
+		{name: "unknown key warns", yaml: "chunk:\n  max_tokns: 300\ncolour: red\n", wantWarn: `"chunk.max_tokns"`,
+			check: func(c Config) bool { return c.Chunk.MaxTokens == 256 }},
+		{name: "bad value names key", yaml: "chunk:\n  overlap_tokens: 900\n", wantErr: "chunk.overlap_tokens"},
+		{name: "wrong type", yaml: "search:\n  k: many\n", wantErr: "config.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, FileName), []byte(tt.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, warns, err := Load(dir)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one naming %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantWarn != "" && (len(warns) == 0 || !strings.Contains(strings.Join(warns, ";"), tt.wantWarn)) {
+				t.Errorf("warnings = %v, want one naming %s", warns, tt.wantWarn)
+			}
+			if !tt.check(cfg) {
+				t.Errorf("got %+v", cfg)
+			}
+		})
+	}
+}

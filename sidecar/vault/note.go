@@ -1,0 +1,244 @@
+package vault
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/adrg/frontmatter"
+	"github.com/BurntSushi/toml"
+	yaml "gopkg.in/yaml.v3"
+)
+
+// Note is one Markdown note as read from the vault.
+type Note struct {
+	Path string // vault-relative, forward slashes
+	// Raw is the whole file. Byte ranges everywhere in Quire are offsets
+	// into Raw, so a citation points at the bytes the user wrote.
+	Raw []byte
+	// BodyStart is the offset in Raw where the body begins, after the
+	// frontmatter (and a byte-order mark).
+	BodyStart int
+	Title     string
+	Aliases   []string
+	Tags      []string
+	Lang      string
+	Hash      string // sha256 of Raw, hex
+	// Warning is set when the note was kept despite a problem (broken
+	// frontmatter): the body is indexed, the metadata is not.
+	Warning string
+}
+
+// Body returns the Markdown after the frontmatter.
+func (n *Note) Body() []byte { return n.Raw[n.BodyStart:] }
+
+// SkipError says why a file is not indexed as a note. The run goes on.
+type SkipError struct {
+	Path   string
+	Reason string
+}
+
+func (e *SkipError) Error() string { return e.Path + ": " + e.Reason }
+
+// HashBytes is the content hash used by the catalog.
+func HashBytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Read loads the note at the vault-relative path rel. Files that are not
+// notes (over maxBytes, binary, not UTF-8, unreadable) return a *SkipError.
+func Read(root, rel string, maxBytes int64) (*Note, error) {
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, &SkipError{Path: rel, Reason: "unreadable: " + unwrapPath(err)}
+	}
+	defer f.Close()
+	limit := maxBytes
+	if limit <= 0 {
+		limit = 1 << 62
+	}
+	raw, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, &SkipError{Path: rel, Reason: "unreadable: " + unwrapPath(err)}
+	}
+	if int64(len(raw)) > limit {
+		return nil, &SkipError{Path: rel, Reason: fmt.Sprintf("too large: over %d bytes", maxBytes)}
+	}
+	return Parse(rel, raw)
+}
+
+// Parse builds a Note from a file's bytes.
+func Parse(rel string, raw []byte) (*Note, error) {
+	probe := raw
+	if len(probe) > 8000 {
+		probe = probe[:8000]
+	}
+	if bytes.IndexByte(probe, 0) >= 0 {
+		return nil, &SkipError{Path: rel, Reason: "binary content"}
+	}
+	if !utf8.Valid(raw) {
+		return nil, &SkipError{Path: rel, Reason: "not UTF-8 text"}
+	}
+	n := &Note{Path: rel, Raw: raw, Hash: HashBytes(raw)}
+	start := 0
+	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
+		start = 3
+	}
+	n.BodyStart = start
+	if end, ok := frontmatterEnd(raw[start:]); ok {
+		n.BodyStart = start + end
+		var meta map[string]any
+		_, err := frontmatter.Parse(bytes.NewReader(raw[start:start+end]), &meta,
+			frontmatter.NewFormat("---", "---", yamlUnmarshal),
+			frontmatter.NewFormat("+++", "+++", toml.Unmarshal))
+		if err != nil {
+			n.Warning = "frontmatter ignored: " + firstLine(err.Error())
+		} else {
+			n.applyMeta(meta)
+		}
+	}
+	if n.Title == "" {
+		n.Title = firstH1(n.Body())
+	}
+	if n.Title == "" {
+		n.Title = strings.TrimSuffix(path.Base(rel), path.Ext(rel))
+	}
+	return n, nil
+}
+
+// yamlUnmarshal uses yaml.v3 so that nested maps decode as map[string]any.
+func yamlUnmarshal(b []byte, v any) error { return yaml.Unmarshal(b, v) }
+
+// frontmatterEnd finds the end of a frontmatter block that opens on the
+// first line with --- (YAML) or +++ (TOML), as Obsidian reads it. It returns
+// the offset just past the closing delimiter's line.
+func frontmatterEnd(b []byte) (int, bool) {
+	var delim string
+	switch {
+	case hasLine(b, "---"):
+		delim = "---"
+	case hasLine(b, "+++"):
+		delim = "+++"
+	default:
+		return 0, false
+	}
+	off := bytes.IndexByte(b, '\n') + 1
+	for off < len(b) {
+		nl := bytes.IndexByte(b[off:], '\n')
+		line := b[off:]
+		next := len(b)
+		if nl >= 0 {
+			line = b[off : off+nl]
+			next = off + nl + 1
+		}
+		if strings.TrimRight(string(line), " \t\r") == delim {
+			return next, true
+		}
+		off = next
+	}
+	return 0, false
+}
+
+func hasLine(b []byte, delim string) bool {
+	nl := bytes.IndexByte(b, '\n')
+	if nl < 0 {
+		return false
+	}
+	return strings.TrimRight(string(b[:nl]), " \t\r") == delim
+}
+
+func (n *Note) applyMeta(meta map[string]any) {
+	if s, ok := meta["title"].(string); ok {
+		n.Title = strings.TrimSpace(s)
+	}
+	n.Aliases = stringList(first(meta, "aliases", "alias"), false)
+	n.Tags = stringList(first(meta, "tags", "tag"), true)
+	for i, t := range n.Tags {
+		n.Tags[i] = strings.TrimPrefix(t, "#")
+	}
+	if s, ok := first(meta, "lang", "language").(string); ok {
+		n.Lang = strings.ToLower(strings.TrimSpace(s))
+	}
+}
+
+func first(meta map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := meta[k]; ok && v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+// stringList reads a frontmatter value that may be a string or a list.
+// Tags written as one string are split on commas and spaces, as Obsidian does.
+func stringList(v any, splitSpaces bool) []string {
+	var out []string
+	add := func(s string) {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	switch v := v.(type) {
+	case string:
+		if splitSpaces {
+			for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+				add(f)
+			}
+		} else {
+			add(v)
+		}
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				add(s)
+			} else if e != nil {
+				add(fmt.Sprint(e))
+			}
+		}
+	}
+	return out
+}
+
+// firstH1 returns the text of the first ATX level-1 heading outside fenced
+// code, or "".
+func firstH1(body []byte) string {
+	fence := ""
+	for _, line := range strings.Split(string(body), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if fence != "" {
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			fence = trimmed[:3]
+			continue
+		}
+		if strings.HasPrefix(line, "# ") {
+			return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[2:]), "#"))
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func unwrapPath(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,56 @@
+// Package vault owns the user's notes as files: which paths are indexed,
+// walking the vault, reading a note safely and parsing its frontmatter.
+// It never writes to the vault.
+package vault
+
+import (
+	"path"
+	"strings"
+)
+
+// Rules decide which vault-relative paths are notes.
+type Rules struct {
+	// Ignore holds vault-relative prefixes (e.g. "Templates/") to skip.
+	Ignore []string
+	// MaxBytes is the size cap; larger notes are skipped with a warning.
+	MaxBytes int64
+}
+
+// Indexable reports whether the vault-relative, slash-separated path rel
+// names a note that should be indexed: a .md file outside dot folders,
+// not an Excalidraw drawing, and under no ignored prefix.
+func (r Rules) Indexable(rel string) bool {
+	if !strings.EqualFold(path.Ext(rel), ".md") {
+		return false
+	}
+	if strings.HasSuffix(strings.ToLower(rel), ".excalidraw.md") {
+		return false
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if strings.HasPrefix(part, ".") {
+			return false
+		}
+	}
+	return !r.ignored(rel)
+}
+
+// SkipDir reports whether a whole folder can be pruned from a walk.
+func (r Rules) SkipDir(rel string) bool {
+	if rel == "." || rel == "" {
+		return false
+	}
+	if strings.HasPrefix(path.Base(rel), ".") {
+		return true
+	}
+	return r.ignored(rel + "/")
+}
+
+func (r Rules) ignored(rel string) bool {
+	for _, p := range r.Ignore {
+		p = strings.TrimPrefix(p, "/")
+		if p != "" && strings.HasPrefix(rel, p) {
+			return true
+		}
+	}
+	return false
+}
