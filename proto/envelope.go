@@ -1,0 +1,118 @@
+// Package proto holds the messages that the Quire sidecar and its clients
+// (the Obsidian plugin, the CLI, tests) exchange over a localhost websocket.
+// It is the single source of truth for the wire: scripts/gen-proto turns
+// these types into proto/schema.json and proto/proto.gen.ts, and
+// scripts/check-generated fails when those files are stale.
+//
+// # Frames
+//
+// Every websocket text frame is one JSON [Envelope]: {id, type, payload}.
+// The type names the payload (see [Messages]); field names are lowerCamel.
+// Receivers ignore unknown fields, so adding a field keeps [Version];
+// renaming or removing one, or changing its meaning, bumps it.
+//
+// # Conversation
+//
+// The client's first frame is [TypeHello]; the sidecar answers
+// [TypeWelcome], or an [TypeError] frame followed by a close with a reason.
+// After that the client sends requests with an id of its choosing, unique
+// among its requests in flight. Every reply carries the id of its request.
+//
+//   - A plain request gets exactly one reply frame: its result type (for
+//     example [TypeSearchQuery] gets [TypeSearchResult]) or [TypeError].
+//   - A streaming request gets zero or more part frames with the request's
+//     id, then exactly one final frame whose type ends in ".done" (see
+//     [IsDone]) or one [TypeError] frame. Nothing with that id follows the
+//     final frame, so a client can forget the request when it arrives.
+//   - Pushed events ([TypeIndexProgress], [TypeIndexChanged],
+//     [TypeSidecarWarning]) have no id and may arrive at any time after
+//     welcome.
+//
+// [Messages] lists every type with its kind and, for a request, its reply
+// type: servers, clients and tests read that table instead of spelling
+// pairs out again.
+package proto
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Version is the protocol version that hello and welcome carry. It changes
+// when a field is renamed or removed or changes meaning, never when one is
+// added.
+const Version = 1
+
+// Handshake message types.
+const (
+	TypeHello   = "hello"
+	TypeWelcome = "welcome"
+)
+
+// Envelope is one frame on the wire. Payload stays raw so that a receiver
+// can read the type first and then decode the payload into the matching Go
+// type with [Envelope.Decode].
+type Envelope struct {
+	// ID ties replies to their request. Requests set it; replies copy it;
+	// pushed events and the handshake leave it empty.
+	ID string `json:"id,omitempty"`
+	// Type names the payload, as noun.verb (search.query) or a bare noun
+	// (hello, error).
+	Type string `json:"type"`
+	// Payload is the message itself, an object whose shape Type decides.
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// NewEnvelope encodes payload into an envelope of the given id and type.
+func NewEnvelope(id, typ string, payload any) (Envelope, error) {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return Envelope{}, fmt.Errorf("encode %s payload: %w", typ, err)
+	}
+	return Envelope{ID: id, Type: typ, Payload: raw}, nil
+}
+
+// Decode decodes the payload into v. Unknown fields are ignored, so that an
+// older peer can read a newer one's messages. A missing payload decodes as
+// an empty object.
+func (e Envelope) Decode(v any) error {
+	raw := e.Payload
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("decode %s payload: %w", e.Type, err)
+	}
+	return nil
+}
+
+// IsDone reports whether typ ends a stream: final stream frames are named
+// noun.done (ask.done, ingest.done).
+func IsDone(typ string) bool {
+	return strings.HasSuffix(typ, ".done")
+}
+
+// Hello is the client's first frame. The sidecar closes the connection when
+// it does not arrive in time, carries the wrong token or an unsupported
+// protocol.
+type Hello struct {
+	// Protocol is the client's protocol version, [Version] when built
+	// against this package.
+	Protocol int `json:"protocol"`
+	// Token is the per-launch secret from the sidecar's connection file.
+	Token string `json:"token"`
+	// Client names the client for logs, e.g. "obsidian-plugin 0.1.0".
+	Client string `json:"client"`
+}
+
+// Welcome accepts a client after a valid hello.
+type Welcome struct {
+	// Protocol is the sidecar's protocol version.
+	Protocol int `json:"protocol"`
+	// Version is the sidecar's release version, e.g. "0.1.0".
+	Version string `json:"version"`
+	// Vault is the absolute path of the vault this sidecar serves, so that
+	// a client can check it attached to the right one.
+	Vault string `json:"vault,omitempty"`
+}

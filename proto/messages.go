@@ -1,0 +1,74 @@
+package proto
+
+// Kind says what part a message type plays in a conversation.
+type Kind string
+
+// Message kinds.
+const (
+	// KindHandshake: hello and welcome, exchanged once per connection.
+	KindHandshake Kind = "handshake"
+	// KindRequest: sent by a client with an id; answered by its Reply type
+	// (or error).
+	KindRequest Kind = "request"
+	// KindReply: the single answer to a plain request.
+	KindReply Kind = "reply"
+	// KindPart: one of several frames answering a streaming request.
+	KindPart Kind = "part"
+	// KindDone: the final frame of a stream; its type ends in ".done".
+	KindDone Kind = "done"
+	// KindEvent: pushed by the sidecar without an id.
+	KindEvent Kind = "event"
+)
+
+// Message describes one message type.
+type Message struct {
+	// Type is the envelope's type.
+	Type string
+	// Kind is the part the message plays.
+	Kind Kind
+	// Reply is, for a request or hello, the type that answers it: a reply
+	// type for a plain request, the ".done" type for a streaming one.
+	Reply string
+	// Stream is true for a request answered by part frames and a done frame.
+	Stream bool
+	// Payload is a zero value of the payload's Go type.
+	Payload any
+}
+
+// Messages lists every message type of this protocol version. Its order is
+// the order of the generated schema and of the TypeScript table.
+var Messages = []Message{
+	{Type: TypeHello, Kind: KindHandshake, Reply: TypeWelcome, Payload: Hello{}},
+	{Type: TypeWelcome, Kind: KindHandshake, Payload: Welcome{}},
+	{Type: TypeError, Kind: KindReply, Payload: Error{}},
+
+	{Type: TypeStatusGet, Kind: KindRequest, Reply: TypeStatusResult, Payload: StatusGet{}},
+	{Type: TypeStatusResult, Kind: KindReply, Payload: StatusResult{}},
+
+	{Type: TypeSearchQuery, Kind: KindRequest, Reply: TypeSearchResult, Payload: SearchQuery{}},
+	{Type: TypeSearchResult, Kind: KindReply, Payload: SearchResult{}},
+	{Type: TypeRelatedQuery, Kind: KindRequest, Reply: TypeRelatedResult, Payload: RelatedQuery{}},
+	{Type: TypeRelatedResult, Kind: KindReply, Payload: RelatedResult{}},
+
+	{Type: TypeNoteGet, Kind: KindRequest, Reply: TypeNoteResult, Payload: NoteGet{}},
+	{Type: TypeNoteResult, Kind: KindReply, Payload: NoteResult{}},
+
+	{Type: TypeIndexRebuild, Kind: KindRequest, Reply: TypeIndexResult, Payload: IndexRebuild{}},
+	{Type: TypeIndexResult, Kind: KindReply, Payload: IndexResult{}},
+
+	{Type: TypeIndexProgress, Kind: KindEvent, Payload: IndexProgress{}},
+	{Type: TypeIndexChanged, Kind: KindEvent, Payload: IndexChanged{}},
+	{Type: TypeSidecarWarning, Kind: KindEvent, Payload: SidecarWarning{}},
+}
+
+// Lookup returns the description of a message type, and false for a type
+// this version does not know (which the sidecar answers with
+// invalid_request).
+func Lookup(typ string) (Message, bool) {
+	for _, m := range Messages {
+		if m.Type == typ {
+			return m, true
+		}
+	}
+	return Message{}, false
+}

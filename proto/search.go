@@ -1,0 +1,101 @@
+package proto
+
+// Search and related-pages message types.
+const (
+	TypeSearchQuery   = "search.query"
+	TypeSearchResult  = "search.result"
+	TypeRelatedQuery  = "related.query"
+	TypeRelatedResult = "related.result"
+)
+
+// Channel selects how a search ranks passages.
+type Channel string
+
+// Channels. The empty channel means [ChannelHybrid].
+const (
+	// ChannelBM25 ranks by keywords only.
+	ChannelBM25 Channel = "bm25"
+	// ChannelDense ranks by embedding similarity only.
+	ChannelDense Channel = "dense"
+	// ChannelHybrid fuses both rankings.
+	ChannelHybrid Channel = "hybrid"
+)
+
+// Channels lists every channel, in a fixed order; the generator turns it
+// into the schema's enum.
+var Channels = []Channel{ChannelBM25, ChannelDense, ChannelHybrid}
+
+// SearchQuery asks for the passages that best match a query.
+type SearchQuery struct {
+	// Query is the user's text.
+	Query string `json:"query"`
+	// K is how many passages to return; 0 means the sidecar's default.
+	K int `json:"k,omitempty"`
+	// Channel picks the ranking; empty means hybrid.
+	Channel Channel `json:"channel,omitempty"`
+}
+
+// SearchResult answers a search.query with passages, best first.
+type SearchResult struct {
+	// Passages are the matches, best first; empty when nothing matched.
+	Passages []Passage `json:"passages"`
+	// Channel is the ranking actually used, which differs from the one
+	// asked for when the sidecar had to fall back (embedder down).
+	Channel Channel `json:"channel"`
+	// Warning says why results are partial or fell back, e.g. "embedder
+	// down, showing keyword results"; empty when all is well.
+	Warning string `json:"warning,omitempty"`
+}
+
+// Passage is a slice of a note: the raw Markdown between two byte offsets.
+type Passage struct {
+	// Path is the note's vault-relative path, with forward slashes.
+	Path string `json:"path"`
+	// Title is the note's title (frontmatter title, else the file name).
+	Title string `json:"title"`
+	// HeadingPath is the breadcrumb of headings above the passage, outermost
+	// first; empty for text before the first heading.
+	HeadingPath []string `json:"headingPath"`
+	// Start is the byte offset where the passage begins in the note file.
+	Start int `json:"start"`
+	// End is the byte offset just past the passage.
+	End int `json:"end"`
+	// Text is the note's bytes from Start to End.
+	Text string `json:"text"`
+	// Score ranks passages within one reply; it is not comparable across
+	// replies or channels.
+	Score float64 `json:"score"`
+}
+
+// RelatedQuery asks for the notes closest to a note or to a piece of text.
+// Exactly one of Path and Text is set.
+type RelatedQuery struct {
+	// Path is a vault-relative note path; that note is left out of the
+	// results.
+	Path string `json:"path,omitempty"`
+	// Text is free text, e.g. the unsaved editor content.
+	Text string `json:"text,omitempty"`
+	// K is how many notes to return; 0 means the sidecar's default.
+	K int `json:"k,omitempty"`
+}
+
+// RelatedResult answers a related.query with notes, closest first.
+type RelatedResult struct {
+	// Notes are the related notes, closest first, never the queried note.
+	Notes []RelatedNote `json:"notes"`
+	// Warning says why results are partial or fell back; empty when all is
+	// well.
+	Warning string `json:"warning,omitempty"`
+}
+
+// RelatedNote is a note related to the query, with its closest passage.
+type RelatedNote struct {
+	// Path is the note's vault-relative path.
+	Path string `json:"path"`
+	// Title is the note's title.
+	Title string `json:"title"`
+	// Score ranks notes within one reply.
+	Score float64 `json:"score"`
+	// Passage is the note's passage closest to the query.
+	Passage Passage `json:"passage"`
+}
