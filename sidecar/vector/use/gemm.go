@@ -1,0 +1,172 @@
+package use
+
+// Matrix products run through one 6×16 micro-kernel (AVX2/FMA assembly on
+// amd64, plain Go elsewhere). Weights are packed once, at Load, into panels
+// of 16 columns so the kernel reads them contiguously.
+
+const (
+	tileRows = 6
+	tileCols = 16
+	// blockBytes bounds the rows of A kept hot while one weight panel is
+	// reused against them; about a third of a 512 KiB L2.
+	blockBytes = 192 << 10
+)
+
+// Kernel flags.
+const (
+	accumulate = 1 // add the product to what C already holds
+	relu       = 2 // clamp the result at zero
+)
+
+// packed is a k×n matrix stored as n/16 panels of k rows × 16 columns.
+type packed struct {
+	k, n int
+	data []float32
+}
+
+// packMatrix packs a row-major k×n matrix; n must be a multiple of 16.
+func packMatrix(w []float32, k, n int) packed {
+	p := packed{k: k, n: n, data: make([]float32, k*n)}
+	packInto(p.data, w, k, n, n)
+	return p
+}
+
+// packInto packs the k×n matrix at w (rows ld floats apart) into dst.
+func packInto(dst, w []float32, k, n, ld int) {
+	i := 0
+	for c := 0; c < n; c += tileCols {
+		for r := 0; r < k; r++ {
+			copy(dst[i:i+tileCols], w[r*ld+c:r*ld+c+tileCols])
+			i += tileCols
+		}
+	}
+}
+
+// packTransposed packs the transpose of the rows×k matrix at w (rows ld
+// floats apart) as a k×rows16 matrix, rows16 = rows rounded up to 16, with
+// zero columns past rows.
+func packTransposed(dst, w []float32, rows, k, ld int) {
+	rows16 := roundUp(rows, tileCols)
+	i := 0
+	for c := 0; c < rows16; c += tileCols {
+		for r := 0; r < k; r++ {
+			for j := 0; j < tileCols; j++ {
+				if c+j < rows {
+					dst[i] = w[(c+j)*ld+r]
+				} else {
+					dst[i] = 0
+				}
+				i++
+			}
+		}
+	}
+}
+
+func roundUp(x, m int) int { return (x + m - 1) / m * m }
+
+// scratch holds the staging tiles for a product whose row count is not a
+// multiple of six. Each worker owns one.
+type scratch struct {
+	a [tileRows * 1536]float32
+	c [tileRows * tileCols]float32
+}
+
+// zeros stands in for a missing bias.
+var zeros [1536]float32
+
+// gemm computes C = A·B + bias (plus C when flags&accumulate, clamped when
+// flags&relu) for m rows. A rows are lda floats apart, C rows ldc apart.
+func gemm(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []float32, flags int, s *scratch) {
+	if m == 0 {
+		return
+	}
+	if bias == nil {
+		bias = zeros[:b.n]
+	}
+	k := b.k
+	panel := k * tileCols
+	mc := blockBytes / (4 * k) / tileRows * tileRows
+	if mc < tileRows {
+		mc = tileRows
+	}
+	full := m / tileRows * tileRows
+	for r0 := 0; r0 < full; r0 += mc {
+		r1 := min(r0+mc, full)
+		for p := 0; p < b.n/tileCols; p++ {
+			bp := b.data[p*panel : (p+1)*panel]
+			for r := r0; r < r1; r += tileRows {
+				tile(a[r*lda:], lda, bp, k, c[r*ldc+p*tileCols:], ldc, bias[p*tileCols:], flags)
+			}
+		}
+	}
+	if rest := m - full; rest > 0 {
+		// Stage the last rows in a full tile so the kernel never reads or
+		// writes past the caller's rows.
+		sa := s.a[:tileRows*k]
+		for i := 0; i < tileRows; i++ {
+			row := sa[i*k : (i+1)*k]
+			if i < rest {
+				copy(row, a[(full+i)*lda:(full+i)*lda+k])
+			} else {
+				clear(row)
+			}
+		}
+		for p := 0; p < b.n/tileCols; p++ {
+			col := p * tileCols
+			if flags&accumulate != 0 {
+				for i := 0; i < rest; i++ {
+					copy(s.c[i*tileCols:(i+1)*tileCols], c[(full+i)*ldc+col:])
+				}
+			}
+			tile(sa, k, b.data[p*panel:(p+1)*panel], k, s.c[:], tileCols, bias[col:], flags)
+			for i := 0; i < rest; i++ {
+				copy(c[(full+i)*ldc+col:(full+i)*ldc+col+tileCols], s.c[i*tileCols:(i+1)*tileCols])
+			}
+		}
+	}
+}
+
+// tile runs the micro-kernel on one 6×16 block.
+func tile(a []float32, lda int, b []float32, k int, c []float32, ldc int, bias []float32, flags int) {
+	// Bounds the kernel relies on; cheap next to the k×96 multiply-adds.
+	_ = a[(tileRows-1)*lda+k-1]
+	_ = c[(tileRows-1)*ldc+tileCols-1]
+	_ = b[k*tileCols-1]
+	_ = bias[tileCols-1]
+	if haveSIMD {
+		kernel6x16(&a[0], lda*4, &b[0], k, &c[0], ldc*4, &bias[0], flags)
+		return
+	}
+	kernelGo(a, lda, b, k, c, ldc, bias, flags)
+}
+
+// kernelGo is the portable micro-kernel, the same sums in plain Go.
+func kernelGo(a []float32, lda int, b []float32, k int, c []float32, ldc int, bias []float32, flags int) {
+	var acc [tileRows][tileCols]float32
+	for i := range acc {
+		for j := range acc[i] {
+			acc[i][j] = bias[j]
+			if flags&accumulate != 0 {
+				acc[i][j] += c[i*ldc+j]
+			}
+		}
+	}
+	for p := 0; p < k; p++ {
+		bp := b[p*tileCols : p*tileCols+tileCols]
+		for i := 0; i < tileRows; i++ {
+			av := a[i*lda+p]
+			row := &acc[i]
+			for j, bv := range bp {
+				row[j] += av * bv
+			}
+		}
+	}
+	for i := range acc {
+		for j, v := range acc[i] {
+			if flags&relu != 0 && v < 0 {
+				v = 0
+			}
+			c[i*ldc+j] = v
+		}
+	}
+}

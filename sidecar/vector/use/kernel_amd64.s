@@ -1,0 +1,114 @@
+#include "textflag.h"
+
+// func kernel6x16(a *float32, lda int, b *float32, k int, c *float32, ldc int, bias *float32, flags int)
+//
+// C[6×16] = (flags&1 ? C : 0) + bias + A[6×k]·B[k×16], then max(·,0) when
+// flags&2. A rows are lda bytes apart, C rows ldc bytes apart; B is one packed
+// panel: k rows of 16 contiguous floats. Twelve accumulators, two B vectors
+// and two broadcast registers fill the sixteen YMM registers.
+TEXT ·kernel6x16(SB), NOSPLIT, $0-64
+	MOVQ a+0(FP), AX
+	MOVQ lda+8(FP), SI
+	MOVQ b+16(FP), BX
+	MOVQ k+24(FP), CX
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), DI
+	MOVQ bias+48(FP), R8
+	MOVQ flags+56(FP), R9
+
+	LEAQ (AX)(SI*2), R10
+	ADDQ SI, R10          // R10 = row 3 of A
+	LEAQ (DX)(DI*2), R11
+	ADDQ DI, R11          // R11 = row 3 of C
+
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y1, Y3
+	VMOVAPS Y0, Y4
+	VMOVAPS Y1, Y5
+	VMOVAPS Y0, Y6
+	VMOVAPS Y1, Y7
+	VMOVAPS Y0, Y8
+	VMOVAPS Y1, Y9
+	VMOVAPS Y0, Y10
+	VMOVAPS Y1, Y11
+
+	TESTQ $1, R9
+	JZ    loopcheck
+	VADDPS (DX), Y0, Y0
+	VADDPS 32(DX), Y1, Y1
+	VADDPS (DX)(DI*1), Y2, Y2
+	VADDPS 32(DX)(DI*1), Y3, Y3
+	VADDPS (DX)(DI*2), Y4, Y4
+	VADDPS 32(DX)(DI*2), Y5, Y5
+	VADDPS (R11), Y6, Y6
+	VADDPS 32(R11), Y7, Y7
+	VADDPS (R11)(DI*1), Y8, Y8
+	VADDPS 32(R11)(DI*1), Y9, Y9
+	VADDPS (R11)(DI*2), Y10, Y10
+	VADDPS 32(R11)(DI*2), Y11, Y11
+
+loopcheck:
+	TESTQ CX, CX
+	JZ    done
+
+loop:
+	VMOVUPS      (BX), Y12
+	VMOVUPS      32(BX), Y13
+	VBROADCASTSS (AX), Y14
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (AX)(SI*1), Y15
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS (AX)(SI*2), Y14
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R10), Y15
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS (R10)(SI*1), Y14
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VBROADCASTSS (R10)(SI*2), Y15
+	VFMADD231PS  Y12, Y15, Y10
+	VFMADD231PS  Y13, Y15, Y11
+	ADDQ         $4, AX
+	ADDQ         $4, R10
+	ADDQ         $64, BX
+	DECQ         CX
+	JNZ          loop
+
+done:
+	TESTQ $2, R9
+	JZ    store
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y14, Y0, Y0
+	VMAXPS Y14, Y1, Y1
+	VMAXPS Y14, Y2, Y2
+	VMAXPS Y14, Y3, Y3
+	VMAXPS Y14, Y4, Y4
+	VMAXPS Y14, Y5, Y5
+	VMAXPS Y14, Y6, Y6
+	VMAXPS Y14, Y7, Y7
+	VMAXPS Y14, Y8, Y8
+	VMAXPS Y14, Y9, Y9
+	VMAXPS Y14, Y10, Y10
+	VMAXPS Y14, Y11, Y11
+
+store:
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	VMOVUPS Y2, (DX)(DI*1)
+	VMOVUPS Y3, 32(DX)(DI*1)
+	VMOVUPS Y4, (DX)(DI*2)
+	VMOVUPS Y5, 32(DX)(DI*2)
+	VMOVUPS Y6, (R11)
+	VMOVUPS Y7, 32(R11)
+	VMOVUPS Y8, (R11)(DI*1)
+	VMOVUPS Y9, 32(R11)(DI*1)
+	VMOVUPS Y10, (R11)(DI*2)
+	VMOVUPS Y11, 32(R11)(DI*2)
+	VZEROUPPER
+	RET

