@@ -47,6 +47,7 @@ func main() {
 // of translations.
 type entry struct {
 	head   string
+	pos    string // part of speech, where the source gives one ("n", "v", "adj")
 	senses [][]string
 }
 
@@ -181,8 +182,13 @@ var (
 // lines are notes and usage examples.
 func parseEntry(text string) (entry, bool) {
 	lines := strings.Split(text, "\n")
-	head := strings.TrimSpace(angleRe.ReplaceAllString(pronRe.ReplaceAllString(lines[0], ""), ""))
-	e := entry{head: normalise(head)}
+	first := pronRe.ReplaceAllString(lines[0], "")
+	var pos string
+	if m := angleRe.FindString(first); m != "" {
+		pos = strings.Trim(m, "<>")
+	}
+	head := strings.TrimSpace(angleRe.ReplaceAllString(first, ""))
+	e := entry{head: normalise(head), pos: pos}
 	for _, ln := range lines[1:] {
 		if strings.TrimSpace(ln) == "" || strings.HasPrefix(ln, "   ") {
 			continue
@@ -384,16 +390,22 @@ func build(from, to lang.Lang, direct, inverse *source, vocab map[lang.Lang]map[
 		}
 		scores[key][tr] += w
 	}
-	senseWeight := func(s *source, i int) float64 {
+	// Unordered sources (eng-ces) have no sense ranks; there a noun
+	// reading counts more than a verb or adjective one, since searches
+	// are mostly nouns ("game": hra, not chromý as in "a game leg").
+	senseWeight := func(s *source, e entry, i int) float64 {
 		if !s.ordered {
-			return 0.5
+			if e.pos == "" || e.pos == "n" || e.pos == "pl" {
+				return 0.5
+			}
+			return 0.35
 		}
 		return 1 / float64(1+i)
 	}
 	for _, e := range direct.entries {
 		for i, s := range e.senses {
 			for _, t := range s {
-				add(e.head, t, senseWeight(direct, i))
+				add(e.head, t, senseWeight(direct, e, i))
 			}
 		}
 	}
@@ -403,7 +415,7 @@ func build(from, to lang.Lang, direct, inverse *source, vocab map[lang.Lang]map[
 		}
 		for i, s := range e.senses {
 			for _, t := range s {
-				add(t, e.head, senseWeight(inverse, i))
+				add(t, e.head, senseWeight(inverse, e, i))
 			}
 		}
 	}

@@ -11,15 +11,15 @@ func TestParseEntry(t *testing.T) {
 		want entry
 	}{
 		{"cinta /θˈinta/\n1. bond, tie\n2. connection, league\n3. ribbon\n",
-			entry{"cinta", [][]string{{"bond", "tie"}, {"connection", "league"}, {"ribbon"}}}},
+			entry{"cinta", "", [][]string{{"bond", "tie"}, {"connection", "league"}, {"ribbon"}}}},
 		{"approach <v>\nobrátit se na\n         Note: koho\n",
-			entry{"approach", [][]string{{"obrátit se na"}}}},
+			entry{"approach", "v", [][]string{{"obrátit se na"}}}},
 		{"house\n [hud] house (styl hudby)\n\n",
-			entry{"house", [][]string{{"house"}}}},
+			entry{"house", "", [][]string{{"house"}}}},
 		{"suoceri /sʊˈɔːtʃerɪ/\nparents‐in‐law\n",
-			entry{"suoceri", [][]string{{"parents-in-law"}}}},
-		{"Rusia /rˈusja/\nRussia\n", entry{"rusia", [][]string{{"russia"}}}},
-		{"for /fˈɔː/\n... ago, how are you?\n", entry{"for", [][]string{{"ago", "how are you"}}}},
+			entry{"suoceri", "", [][]string{{"parents-in-law"}}}},
+		{"Rusia /rˈusja/\nRussia\n", entry{"rusia", "", [][]string{{"russia"}}}},
+		{"for /fˈɔː/\n... ago, how are you?\n", entry{"for", "", [][]string{{"ago", "how are you"}}}},
 	}
 	for _, tt := range tests {
 		got, ok := parseEntry(tt.text)
