@@ -68,7 +68,7 @@ type Term struct {
 	Weight float64 `json:"weight"`
 	// Source is the query word Text translates.
 	Source string `json:"source"`
-	Via    string  `json:"via"`
+	Via    string `json:"via"`
 }
 
 // Translate translates query word by word from one language to another,
