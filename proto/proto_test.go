@@ -334,3 +334,26 @@ func TestErrorCodeValid(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestZeroValuesEncodeArrays checks that every payload's zero value encodes
+// its required arrays as [], never null, by walking the encoded JSON of each
+// message type's zero value.
+func TestZeroValuesEncodeArrays(t *testing.T) {
+	for _, m := range Messages {
+		data, err := json.Marshal(m.Payload)
+		if err != nil {
+			t.Fatalf("%s: %v", m.Type, err)
+		}
+		if bytes.Contains(data, []byte("null")) {
+			t.Errorf("%s: zero value encodes a null: %s", m.Type, data)
+		}
+	}
+	// Nested: a passage inside a result, with its own nil breadcrumb.
+	data, err := json.Marshal(RelatedResult{Notes: []RelatedNote{{Path: "a.md"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte("null")) {
+		t.Errorf("nested passage encodes a null: %s", data)
+	}
+}

@@ -1,0 +1,54 @@
+package proto
+
+import "encoding/json"
+
+// Go encodes a nil slice as null, but the schema (and so the TypeScript
+// types) promise an array: a client calling result.passages.map must not
+// meet null because the server built an empty result with a nil slice.
+// These encoders send [] instead. Each converts to a local type without
+// methods so that json.Marshal does not call itself.
+
+// MarshalJSON encodes Skipped as [] when nil.
+func (r StatusResult) MarshalJSON() ([]byte, error) {
+	type plain StatusResult
+	if r.Skipped == nil {
+		r.Skipped = []SkippedFile{}
+	}
+	return json.Marshal(plain(r))
+}
+
+// MarshalJSON encodes Passages as [] when nil.
+func (r SearchResult) MarshalJSON() ([]byte, error) {
+	type plain SearchResult
+	if r.Passages == nil {
+		r.Passages = []Passage{}
+	}
+	return json.Marshal(plain(r))
+}
+
+// MarshalJSON encodes HeadingPath as [] when nil.
+func (p Passage) MarshalJSON() ([]byte, error) {
+	type plain Passage
+	if p.HeadingPath == nil {
+		p.HeadingPath = []string{}
+	}
+	return json.Marshal(plain(p))
+}
+
+// MarshalJSON encodes Notes as [] when nil.
+func (r RelatedResult) MarshalJSON() ([]byte, error) {
+	type plain RelatedResult
+	if r.Notes == nil {
+		r.Notes = []RelatedNote{}
+	}
+	return json.Marshal(plain(r))
+}
+
+// MarshalJSON encodes Paths as [] when nil.
+func (c IndexChanged) MarshalJSON() ([]byte, error) {
+	type plain IndexChanged
+	if c.Paths == nil {
+		c.Paths = []string{}
+	}
+	return json.Marshal(plain(c))
+}
