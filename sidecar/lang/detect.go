@@ -3,6 +3,8 @@ package lang
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/quire-app/quire/sidecar/lang/dict"
 )
 
 // maxDetectWords caps the words the detector reads: a note's first few
@@ -29,6 +31,8 @@ func Detect(text string) Lang {
 // each) and letters or spellings one language uses and the others don't:
 // ¿ ¡ ñ for Spanish, ě ř ů and the háček letters for Czech, grave accents
 // and elided articles (l', dell', un') for Italian, 's and n't for English.
+// When that is not enough (a query of content words only), the words are
+// looked up in the bilingual word lists, which are loaded for it.
 // When two languages tie, the first in All wins, so German and French need
 // evidence of their own to beat the languages Quire translates.
 func Detection(text string) (Lang, float64) {
@@ -83,17 +87,81 @@ func Detection(text string) (Lang, float64) {
 		score[i] += min(letters[i], limit)
 	}
 
-	best, total := 0, 0.0
-	for i, s := range score {
-		total += s
-		if s > score[best] {
-			best = i
-		}
+	best := argmax(score[:])
+	if score[best] < minEvidence {
+		// Too little to go on, as in a query of content words only
+		// ("formaggio stagionato"): ask the word lists which language
+		// knows the words.
+		vocabularyCues(words, &score)
+		best = argmax(score[:])
 	}
 	if score[best] < minEvidence {
 		return Unknown, 0
 	}
+	total := 0.0
+	for _, s := range score {
+		total += s
+	}
 	return All[best], score[best] / total
+}
+
+func argmax(xs []float64) int {
+	best := 0
+	for i, x := range xs {
+		if x > xs[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// vocabularyWeight is what a content word found in only one language's
+// word list is worth next to a stop word's 1: enough, alone, to name the
+// language of a one-word query ("queso").
+const vocabularyWeight = 0.75
+
+// vocabularies are the word lists whose keys stand for a language's
+// vocabulary: English is read from the largest list it heads.
+var vocabularies = []struct {
+	l        Lang
+	from, to string
+}{
+	{English, "en", "cs"}, {Italian, "it", "en"}, {Spanish, "es", "en"}, {Czech, "cs", "en"},
+}
+
+// vocabularyCues scores each word by the word lists that have it as a
+// headword, shared among them as stop words are. It reads only the first
+// words of a long text: it runs when the text gave almost no evidence.
+func vocabularyCues(words []string, score *[6]float64) {
+	if len(words) > 64 {
+		words = words[:64]
+	}
+	found := make([]float64, len(vocabularies))
+	for _, w := range words {
+		if utf8.RuneCountInString(w) < 3 {
+			continue
+		}
+		sum := 0.0
+		for i, v := range vocabularies {
+			found[i] = 0
+			t, err := dict.Load(v.from, v.to)
+			if err != nil {
+				continue
+			}
+			if t.Lookup(w) != nil {
+				found[i] = 1
+			} else if st := Stem(v.l, w); utf8.RuneCountInString(st) >= minStem(v.l) && t.Lookup(dict.StemPrefix+st) != nil {
+				// An inflected form: weaker, stems are shared more.
+				found[i] = 0.5
+			}
+			sum += found[i]
+		}
+		for i, v := range vocabularies {
+			if found[i] > 0 {
+				score[langIndex(v.l)] += vocabularyWeight * found[i] / sum
+			}
+		}
+	}
 }
 
 // langIndex is l's position in All.

@@ -36,7 +36,12 @@ func TestDetect(t *testing.T) {
 		{"", Unknown},
 		{"2024", Unknown},
 		{"Ariosto", Unknown},
-		{"mozzarella parmigiano", Unknown},
+		{"queso", Spanish},
+		{"Ariosto 1516", Unknown},
+		{"formaggio stagionato", Italian},
+		{"queso curado", Spanish},
+		{"tvrdý sýr", Czech},
+		{"aged cheese", English},
 		{"a", Unknown},
 	}
 	for _, tt := range tests {
