@@ -1,0 +1,266 @@
+// Package bm25 owns the keyword index: a Bleve index on disk scored with
+// BM25, with per-language analyzers, fed one document per passage.
+package bm25
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// Doc is one passage as the keyword index sees it.
+type Doc struct {
+	ID       string // "<path>#<n>"
+	Path     string
+	Lang     string
+	Title    string
+	Aliases  []string
+	Tags     []string
+	Crumbs   string // the breadcrumb shown with the passage: "Title › H1 › H2"
+	Headings string // breadcrumb and headings inside the passage, plain text
+	Body     string // the passage, markup removed
+	Text     string // the passage's raw Markdown, returned by search
+	Start    int
+	End      int
+}
+
+// Hit is one passage found by a search.
+type Hit struct {
+	ID, Path, Title, Crumbs, Text string
+	Start, End                      int
+	Score                           float64
+}
+
+// Index is the Bleve index. Bleve locks its folder: one process at a time.
+type Index struct {
+	b bleve.Index
+}
+
+// Field boosts, chosen on the dev set (see README).
+var boosts = map[string]float64{"title": 1.5, "aliases": 1.5, "headings": 1.0, "body": 1.0}
+
+// Open opens the index in dir, creating it when the folder does not exist.
+func Open(dir string) (*Index, error) {
+	b, err := bleve.Open(dir)
+	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		m, merr := newMapping()
+		if merr != nil {
+			return nil, fmt.Errorf("bm25 mapping: %w", merr)
+		}
+		b, err = bleve.New(dir, m)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open bm25 index %s: %w", dir, err)
+	}
+	return &Index{b: b}, nil
+}
+
+func newMapping() (*mapping.IndexMappingImpl, error) {
+	m := bleve.NewIndexMapping()
+	m.ScoringModel = index.BM25Scoring
+	if err := addAnalyzers(m); err != nil {
+		return nil, err
+	}
+	doc := bleve.NewDocumentStaticMapping()
+	text := func(analyzer string, store bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = analyzer
+		f.Store = store
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		return f
+	}
+	for _, lang := range append(Languages, generic) {
+		a := analyzerName(lang)
+		for _, field := range []string{"title", "headings", "body"} {
+			doc.AddFieldMappingsAt(field+"_"+lang, text(a, false))
+		}
+	}
+	doc.AddFieldMappingsAt("aliases", text(analyzerName(generic), false))
+	for _, f := range []string{"path", "lang", "tags"} {
+		doc.AddFieldMappingsAt(f, text(keyword.Name, f == "path"))
+	}
+	for _, f := range []string{"title", "crumbs", "text"} {
+		stored := text(keyword.Name, true)
+		stored.Index = false
+		doc.AddFieldMappingsAt(f+"_s", stored)
+	}
+	for _, f := range []string{"start", "end"} {
+		n := bleve.NewNumericFieldMapping()
+		n.Index = false
+		n.Store = true
+		doc.AddFieldMappingsAt(f, n)
+	}
+	m.DefaultMapping = doc
+	m.DefaultAnalyzer = analyzerName(generic)
+	return m, nil
+}
+
+func (d Doc) fields() map[string]any {
+	l := fieldLang(d.Lang)
+	return map[string]any{
+		"title_" + l:    d.Title,
+		"headings_" + l: d.Headings,
+		"body_" + l:     d.Body,
+		"aliases":       strings.Join(d.Aliases, "\n"),
+		"tags":          d.Tags,
+		"path":          d.Path,
+		"lang":          d.Lang,
+		"title_s":       d.Title,
+		"crumbs_s":      d.Crumbs,
+		"text_s":        d.Text,
+		"start":         float64(d.Start),
+		"end":           float64(d.End),
+	}
+}
+
+// Close flushes and closes the index.
+func (x *Index) Close() error { return x.b.Close() }
+
+// Count returns the number of passages indexed.
+func (x *Index) Count() (uint64, error) { return x.b.DocCount() }
+
+// Replace removes every passage of the given paths and adds docs, in one
+// batch. Deleting by path, not by remembered ids, means an interrupted
+// earlier run can never leave stray passages behind.
+func (x *Index) Replace(paths []string, docs []Doc) error {
+	batch := x.b.NewBatch()
+	for _, p := range paths {
+		ids, err := x.idsOf(p)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			batch.Delete(id)
+		}
+	}
+	for _, d := range docs {
+		if err := batch.Index(d.ID, d.fields()); err != nil {
+			return fmt.Errorf("index %s: %w", d.ID, err)
+		}
+	}
+	if err := x.b.Batch(batch); err != nil {
+		return fmt.Errorf("bm25 batch: %w", err)
+	}
+	return nil
+}
+
+func (x *Index) idsOf(path string) ([]string, error) {
+	q := query.NewTermQuery(path)
+	q.SetField("path")
+	req := bleve.NewSearchRequestOptions(q, 10000, 0, false)
+	req.Score = "none"
+	res, err := x.b.Search(req)
+	if err != nil {
+		return nil, fmt.Errorf("find passages of %s: %w", path, err)
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID
+	}
+	return ids, nil
+}
+
+// Paths returns every note path with passages in the index and their counts.
+func (x *Index) Paths() (map[string]int, error) {
+	out := map[string]int{}
+	const page = 5000
+	for from := 0; ; from += page {
+		req := bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), page, from, false)
+		req.Fields = []string{"path"}
+		req.Score = "none"
+		res, err := x.b.Search(req)
+		if err != nil {
+			return nil, fmt.Errorf("list indexed paths: %w", err)
+		}
+		for _, h := range res.Hits {
+			if p, ok := h.Fields["path"].(string); ok {
+				out[p]++
+			}
+		}
+		if len(res.Hits) < page {
+			return out, nil
+		}
+	}
+}
+
+// Search runs text as a plain-words query over every language's fields:
+// nothing in it is query syntax, so any user text is safe.
+func (x *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) {
+	q := buildQuery(text)
+	if q == nil {
+		return nil, nil
+	}
+	req := bleve.NewSearchRequestOptions(q, k, 0, false)
+	req.Fields = []string{"path", "title_s", "crumbs_s", "text_s", "start", "end"}
+	res, err := x.b.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("bm25 search: %w", err)
+	}
+	hits := make([]Hit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		hit := Hit{ID: h.ID, Score: h.Score}
+		hit.Path, _ = h.Fields["path"].(string)
+		hit.Title, _ = h.Fields["title_s"].(string)
+		hit.Crumbs, _ = h.Fields["crumbs_s"].(string)
+		hit.Text, _ = h.Fields["text_s"].(string)
+		if f, ok := h.Fields["start"].(float64); ok {
+			hit.Start = int(f)
+		}
+		if f, ok := h.Fields["end"].(float64); ok {
+			hit.End = int(f)
+		}
+		hits = append(hits, hit)
+	}
+	return hits, nil
+}
+
+func buildQuery(text string) query.Query {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	var qs []query.Query
+	add := func(field string, boost float64) {
+		mq := query.NewMatchQuery(text)
+		mq.SetField(field)
+		mq.SetBoost(boost)
+		qs = append(qs, mq)
+	}
+	for _, lang := range append(Languages, generic) {
+		for _, f := range []string{"title", "headings", "body"} {
+			add(f+"_"+lang, boosts[f])
+		}
+	}
+	add("aliases", boosts["aliases"])
+	return query.NewDisjunctionQuery(qs)
+}
+
+// Remove deletes the index folder. The caller must not hold it open.
+func Remove(dir string) error { return os.RemoveAll(dir) }
+
+// Passages returns the raw text of every passage of a note, in no order.
+func (x *Index) Passages(path string) ([]string, error) {
+	q := query.NewTermQuery(path)
+	q.SetField("path")
+	req := bleve.NewSearchRequestOptions(q, 10000, 0, false)
+	req.Fields = []string{"text_s"}
+	req.Score = "none"
+	res, err := x.b.Search(req)
+	if err != nil {
+		return nil, fmt.Errorf("passages of %s: %w", path, err)
+	}
+	out := make([]string, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		t, _ := h.Fields["text_s"].(string)
+		out = append(out, t)
+	}
+	return out, nil
+}

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/eval"
+	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/state"
+	"github.com/quire-app/quire/sidecar/vault"
+)
+
+// app is an opened vault: state folder, config and index.
+type app struct {
+	st  *state.Dir
+	cfg config.Config
+	ix  *index.Index
+}
+
+func open(c common, progress io.Writer) (*app, error) {
+	if st, err := os.Stat(c.vault); err != nil || !st.IsDir() {
+		// Still open the index when it exists: the empty-vault guard
+		// reports the problem with what the index holds.
+		if _, serr := os.Stat(state.Resolve(c.vault, c.state)); serr != nil {
+			return nil, fmt.Errorf("vault %s: not a folder", c.vault)
+		}
+	}
+	dir := state.Resolve(c.vault, c.state)
+	st, err := state.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, warns, err := config.Load(dir)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	for _, w := range warns {
+		fmt.Fprintln(os.Stderr, "quire: warning:", w)
+	}
+	ix, err := index.Open(c.vault, st, cfg)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	ix.Progress = progress
+	return &app{st: st, cfg: cfg, ix: ix}, nil
+}
+
+func (a *app) close() {
+	if err := a.ix.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "quire: close index:", err)
+	}
+	a.st.Close()
+}
+
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func warnSkips(st index.Stats) {
+	for _, s := range st.Skipped {
+		fmt.Fprintf(os.Stderr, "quire: skipped %s: %s\n", s.Path, s.Reason)
+	}
+	for _, s := range st.Warnings {
+		fmt.Fprintf(os.Stderr, "quire: warning: %s: %s\n", s.Path, s.Reason)
+	}
+}
+
+func cmdIndex(ctx context.Context, args []string) error {
+	var c common
+	fs := newFlags("index", &c)
+	if _, err := parse(fs, &c, args); err != nil {
+		return err
+	}
+	a, err := open(c, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	st, err := a.ix.Run(ctx)
+	warnSkips(st)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return printJSON(st)
+	}
+	return nil
+}
+
+func cmdSearch(ctx context.Context, args []string) error {
+	var c common
+	fs := newFlags("search", &c)
+	k := fs.Int("k", 0, "number of passages (default from config, 10)")
+	channel := fs.String("channel", "bm25", "bm25, dense or hybrid")
+	pos, err := parse(fs, &c, args)
+	if err != nil {
+		return err
+	}
+	query := strings.TrimSpace(strings.Join(pos, " "))
+	if query == "" {
+		return usageErr("search: a QUERY is required")
+	}
+	ch, err := search.ParseChannel(*channel)
+	if err != nil {
+		return usageErr("--channel: %v", err)
+	}
+	a, err := open(c, io.Discard)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	if _, err := a.ix.Run(ctx); err != nil {
+		return err
+	}
+	if *k <= 0 {
+		*k = a.cfg.Search.K
+	}
+	s := &search.Searcher{BM25: a.ix.BM25}
+	began := time.Now()
+	ps, err := s.Search(ctx, query, *k, ch)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return printJSON(map[string]any{"query": query, "channel": ch, "tookMs": float64(time.Since(began).Microseconds()) / 1000, "passages": ps})
+	}
+	if len(ps) == 0 {
+		fmt.Println("No passages match.")
+		return nil
+	}
+	for i, p := range ps {
+		fmt.Printf("%d. %s  (%.2f)\n   %s\n   %s\n\n", i+1, p.Path, p.Score, p.Crumbs, snippet(p.Text, 240))
+	}
+	return nil
+}
+
+func snippet(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:n], ' ')
+	if cut < n/2 {
+		cut = n
+	}
+	return s[:cut] + " …"
+}
+
+type statusOut struct {
+	Vault       string         `json:"vault"`
+	State       string         `json:"state"`
+	Notes       int            `json:"notes"`
+	Chunks      int            `json:"chunks"`
+	LastIndex   *time.Time     `json:"lastIndex"`
+	Fingerprint string         `json:"fingerprint"`
+	Skipped     []vault.Skip   `json:"skipped"`
+	Warnings    []vault.Skip   `json:"warnings"`
+	Languages   map[string]int `json:"languages"`
+}
+
+func cmdStatus(ctx context.Context, args []string) error {
+	var c common
+	fs := newFlags("status", &c)
+	if _, err := parse(fs, &c, args); err != nil {
+		return err
+	}
+	a, err := open(c, io.Discard)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	meta, err := a.ix.Meta()
+	if err != nil {
+		return err
+	}
+	entries, err := a.ix.Entries()
+	if err != nil {
+		return err
+	}
+	out := statusOut{Vault: c.vault, State: a.st.Path, Notes: len(entries), Fingerprint: a.ix.Fingerprint(),
+		Skipped: meta.Skipped, Warnings: []vault.Skip{}, Languages: map[string]int{}}
+	if out.Skipped == nil {
+		out.Skipped = []vault.Skip{}
+	}
+	if !meta.LastIndex.IsZero() {
+		out.LastIndex = &meta.LastIndex
+	}
+	for p, e := range entries {
+		out.Chunks += e.Chunks
+		lang := e.Lang
+		if lang == "" {
+			lang = "unknown"
+		}
+		out.Languages[lang]++
+		if e.Warning != "" {
+			out.Warnings = append(out.Warnings, vault.Skip{Path: p, Reason: e.Warning})
+		}
+	}
+	if c.json {
+		return printJSON(out)
+	}
+	last := "never"
+	if out.LastIndex != nil {
+		last = out.LastIndex.Local().Format("2006-01-02 15:04:05")
+	}
+	fmt.Printf("Vault:   %s\nState:   %s\nNotes:   %d (%d chunks)\nIndexed: %s\nIndex:   %s\n", out.Vault, out.State, out.Notes, out.Chunks, last, out.Fingerprint)
+	if len(out.Skipped) > 0 {
+		fmt.Printf("Skipped: %d\n", len(out.Skipped))
+		for _, s := range out.Skipped {
+			fmt.Printf("  %s: %s\n", s.Path, s.Reason)
+		}
+	}
+	for _, w := range out.Warnings {
+		fmt.Printf("Warning: %s: %s\n", w.Path, w.Reason)
+	}
+	return nil
+}
+
+func cmdEval(ctx context.Context, args []string) error {
+	var c common
+	fs := newFlags("eval", &c)
+	gold := fs.String("gold", "", "gold questions (benchmark JSON or JSON lines)")
+	k := fs.Int("k", 5, "cut-off for recall and nDCG")
+	channel := fs.String("channel", "bm25", "bm25, dense or hybrid")
+	misses := fs.Bool("misses", false, "list the questions whose span is not in the top k")
+	if _, err := parse(fs, &c, args); err != nil {
+		return err
+	}
+	if *gold == "" {
+		return usageErr("eval: --gold FILE is required")
+	}
+	ch, err := search.ParseChannel(*channel)
+	if err != nil {
+		return usageErr("--channel: %v", err)
+	}
+	qs, err := eval.Load(*gold)
+	if err != nil {
+		return err
+	}
+	a, err := open(c, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	st, err := a.ix.Run(ctx)
+	if err != nil {
+		return err
+	}
+	warnSkips(st)
+	s := &search.Searcher{BM25: a.ix.BM25}
+	retrieve := func(ctx context.Context, q string, n int) ([]eval.Hit, error) {
+		ps, err := s.Search(ctx, q, n, ch)
+		if err != nil {
+			return nil, err
+		}
+		hits := make([]eval.Hit, len(ps))
+		for i, p := range ps {
+			hits[i] = eval.Hit{Path: p.Path, Text: p.Text}
+		}
+		return hits, nil
+	}
+	rep, err := eval.Run(ctx, qs, *k, retrieve, a.ix.BM25.Passages)
+	if err != nil {
+		return err
+	}
+	rep.Channel = string(ch)
+	logErr := eval.Append(a.st.Join("evals.jsonl"), eval.LogEntry{
+		Time: time.Now().UTC(), Gold: *gold, Report: rep,
+		Config: map[string]any{"channel": ch, "k": *k, "fingerprint": a.ix.Fingerprint(), "chunk": a.cfg.Chunk},
+	})
+	if logErr != nil {
+		fmt.Fprintln(os.Stderr, "quire: warning:", logErr)
+	}
+	if !*misses {
+		rep.Misses = nil
+	}
+	if c.json {
+		return printJSON(rep)
+	}
+	printReport(rep)
+	return nil
+}
+
+func printReport(r *eval.Report) {
+	fmt.Printf("channel %s, k=%d, %d questions, %d reachable, median %.1f ms/query\n\n", r.Channel, r.K, r.Queries, r.Reachable, r.MedianQueryMS)
+	fmt.Printf("%-14s %4s %10s %9s %10s %8s\n", "type", "n", "span@k", "span MRR", "note@k", "nDCG@k")
+	fmt.Printf("%-14s %4d %10.3f %9.3f %10.3f %8.3f\n", "all", r.Queries, r.SpanRecallAtK, r.SpanMRR, r.NoteRecallAtK, r.NDCGAtK)
+	for _, t := range sortedKeys(r.ByType) {
+		m := r.ByType[t]
+		fmt.Printf("%-14s %4d %10.3f %9.3f %10.3f %8.3f\n", t, m.N, m.SpanRecallAtK, m.SpanMRR, m.NoteRecallAtK, m.NDCGAtK)
+	}
+	for _, m := range r.Misses {
+		fmt.Printf("miss [%s] span rank %d, note rank %d: %s (%s)\n", m.Type, m.SpanRank, m.NoteRank, m.Query, m.Expected)
+	}
+}
+
+func cmdServe(ctx context.Context, args []string) error {
+	return fmt.Errorf("serve: not built yet")
+}

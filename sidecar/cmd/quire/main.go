@@ -1,0 +1,110 @@
+// Command quire is the Quire sidecar and its command line: it indexes an
+// Obsidian vault, searches it, evaluates retrieval and serves the plugin.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `quire — a local companion for an Obsidian vault
+
+Usage:
+  quire index  --vault DIR [--state DIR] [--json]
+  quire search --vault DIR [--state DIR] [--k N] [--channel bm25] [--json] QUERY
+  quire status --vault DIR [--state DIR] [--json]
+  quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25] [--json] [--misses]
+  quire serve  --vault DIR [--state DIR]
+
+--state is where the index lives (default <vault>/.quire; for a read-only
+vault, a folder in the user cache directory).
+`
+
+// exitError carries an exit code: 2 for usage errors.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func usageErr(format string, a ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:])
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "quire:", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.code == 2 {
+				fmt.Fprint(os.Stderr, "\n"+usage)
+			}
+			os.Exit(ee.code)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Print(usage)
+		return nil
+	}
+	cmds := map[string]func(context.Context, []string) error{
+		"index":  cmdIndex,
+		"search": cmdSearch,
+		"status": cmdStatus,
+		"eval":   cmdEval,
+		"serve":  cmdServe,
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		return usageErr("unknown command %q", args[0])
+	}
+	return cmd(ctx, args[1:])
+}
+
+// common holds the flags every command takes.
+type common struct {
+	vault, state string
+	json         bool
+}
+
+func newFlags(name string, c *common) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	fs.StringVar(&c.vault, "vault", "", "vault folder")
+	fs.StringVar(&c.state, "state", "", "state folder (default <vault>/.quire)")
+	fs.BoolVar(&c.json, "json", false, "print one JSON document")
+	return fs
+}
+
+// parse parses flags, allowing them after positional arguments too
+// (`quire search cheese --k 3`).
+func parse(fs *flag.FlagSet, c *common, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, &exitError{code: 2, err: err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if c.vault == "" {
+		return nil, usageErr("--vault is required")
+	}
+	return pos, nil
+}

@@ -1,0 +1,196 @@
+package eval
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Pool is how many passages are retrieved per question for MRR.
+const Pool = 50
+
+// Hit is the minimum eval needs from a retrieved passage.
+type Hit struct {
+	Path string
+	Text string
+}
+
+// Retriever returns ranked passages for a query.
+type Retriever func(ctx context.Context, query string, n int) ([]Hit, error)
+
+// PassageSource lists every passage text of a note, for reachability.
+type PassageSource func(path string) ([]string, error)
+
+// Metrics are the scores over a set of questions.
+type Metrics struct {
+	N              int     `json:"n"`
+	Reachable      int     `json:"reachable"`
+	SpanRecallAtK  float64 `json:"span_recall_at_k"`
+	SpanMRR        float64 `json:"span_mrr"`
+	NoteRecallAtK  float64 `json:"note_recall_at_k"`
+	NDCGAtK        float64 `json:"ndcg_at_k"`
+}
+
+// Report is a whole evaluation run.
+type Report struct {
+	K             int                 `json:"k"`
+	Channel       string              `json:"channel"`
+	Queries       int                 `json:"queries"`
+	Reachable     int                 `json:"reachable"`
+	SpanRecallAtK float64             `json:"span_recall_at_k"`
+	SpanMRR       float64             `json:"span_mrr"`
+	NoteRecallAtK float64             `json:"note_recall_at_k"`
+	NDCGAtK       float64             `json:"ndcg_at_k"`
+	MedianQueryMS float64             `json:"median_query_ms"`
+	ByType        map[string]*Metrics `json:"by_type"`
+	Misses        []Miss              `json:"misses,omitempty"`
+}
+
+// Miss records a question whose span was not in the top k.
+type Miss struct {
+	Query    string `json:"query"`
+	Type     string `json:"type"`
+	Expected string `json:"expected"`
+	SpanRank int    `json:"spanRank"` // 0: not in the pool
+	NoteRank int    `json:"noteRank"`
+}
+
+// Normalize is the comparison rule for spans: lowercase, whitespace runs
+// collapsed to one space, trimmed.
+func Normalize(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+
+type outcome struct {
+	typ                string
+	reachable          bool
+	spanRank, noteRank int // 1-based; 0 = not found
+}
+
+// Run scores every question.
+func Run(ctx context.Context, qs []Question, k int, retrieve Retriever, passages PassageSource) (*Report, error) {
+	var outs []outcome
+	var lat []float64
+	rep := &Report{K: k, Queries: len(qs), ByType: map[string]*Metrics{}}
+	for _, q := range qs {
+		began := time.Now()
+		hits, err := retrieve(ctx, q.Query, max(Pool, k))
+		if err != nil {
+			return nil, err
+		}
+		lat = append(lat, float64(time.Since(began).Microseconds())/1000)
+		o := outcome{typ: q.Type, spanRank: spanRank(q, hits), noteRank: noteRank(q, hits)}
+		o.reachable, err = reachable(q, passages)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, o)
+		if len(q.Spans) > 0 && (o.spanRank == 0 || o.spanRank > k) {
+			rep.Misses = append(rep.Misses, Miss{Query: q.Query, Type: q.Type, Expected: q.Expected[0], SpanRank: o.spanRank, NoteRank: o.noteRank})
+		}
+	}
+	all := score(outs, k)
+	rep.Reachable, rep.SpanRecallAtK, rep.SpanMRR = all.Reachable, all.SpanRecallAtK, all.SpanMRR
+	rep.NoteRecallAtK, rep.NDCGAtK = all.NoteRecallAtK, all.NDCGAtK
+	byType := map[string][]outcome{}
+	for _, o := range outs {
+		byType[o.typ] = append(byType[o.typ], o)
+	}
+	for t, os := range byType {
+		m := score(os, k)
+		rep.ByType[t] = &m
+	}
+	sort.Float64s(lat)
+	if len(lat) > 0 {
+		rep.MedianQueryMS = lat[len(lat)/2]
+	}
+	return rep, nil
+}
+
+// spanRank is the rank of the first passage from the span's note holding
+// the whole span. Questions without a span fall back to the note rank.
+func spanRank(q Question, hits []Hit) int {
+	if len(q.Spans) == 0 {
+		return noteRank(q, hits)
+	}
+	for i, h := range hits {
+		if i >= Pool {
+			break
+		}
+		text := Normalize(h.Text)
+		for _, s := range q.Spans {
+			if h.Path == s.Note && strings.Contains(text, Normalize(s.Text)) {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// noteRank is the rank of the first expected note among distinct notes.
+func noteRank(q Question, hits []Hit) int {
+	seen := map[string]bool{}
+	rank := 0
+	for _, h := range hits {
+		if seen[h.Path] {
+			continue
+		}
+		seen[h.Path] = true
+		rank++
+		for _, e := range q.Expected {
+			if h.Path == e {
+				return rank
+			}
+		}
+	}
+	return 0
+}
+
+func reachable(q Question, passages PassageSource) (bool, error) {
+	if len(q.Spans) == 0 {
+		return true, nil
+	}
+	for _, s := range q.Spans {
+		texts, err := passages(s.Note)
+		if err != nil {
+			return false, err
+		}
+		want := Normalize(s.Text)
+		for _, t := range texts {
+			if strings.Contains(Normalize(t), want) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+func score(outs []outcome, k int) Metrics {
+	m := Metrics{N: len(outs)}
+	if len(outs) == 0 {
+		return m
+	}
+	for _, o := range outs {
+		if o.reachable {
+			m.Reachable++
+		}
+		if o.spanRank > 0 && o.spanRank <= k {
+			m.SpanRecallAtK++
+			m.NDCGAtK += 1 / math.Log2(float64(o.spanRank)+1)
+		}
+		if o.spanRank > 0 {
+			m.SpanMRR += 1 / float64(o.spanRank)
+		}
+		if o.noteRank > 0 && o.noteRank <= k {
+			m.NoteRecallAtK++
+		}
+	}
+	n := float64(len(outs))
+	m.SpanRecallAtK = round(m.SpanRecallAtK / n)
+	m.SpanMRR = round(m.SpanMRR / n)
+	m.NoteRecallAtK = round(m.NoteRecallAtK / n)
+	m.NDCGAtK = round(m.NDCGAtK / n)
+	return m
+}
+
+func round(f float64) float64 { return math.Round(f*10000) / 10000 }

@@ -1,0 +1,94 @@
+// Package eval measures retrieval the way users feel it: gold questions,
+// span and note hits, and a run log.
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Question is one gold question.
+type Question struct {
+	Query    string `json:"query"`
+	Lang     string `json:"query_lang,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Expected []string `json:"expected_notes"`
+	Spans    []Span   `json:"answer_spans,omitempty"`
+}
+
+// Span is a verbatim answer inside a note.
+type Span struct {
+	Note string `json:"note"`
+	Text string `json:"text"`
+}
+
+// userLine is the simpler JSON-lines format for users' own sets.
+type userLine struct {
+	Question string   `json:"question"`
+	Query    string   `json:"query"`
+	Expected []string `json:"expected"`
+	Notes    []string `json:"expected_notes"`
+	Answer   string   `json:"answer"`
+	Span     string   `json:"span"`
+	Type     string   `json:"type"`
+}
+
+// Load reads a gold file: a JSON array in the benchmark's format, or JSON
+// lines of {question, expected, answer?, type?}.
+func Load(path string) ([]Question, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read gold file: %w", err)
+	}
+	trimmed := bytes.TrimSpace(data)
+	var qs []Question
+	if bytes.HasPrefix(trimmed, []byte("[")) {
+		if err := json.Unmarshal(trimmed, &qs); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	} else {
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for n := 1; sc.Scan(); n++ {
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || strings.HasPrefix(line, "//") {
+				continue
+			}
+			var u userLine
+			if err := json.Unmarshal([]byte(line), &u); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+			}
+			q := Question{Query: u.Question, Type: u.Type, Expected: append(u.Expected, u.Notes...)}
+			if q.Query == "" {
+				q.Query = u.Query
+			}
+			span := u.Answer
+			if span == "" {
+				span = u.Span
+			}
+			if span != "" && len(q.Expected) > 0 {
+				q.Spans = []Span{{Note: q.Expected[0], Text: span}}
+			}
+			qs = append(qs, q)
+		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	for i, q := range qs {
+		if strings.TrimSpace(q.Query) == "" || len(q.Expected) == 0 {
+			return nil, fmt.Errorf("%s: question %d: needs a query and at least one expected note", path, i+1)
+		}
+		if qs[i].Type == "" {
+			qs[i].Type = "untyped"
+		}
+	}
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("%s: no questions", path)
+	}
+	return qs, nil
+}

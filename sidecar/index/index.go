@@ -1,0 +1,367 @@
+// Package index is the only code that updates the keyword index and the
+// catalog. It keeps them in step with the vault incrementally: a scan
+// compares (path, size, mtime) with the catalog, the content hash decides,
+// and only changed notes are re-chunked.
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/quire-app/quire/sidecar/bm25"
+	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/lang"
+	"github.com/quire-app/quire/sidecar/markdown"
+	"github.com/quire-app/quire/sidecar/state"
+	"github.com/quire-app/quire/sidecar/vault"
+)
+
+// ErrVaultGone is returned when the vault is missing or empty while the
+// index holds notes; the index is left exactly as it was.
+var ErrVaultGone = errors.New("vault is missing or empty")
+
+// schema versions what the keyword index stores; bump it when analyzers
+// or document fields change so that old indexes are rebuilt.
+const schema = "bm25-v1"
+
+// Index is an open index over one vault.
+type Index struct {
+	Vault   string
+	cfg     config.Config
+	rules   vault.Rules
+	chunker *markdown.Chunker
+	cat     *catalog
+	BM25    *bm25.Index
+	// Progress receives progress lines and the summary; nil is silent.
+	Progress io.Writer
+	mu       sync.Mutex // one Run at a time
+}
+
+// Stats is what a Run did.
+type Stats struct {
+	Notes    int          `json:"notes"`    // notes in the index after the run
+	Chunks   int          `json:"chunks"`   // passages in the index after the run
+	Changed  int          `json:"changed"`  // notes (re-)chunked
+	Removed  int          `json:"removed"`  // notes removed
+	Skipped  []vault.Skip `json:"skipped"`  // files left out, with reasons
+	Warnings []vault.Skip `json:"warnings"` // notes kept despite a problem
+	Duration time.Duration `json:"durationNs"`
+}
+
+// Open opens (or creates) the index for vaultDir in the locked state folder.
+func Open(vaultDir string, st *state.Dir, cfg config.Config) (*Index, error) {
+	cat, err := openCatalog(st.Join("catalog"))
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{
+		Vault:   vaultDir,
+		cfg:     cfg,
+		rules:   vault.Rules{Ignore: cfg.Ignore, MaxBytes: cfg.MaxFileBytes},
+		chunker: markdown.New(markdown.Params(cfg.Chunk)),
+		cat:     cat,
+	}
+	meta, err := cat.meta()
+	if err != nil {
+		cat.close()
+		return nil, fmt.Errorf("read catalog: %w", err)
+	}
+	dir := st.Join("bm25")
+	if meta.Fingerprint != "" && meta.Fingerprint != ix.Fingerprint() {
+		// Chunking or analysis changed: passages must be rebuilt.
+		if err := bm25.Remove(dir); err != nil {
+			cat.close()
+			return nil, err
+		}
+		if err := cat.clear(); err != nil {
+			cat.close()
+			return nil, err
+		}
+	}
+	ix.BM25, err = bm25.Open(dir)
+	if err != nil {
+		cat.close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// Fingerprint names what the passages depend on.
+func (ix *Index) Fingerprint() string {
+	c := ix.cfg.Chunk
+	return fmt.Sprintf("%s chunk=cl100k/%d/%d/%d", schema, c.MaxTokens, c.OverlapTokens, c.MinTokens)
+}
+
+// Close closes the keyword index and the catalog.
+func (ix *Index) Close() error {
+	return errors.Join(ix.BM25.Close(), ix.cat.close())
+}
+
+// Meta returns the catalog's record of the last run.
+func (ix *Index) Meta() (Meta, error) { return ix.cat.meta() }
+
+// Entries returns the catalog's notes.
+func (ix *Index) Entries() (map[string]Entry, error) { return ix.cat.entries() }
+
+// result is one note read and chunked by a worker.
+type result struct {
+	file  vault.File
+	entry *Entry     // nil: remove from the index
+	docs  []bm25.Doc // passages; nil with touch means content unchanged
+	touch bool       // only size/mtime changed
+	known bool       // the catalog had this note, so it has passages to replace
+	skip  *vault.Skip
+	warn  string
+}
+
+// Run brings the index up to date with the vault.
+func (ix *Index) Run(ctx context.Context) (Stats, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	began := time.Now()
+	var st Stats
+	if err := ix.reconcile(); err != nil {
+		return st, err
+	}
+	old, err := ix.cat.entries()
+	if err != nil {
+		return st, err
+	}
+	files, skips, err := vault.Scan(ix.Vault, ix.rules)
+	if err != nil {
+		if errors.Is(err, vault.ErrNoVault) && len(old) > 0 {
+			return st, fmt.Errorf("%w: %s not found while the index holds %d notes; index left unchanged", ErrVaultGone, ix.Vault, len(old))
+		}
+		return st, err
+	}
+	if len(files) == 0 && len(old) > 0 {
+		return st, fmt.Errorf("%w: %s has no notes while the index holds %d; index left unchanged", ErrVaultGone, ix.Vault, len(old))
+	}
+	st.Skipped = skips
+
+	present := make(map[string]bool, len(files))
+	var todo []vault.File
+	for _, f := range files {
+		present[f.Path] = true
+		if e, ok := old[f.Path]; ok && e.Size == f.Size && e.ModTime == f.ModTime.UnixNano() {
+			continue
+		}
+		todo = append(todo, f)
+	}
+	var gone []string
+	for p := range old {
+		if !present[p] {
+			gone = append(gone, p)
+		}
+	}
+
+	w := newWriter(ix, &st, len(todo))
+	for _, p := range gone {
+		if err := w.remove(p); err != nil {
+			return st, err
+		}
+	}
+	results := ix.process(ctx, todo, old)
+	for r := range results {
+		if err := w.add(r); err != nil {
+			for range results {
+			}
+			return st, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		_ = w.flush()
+		return st, err
+	}
+	if err := w.flush(); err != nil {
+		return st, err
+	}
+
+	entries, err := ix.cat.entries()
+	if err != nil {
+		return st, err
+	}
+	st.Notes = len(entries)
+	for _, e := range entries {
+		st.Chunks += e.Chunks
+		if e.Warning != "" {
+			st.Warnings = append(st.Warnings, vault.Skip{Reason: e.Warning})
+		}
+	}
+	st.Warnings = st.Warnings[:0]
+	for p, e := range entries {
+		st.Chunks += e.Chunks
+		if e.Warning != "" {
+			st.Warnings = append(st.Warnings, vault.Skip{Path: p, Reason: e.Warning})
+		}
+	}
+	st.Duration = time.Since(began)
+	err = ix.cat.setMeta(Meta{Fingerprint: ix.Fingerprint(), LastIndex: time.Now().UTC(), Skipped: st.Skipped})
+	if ix.Progress != nil {
+		fmt.Fprintf(ix.Progress, "Indexed %s notes (%s changed, %s removed), %s chunks, %s skipped in %s.\n",
+			thousands(st.Notes), thousands(st.Changed), thousands(st.Removed), thousands(st.Chunks),
+			thousands(len(st.Skipped)), st.Duration.Round(time.Millisecond))
+	}
+	return st, err
+}
+
+// process reads and chunks notes on all cores; the caller writes.
+func (ix *Index) process(ctx context.Context, todo []vault.File, old map[string]Entry) <-chan result {
+	jobs := make(chan vault.File)
+	out := make(chan result, 64)
+	var wg sync.WaitGroup
+	for i := 0; i < runtime.GOMAXPROCS(0); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range jobs {
+				var prev *Entry
+				if e, ok := old[f.Path]; ok {
+					prev = &e
+				}
+				out <- ix.prepare(f, prev)
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, f := range todo {
+			select {
+			case jobs <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(out) }()
+	return out
+}
+
+func (ix *Index) prepare(f vault.File, prev *Entry) result {
+	r := result{file: f, known: prev != nil}
+	note, err := vault.Read(ix.Vault, f.Path, ix.cfg.MaxFileBytes)
+	if err != nil {
+		var se *vault.SkipError
+		if errors.As(err, &se) {
+			r.skip = &vault.Skip{Path: se.Path, Reason: se.Reason}
+		} else {
+			r.skip = &vault.Skip{Path: f.Path, Reason: err.Error()}
+		}
+		return r
+	}
+	e := &Entry{Size: f.Size, ModTime: f.ModTime.UnixNano(), Hash: note.Hash, Title: note.Title, Warning: note.Warning}
+	r.entry = e
+	if prev != nil && prev.Hash == note.Hash {
+		// Touched but not changed: remember the new mtime, keep the passages.
+		e.Chunks, e.Lang, r.touch = prev.Chunks, prev.Lang, true
+		return r
+	}
+	l := lang.Parse(note.Lang)
+	if l == lang.Unknown {
+		body := note.Body()
+		if len(body) > 4000 {
+			body = body[:4000]
+		}
+		l = lang.Detect(string(body))
+	}
+	e.Lang = string(l)
+	chunks := ix.chunker.Split(note.Raw, note.BodyStart)
+	r.docs = make([]bm25.Doc, len(chunks))
+	for i, c := range chunks {
+		r.docs[i] = toDoc(note, string(l), i, c)
+	}
+	e.Chunks = len(chunks)
+	return r
+}
+
+// Breadcrumb joins a note title and heading path for display. A top
+// heading that repeats the title is not shown twice.
+func Breadcrumb(title string, headings []string) string {
+	parts := []string{title}
+	for i, h := range headings {
+		if i == 0 && strings.EqualFold(h, title) {
+			continue
+		}
+		parts = append(parts, h)
+	}
+	return strings.Join(parts, " › ")
+}
+
+func toDoc(n *vault.Note, l string, i int, c markdown.Chunk) bm25.Doc {
+	text := string(n.Raw[c.Start:c.End])
+	crumbs := Breadcrumb(n.Title, c.Headings)
+	return bm25.Doc{
+		ID:       n.Path + "#" + strconv.Itoa(i),
+		Path:     n.Path,
+		Lang:     l,
+		Title:    n.Title,
+		Aliases:  n.Aliases,
+		Tags:     n.Tags,
+		Crumbs:   crumbs,
+		Headings: strings.Join(append(append([]string{}, c.Headings...), c.Contains...), "\n"),
+		Body:     markdown.Plain(text),
+		Text:     text,
+		Start:    c.Start,
+		End:      c.End,
+	}
+}
+
+// reconcile removes passages of notes the catalog does not hold. They can
+// only exist if a run was killed between writing the keyword index and
+// the catalog; the counts reveal it cheaply.
+func (ix *Index) reconcile() error {
+	entries, err := ix.cat.entries()
+	if err != nil {
+		return err
+	}
+	want := 0
+	for _, e := range entries {
+		want += e.Chunks
+	}
+	n, err := ix.BM25.Count()
+	if err != nil {
+		return err
+	}
+	if int(n) == want {
+		return nil
+	}
+	paths, err := ix.BM25.Paths()
+	if err != nil {
+		return err
+	}
+	var stray []string
+	for p, c := range paths {
+		if e, ok := entries[p]; !ok || e.Chunks != c {
+			stray = append(stray, p)
+		}
+	}
+	if len(stray) == 0 {
+		return nil
+	}
+	if err := ix.BM25.Replace(stray, nil); err != nil {
+		return err
+	}
+	// Forget those notes: the run that follows re-reads them.
+	drop := map[string]*Entry{}
+	for _, p := range stray {
+		if _, ok := entries[p]; ok {
+			drop[p] = nil
+		}
+	}
+	return ix.cat.apply(drop)
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

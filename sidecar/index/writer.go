@@ -1,0 +1,86 @@
+package index
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/quire-app/quire/sidecar/bm25"
+)
+
+// writer batches results into the keyword index, then the catalog, and
+// reports progress every 100 notes or 10 seconds.
+type writer struct {
+	ix       *Index
+	st       *Stats
+	total    int
+	done     int
+	paths    []string
+	docs     []bm25.Doc
+	changes  map[string]*Entry
+	lastNote time.Time
+}
+
+const (
+	batchNotes = 200
+	batchDocs  = 2000
+)
+
+func newWriter(ix *Index, st *Stats, total int) *writer {
+	return &writer{ix: ix, st: st, total: total, changes: map[string]*Entry{}, lastNote: time.Now()}
+}
+
+func (w *writer) remove(path string) error {
+	w.paths = append(w.paths, path)
+	w.changes[path] = nil
+	w.st.Removed++
+	return w.maybeFlush()
+}
+
+func (w *writer) add(r result) error {
+	w.done++
+	switch {
+	case r.skip != nil:
+		w.st.Skipped = append(w.st.Skipped, *r.skip)
+		// A note that became unreadable leaves the index.
+		if r.known {
+			w.paths = append(w.paths, r.file.Path)
+			w.changes[r.file.Path] = nil
+		}
+	case r.touch:
+		w.changes[r.file.Path] = r.entry
+	default:
+		if r.known {
+			w.paths = append(w.paths, r.file.Path)
+		}
+		w.docs = append(w.docs, r.docs...)
+		w.changes[r.file.Path] = r.entry
+		w.st.Changed++
+	}
+	if w.ix.Progress != nil && (w.done%100 == 0 || time.Since(w.lastNote) > 10*time.Second) {
+		fmt.Fprintf(w.ix.Progress, "indexing: %s/%s notes\n", thousands(w.done), thousands(w.total))
+		w.lastNote = time.Now()
+	}
+	return w.maybeFlush()
+}
+
+func (w *writer) maybeFlush() error {
+	if len(w.changes) >= batchNotes || len(w.docs) >= batchDocs {
+		return w.flush()
+	}
+	return nil
+}
+
+// flush writes the keyword index first and the catalog second: a crash in
+// between leaves notes the catalog does not know, which the next run redoes.
+func (w *writer) flush() error {
+	if len(w.paths) > 0 || len(w.docs) > 0 {
+		if err := w.ix.BM25.Replace(w.paths, w.docs); err != nil {
+			return err
+		}
+	}
+	if err := w.ix.cat.apply(w.changes); err != nil {
+		return fmt.Errorf("write catalog: %w", err)
+	}
+	w.paths, w.docs, w.changes = w.paths[:0], w.docs[:0], map[string]*Entry{}
+	return nil
+}

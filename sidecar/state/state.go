@@ -1,0 +1,117 @@
+// Package state owns the folder where Quire keeps what it derives from a
+// vault (by default <vault>/.quire): its layout and the lock that lets one
+// process at a time use it.
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Dir is a state folder.
+type Dir struct {
+	Path string
+	lock *os.File
+}
+
+// DefaultName is the state folder's name inside a vault.
+const DefaultName = ".quire"
+
+// ErrLocked is returned when another process holds the state folder.
+var ErrLocked = errors.New("state folder in use")
+
+// LockedError names the process holding the lock.
+type LockedError struct {
+	Dir string
+	PID int
+}
+
+func (e *LockedError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("%s is in use by another quire (pid %d)", e.Dir, e.PID)
+	}
+	return e.Dir + " is in use by another quire"
+}
+
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// Resolve returns the state folder for a vault: override if set, else
+// <vault>/.quire, or, when the vault cannot be written to and has no
+// state folder yet, a folder under the user's cache directory named after
+// the vault, so a read-only vault can still be searched.
+func Resolve(vaultDir, override string) string {
+	if override != "" {
+		return override
+	}
+	inVault := filepath.Join(vaultDir, DefaultName)
+	if _, err := os.Stat(inVault); err == nil || writable(vaultDir) {
+		return inVault
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return inVault
+	}
+	abs, _ := filepath.Abs(vaultDir)
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(cache, "quire", filepath.Base(abs)+"-"+hex.EncodeToString(sum[:4]))
+}
+
+// writable reports whether Quire may create its folder in dir. A folder
+// without write permission is read-only to us even when running as root.
+func writable(dir string) bool {
+	st, err := os.Stat(dir)
+	if err != nil || st.Mode().Perm()&0o200 == 0 {
+		return false
+	}
+	f, err := os.CreateTemp(dir, ".quire-probe-*")
+	if err != nil {
+		return false
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name) == nil
+}
+
+// Open creates the folder if needed and takes its exclusive lock.
+func Open(path string) (*Dir, error) {
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		return nil, fmt.Errorf("create state folder: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(path, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open lock: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		data, _ := os.ReadFile(f.Name())
+		f.Close()
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		return nil, &LockedError{Dir: path, PID: pid}
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return &Dir{Path: path, lock: f}, nil
+}
+
+// Join returns a path inside the state folder.
+func (d *Dir) Join(name ...string) string {
+	return filepath.Join(append([]string{d.Path}, name...)...)
+}
+
+// Close releases the lock.
+func (d *Dir) Close() error {
+	if d.lock == nil {
+		return nil
+	}
+	_ = d.lock.Truncate(0)
+	err := unlockFile(d.lock)
+	d.lock.Close()
+	d.lock = nil
+	return err
+}
