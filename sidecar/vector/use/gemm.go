@@ -10,6 +10,9 @@ const (
 	// blockBytes bounds the rows of A kept hot while one weight panel is
 	// reused against them; about a third of a 512 KiB L2.
 	blockBytes = 192 << 10
+	// kcBlock is the depth of one pass: 256×16 floats of B is 16 KiB, half
+	// of L1.
+	kcBlock = 256
 )
 
 // Kernel flags.
@@ -85,17 +88,26 @@ func gemm(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []fl
 	}
 	k := b.k
 	panel := k * tileCols
-	mc := blockBytes / (4 * k) / tileRows * tileRows
-	if mc < tileRows {
-		mc = tileRows
-	}
 	full := m / tileRows * tileRows
-	for r0 := 0; r0 < full; r0 += mc {
-		r1 := min(r0+mc, full)
-		for p := 0; p < b.n/tileCols; p++ {
-			bp := b.data[p*panel : (p+1)*panel]
-			for r := r0; r < r1; r += tileRows {
-				tile(a[r*lda:], lda, bp, k, c[r*ldc+p*tileCols:], ldc, bias[p*tileCols:], flags)
+	// Block over k so a panel's slice of B (kc×16 floats) stays in L1 while
+	// it meets every row of an mc-row block of A, which stays in L2.
+	for k0 := 0; k0 < k; k0 += kcBlock {
+		kc := min(kcBlock, k-k0)
+		f, bs := flags, bias
+		if k0 > 0 {
+			f, bs = flags|accumulate, zeros[:b.n]
+		}
+		if k0+kc < k {
+			f &^= relu
+		}
+		mc := max(blockBytes/(4*kc)/tileRows*tileRows, tileRows)
+		for r0 := 0; r0 < full; r0 += mc {
+			r1 := min(r0+mc, full)
+			for p := 0; p < b.n/tileCols; p++ {
+				bp := b.data[p*panel+k0*tileCols : p*panel+(k0+kc)*tileCols]
+				for r := r0; r < r1; r += tileRows {
+					tile(a[r*lda+k0:], lda, bp, kc, c[r*ldc+p*tileCols:], ldc, bs[p*tileCols:], f)
+				}
 			}
 		}
 	}

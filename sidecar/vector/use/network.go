@@ -160,7 +160,7 @@ func (n *network) newWorkspace(rows int) *workspace {
 		qkv:     make([]float32, rows*n.maxQKVWidth),
 		ctx:     make([]float32, rows*n.maxAttnDim),
 		y:       make([]float32, rows*dims),
-		f:       make([]float32, rows*n.ffnWidth),
+		f:       make([]float32, 2*rows*n.ffnWidth), // second half: pooled rows
 		kT:      make([]float32, t16*n.maxAttnDim),
 		v:       make([]float32, t16*n.maxAttnDim),
 		scores:  make([]float32, n.maxTokens*t16),
@@ -192,6 +192,7 @@ func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 		}
 	}
 	x, ldx := ws.x0, d
+	last := len(n.layers) - 1
 	for l := range n.layers {
 		L := &n.layers[l]
 		layerNorm(ws.h, x, T, L.in, ldx, L.ln1G, L.ln1B, n.lnEps)
@@ -205,26 +206,21 @@ func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 		gemm(ws.y, L.width, ws.ctx, L.in, T, L.out, L.outB, accumulate, &ws.s)
 		layerNorm(ws.h, ws.y, T, L.width, L.width, L.ln2G, L.ln2B, n.lnEps)
 		gemm(ws.f, n.ffnWidth, ws.h, L.width, T, L.ffn1, L.ffn1B, relu, &ws.s)
+		if l == last {
+			break
+		}
 		gemm(ws.y, L.width, ws.f, n.ffnWidth, T, L.ffn2, L.ffn2B, accumulate, &ws.s)
 		x, ldx = ws.y, L.width
 	}
-	// Mean over each sequence's rows (the graph divides by max(count, 1)).
-	r = 0
-	for i, s := range seqs {
-		p := ws.pooled[i*dims : (i+1)*dims]
-		clear(p)
-		for range s {
-			row := ws.y[r*dims : (r+1)*dims]
-			for j, v := range row {
-				p[j] += v
-			}
-			r++
-		}
-		inv := 1 / float32(max(len(s), 1))
-		for j := range p {
-			p[j] *= inv
-		}
-	}
+	// The model mean-pools the last layer's output y + ffn2(f) over each
+	// sequence's rows (dividing by max(count, 1)). ffn2 is affine, so the
+	// mean of its outputs is ffn2 of the mean of its inputs: pool y and f
+	// first and run ffn2 once per sequence instead of once per row.
+	L := &n.layers[last]
+	pooledF := ws.f[T*n.ffnWidth:] // rows past T are free
+	meanRows(ws.pooled, ws.y, seqs, dims)
+	meanRows(pooledF, ws.f, seqs, n.ffnWidth)
+	gemm(ws.pooled, dims, pooledF, n.ffnWidth, len(seqs), L.ffn2, L.ffn2B, accumulate, &ws.s)
 	gemm(ws.pooled2, dims, ws.pooled, dims, len(seqs), n.pool, n.poolB, 0, &ws.s)
 	for i := range seqs {
 		v := ws.pooled2[i*dims : (i+1)*dims]
@@ -238,6 +234,27 @@ func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 		o := out[i]
 		for j, t := range v {
 			o[j] = t * scale
+		}
+	}
+}
+
+// meanRows writes the mean of each sequence's rows of x (width w) to dst,
+// one row per sequence; an empty sequence gets zeros.
+func meanRows(dst, x []float32, seqs [][]int32, w int) {
+	r := 0
+	for i, s := range seqs {
+		p := dst[i*w : (i+1)*w]
+		clear(p)
+		for range s {
+			row := x[r*w : (r+1)*w]
+			for j, v := range row {
+				p[j] += v
+			}
+			r++
+		}
+		inv := 1 / float32(max(len(s), 1))
+		for j := range p {
+			p[j] *= inv
 		}
 	}
 }
@@ -277,7 +294,7 @@ func softmax(row []float32, scale float32) {
 	}
 	var sum float32
 	for i, v := range row {
-		e := float32(math.Exp(float64((v - m) * scale)))
+		e := exp32((v - m) * scale)
 		row[i] = e
 		sum += e
 	}
@@ -309,4 +326,28 @@ func layerNorm(dst, x []float32, rows, w, ldx int, g, b []float32, eps float32) 
 			dr[i] = (v-mean)*rs*g[i] + b[i]
 		}
 	}
+}
+
+// exp32 is e^x for x ≤ 0 in float32 (relative error about 2e-7), several
+// times cheaper than math.Exp; softmax calls it t² times per head. It is
+// the Cephes expf polynomial with the power of two put in by hand.
+func exp32(x float32) float32 {
+	if x < -87 {
+		return 0
+	}
+	const (
+		log2e = 1.44269504088896341
+		c1    = 0.693359375
+		c2    = -2.12194440e-4
+	)
+	n := float32(int32(x*log2e - 0.5)) // round to nearest for x ≤ 0
+	x = x - n*c1 - n*c2
+	p := float32(1.9875691500e-4)
+	p = p*x + 1.3981999507e-3
+	p = p*x + 8.3334519073e-3
+	p = p*x + 4.1665795894e-2
+	p = p*x + 1.6666665459e-1
+	p = p*x + 5.0000001201e-1
+	p = p*x*x + x + 1
+	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
 }

@@ -127,7 +127,7 @@ func (m *Model) embedIDs(ctx context.Context, ids [][]int32) ([][]float32, error
 		if len(ids[i]) > m.maxTokens {
 			ids[i] = ids[i][:m.maxTokens]
 		}
-		if i > lo && rows+len(ids[i]) > groupRows {
+		if i > lo && (rows+len(ids[i]) > groupRows || i-lo == groupRows) {
 			groups = append(groups, group{lo, i})
 			lo, rows = i, 0
 		}

@@ -1,0 +1,115 @@
+package use
+
+import (
+	"fmt"
+	"syscall"
+	"time"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func randSlice(r *rand.Rand, n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = r.Float32()*2 - 1
+	}
+	return s
+}
+
+// TestGemmMatchesNaive checks gemm (with whichever kernel this machine runs)
+// and the portable kernel against a plain triple loop, on row counts that are
+// and are not multiples of the tile height, with every flag combination.
+func TestGemmMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, m := range []int{1, 5, 6, 7, 13, 130} {
+		for _, k := range []int{1, 16, 100, 512} {
+			for _, n := range []int{16, 64} {
+				for flags := 0; flags < 4; flags++ {
+					a := randSlice(r, m*k)
+					w := randSlice(r, k*n)
+					bias := randSlice(r, n)
+					c0 := randSlice(r, m*n)
+					want := make([]float32, m*n)
+					for i := 0; i < m; i++ {
+						for j := 0; j < n; j++ {
+							var s float64
+							for p := 0; p < k; p++ {
+								s += float64(a[i*k+p]) * float64(w[p*n+j])
+							}
+							s += float64(bias[j])
+							if flags&accumulate != 0 {
+								s += float64(c0[i*n+j])
+							}
+							if flags&relu != 0 && s < 0 {
+								s = 0
+							}
+							want[i*n+j] = float32(s)
+						}
+					}
+					b := packMatrix(w, k, n)
+					for _, portable := range []bool{false, true} {
+						name := fmt.Sprintf("m%d k%d n%d flags%d portable=%v", m, k, n, flags, portable)
+						c := append([]float32(nil), c0...)
+						saved := haveSIMD
+						if portable {
+							setSIMD(false)
+						}
+						gemm(c, n, a, k, m, b, bias, flags, &scratch{})
+						setSIMD(saved)
+						for i := range c {
+							if d := math.Abs(float64(c[i] - want[i])); d > 1e-4*float64(k) {
+								t.Fatalf("%s: c[%d] = %v, want %v", name, i, c[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkGemm(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, sh := range [][3]int{{128, 512, 1536}, {128, 1536, 512}, {256, 512, 1536}, {256, 1536, 512}, {128, 64, 128}} {
+		m, k, n := sh[0], sh[1], sh[2]
+		a := randSlice(r, m*k)
+		w := packMatrix(randSlice(r, k*n), k, n)
+		c := make([]float32, m*n)
+		b.Run(fmt.Sprintf("%dx%dx%d", m, k, n), func(b *testing.B) {
+			s := &scratch{}
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				gemm(c, n, a, k, m, w, nil, 0, s)
+			}
+			flops := 2 * float64(m*k*n) * float64(b.N)
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOPS")
+			b.ReportMetric(flops/(cpuTime()-cpu0).Seconds()/1e9, "GFLOPS/cpu")
+		})
+	}
+}
+
+// cpuTime is the process's user+system time, so benchmarks on a shared
+// machine can report work per CPU second as well as per wall second.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func TestExp32(t *testing.T) {
+	for x := float32(-90); x <= 0; x += 0.001 {
+		got, want := float64(exp32(x)), math.Exp(float64(x))
+		if want < 1e-37 {
+			if got > 1e-37 {
+				t.Fatalf("exp32(%v) = %v, want ≈ 0", x, got)
+			}
+			continue
+		}
+		if rel := math.Abs(got-want) / want; rel > 1e-6 {
+			t.Fatalf("exp32(%v) = %v, want %v (relative error %.2g)", x, got, want, rel)
+		}
+	}
+}
