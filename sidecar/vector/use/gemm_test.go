@@ -2,11 +2,11 @@ package use
 
 import (
 	"fmt"
-	"syscall"
-	"time"
 	"math"
 	"math/rand/v2"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func randSlice(r *rand.Rand, n int) []float32 {
