@@ -357,3 +357,43 @@ func TestZeroValuesEncodeArrays(t *testing.T) {
 		t.Errorf("nested passage encodes a null: %s", data)
 	}
 }
+
+// TestFieldNamesLowerCamel walks every payload type and checks that each
+// JSON field name is lowerCamel, the protocol's one naming rule for fields.
+func TestFieldNamesLowerCamel(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(typ reflect.Type) {
+		for typ.Kind() == reflect.Slice || typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || seen[typ] || typ.PkgPath() != reflect.TypeOf(Envelope{}).PkgPath() {
+			return
+		}
+		seen[typ] = true
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !lowerCamel(name) {
+				t.Errorf("%s.%s: JSON name %q is not lowerCamel", typ.Name(), f.Name, name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeOf(Envelope{}))
+	for _, m := range Messages {
+		walk(reflect.TypeOf(m.Payload))
+	}
+}
+
+func lowerCamel(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}

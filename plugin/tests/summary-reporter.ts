@@ -18,9 +18,7 @@ export default class SummaryReporter implements Reporter {
         else if (state === "failed") failed++;
         else skipped++;
       }
-      if (count === 0 || mod.errors().length > 0) {
-        if (mod.state() === "failed" || mod.errors().length > 0) failed++;
-      }
+      if (mod.errors().length > 0 || (count === 0 && mod.state() === "failed")) failed++;
     }
     const tail = skipped > 0 ? `, ${skipped} skipped` : "";
     process.stdout.write(`\n${passed} passed, ${failed} failed${tail}\n`);
