@@ -213,4 +213,3 @@ func sameSchema(a, b *jsonschema.Schema) bool {
 	jb, _ := json.Marshal(b)
 	return bytes.Equal(ja, jb)
 }
-
