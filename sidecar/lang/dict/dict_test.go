@@ -3,6 +3,7 @@ package dict
 import (
 	"bytes"
 	"compress/gzip"
+	"strings"
 	"testing"
 )
 
@@ -64,4 +65,29 @@ func TestDecodeRejects(t *testing.T) {
 			t.Errorf("decode(%q): no error", text)
 		}
 	}
+}
+
+// TestSizes logs each table's embedded size and key counts (go test -v),
+// the figures README quotes.
+func TestSizes(t *testing.T) {
+	total := 0
+	for _, p := range Pairs() {
+		from, to, _ := strings.Cut(p, "-")
+		tab, err := Load(from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		words := 0
+		for i := range tab.lines {
+			if !strings.HasPrefix(tab.key(i), StemPrefix) {
+				words++
+			}
+		}
+		if words == 0 {
+			t.Errorf("%s: no words", p)
+		}
+		total += Size(from, to)
+		t.Logf("%s: %d bytes gzipped, %d bytes decoded, %d words, %d stems", p, Size(from, to), len(tab.text), words, tab.Len()-words)
+	}
+	t.Logf("total: %d bytes gzipped", total)
 }
