@@ -16,7 +16,8 @@ import (
 //	go test -run '^$' -bench HNSW100k -benchtime=1x -timeout 60m ./vector/hnsw/
 //
 // Queries are 1,000 held-out points drawn like the indexed ones; recall@10
-// is measured against Exact on the same graph.
+// is measured against Exact on the same graph. Setting QUIRE_BENCH_CACHE
+// to a directory keeps the built graphs there for the next run.
 const (
 	benchN       = 100_000
 	benchDim     = 512
@@ -45,14 +46,17 @@ func (s *benchSet) load(b *testing.B) {
 	s.once.Do(func() {
 		all := s.gen(benchN + benchQueries)
 		s.data, s.queries = all[:benchN], all[benchN:]
-		start := time.Now()
-		s.g = New(benchDim, Config{Seed: 1})
-		for _, v := range s.data {
-			if _, err := s.g.Add(v); err != nil {
-				b.Fatal(err)
+		if s.g = cached(s.name); s.g == nil {
+			start := time.Now()
+			s.g = New(benchDim, Config{Seed: 1})
+			for _, v := range s.data {
+				if _, err := s.g.Add(v); err != nil {
+					b.Fatal(err)
+				}
 			}
+			s.build = time.Since(start)
+			cache(s.name, s.g)
 		}
-		s.build = time.Since(start)
 		s.exact = make([][]Result, len(s.queries))
 		var wg sync.WaitGroup
 		for w := range 2 {
@@ -76,6 +80,9 @@ func BenchmarkHNSW100k(b *testing.B) {
 		b.Run(s.name+"/build", func(b *testing.B) {
 			s.load(b)
 			for b.Loop() {
+			}
+			if s.build == 0 {
+				b.Skip("graph loaded from QUIRE_BENCH_CACHE")
 			}
 			b.ReportMetric(s.build.Seconds(), "build_s")
 			b.ReportMetric(float64(benchN)/s.build.Seconds(), "inserts/s")
@@ -135,6 +142,40 @@ func BenchmarkHNSW100k(b *testing.B) {
 			b.ReportMetric(float64(st.Size())/1e6, "file_MB")
 		})
 	}
+}
+
+// cached loads a graph saved by cache from $QUIRE_BENCH_CACHE, so that
+// reruns skip the build; the data is the same on every run (fixed seeds).
+// Delete the directory after changing how graphs are built.
+func cached(name string) *Graph {
+	dir := os.Getenv("QUIRE_BENCH_CACHE")
+	if dir == "" {
+		return nil
+	}
+	f, err := os.Open(filepath.Join(dir, name+".hnsw"))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	g, err := Read(f)
+	if err != nil {
+		return nil
+	}
+	return g
+}
+
+func cache(name string, g *Graph) {
+	dir := os.Getenv("QUIRE_BENCH_CACHE")
+	if dir == "" {
+		return
+	}
+	os.MkdirAll(dir, 0o755)
+	f, err := os.Create(filepath.Join(dir, name+".hnsw"))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	g.WriteTo(f)
 }
 
 func benchSearch(b *testing.B, s *benchSet, ef int) {
