@@ -4,6 +4,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis"
 	_ "github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/char/asciifolding"
+	"github.com/blevesearch/bleve/v2/analysis/char/regexp"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cs"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/lang/es"
@@ -39,6 +40,8 @@ func init() {
 	})
 }
 
+const colonName = "quire_colon"
+
 func analyzerName(lang string) string { return "quire_" + lang }
 
 // addAnalyzers registers one analyzer per language: unicode words,
@@ -52,9 +55,20 @@ func addAnalyzers(m *mapping.IndexMappingImpl) error {
 		"cs":    {lowercase.Name, cs.StopName, foldName},
 		generic: {lowercase.Name, foldName},
 	}
+	// Unicode word rules keep "title:foo" as one word (the colon joins
+	// letters in Swedish); in notes and queries it separates words.
+	err := m.AddCustomCharFilter(colonName, map[string]any{
+		"type":    regexp.Name,
+		"regexp":  `:`,
+		"replace": " ",
+	})
+	if err != nil {
+		return err
+	}
 	for lang, filters := range chains {
 		err := m.AddCustomAnalyzer(analyzerName(lang), map[string]any{
 			"type":          "custom",
+			"char_filters":  []string{colonName},
 			"tokenizer":     unicode.Name,
 			"token_filters": filters,
 		})

@@ -189,13 +189,6 @@ func (ix *Index) Run(ctx context.Context) (Stats, error) {
 		return st, err
 	}
 	st.Notes = len(entries)
-	for _, e := range entries {
-		st.Chunks += e.Chunks
-		if e.Warning != "" {
-			st.Warnings = append(st.Warnings, vault.Skip{Reason: e.Warning})
-		}
-	}
-	st.Warnings = st.Warnings[:0]
 	for p, e := range entries {
 		st.Chunks += e.Chunks
 		if e.Warning != "" {
