@@ -59,7 +59,7 @@ func (f *fakeNet) client(opts Options) *Client {
 }
 
 // serve starts a test server and a fakeNet whose dials reach it.
-func serve(t *testing.T, h http.HandlerFunc, hosts map[string][]string) (*fakeNet, *httptest.Server) {
+func serve(t testing.TB, h http.HandlerFunc, hosts map[string][]string) (*fakeNet, *httptest.Server) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
