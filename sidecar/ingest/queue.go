@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -70,7 +71,7 @@ var ErrInUse = errors.New("queue in use by another process")
 // for a source whose normalised URL or path is already queued, SetTextHash
 // for extracted text another item already has.
 type DuplicateError struct {
-	By       string // "url" (same Key) or "text" (same TextHash)
+	By       string // "url" or "path" (same Key), or "text" (same TextHash)
 	Existing Item   // the item already in the queue
 }
 
@@ -152,6 +153,7 @@ func (q *Queue) Close() error { return q.db.Close() }
 // *DuplicateError naming the existing item; a source that cannot be queued
 // at all wraps ErrSource.
 func (q *Queue) Add(source string) (Item, error) {
+	source = strings.TrimSpace(source)
 	key, err := Key(source)
 	if err != nil {
 		return Item{}, fmt.Errorf("add %s: %w", source, err)
@@ -163,7 +165,11 @@ func (q *Queue) Add(source string) (Item, error) {
 			if err != nil {
 				return err
 			}
-			return &DuplicateError{By: "url", Existing: old}
+			by := "url"
+			if strings.HasPrefix(key, "file:") {
+				by = "path"
+			}
+			return &DuplicateError{By: by, Existing: old}
 		}
 		items := tx.Bucket(bucketItems)
 		id, err := items.NextSequence()

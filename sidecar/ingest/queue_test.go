@@ -138,6 +138,12 @@ func TestAddRefusesDuplicateURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustAdd(t, q, "https://example.org/post?utm_source=x")
+	file := mustAdd(t, q, "/vault/Quire/Inbox/paper.pdf")
+	_, err = q.Add("/vault/Quire/Inbox/../Inbox/paper.pdf")
+	var dup *DuplicateError
+	if !errors.As(err, &dup) || dup.By != "path" || dup.Existing.ID != file.ID {
+		t.Errorf("Add(same file) err = %v, want path duplicate of item %d", err, file.ID)
+	}
 	if _, err := q.Add("ftp://example.org/x"); !errors.Is(err, ErrSource) {
 		t.Errorf("Add(ftp) err = %v, want ErrSource", err)
 	}
