@@ -1,5 +1,5 @@
 // Package ingest turns web pages and files into source notes. It owns the
-// durable ingest queue (this file) and the URL normalisation that lets the
+// durable ingest queue (queue.go) and the URL normalisation that lets the
 // queue refuse a page it has already seen; the guarded fetcher lives in
 // ingest/fetch.
 //
