@@ -305,6 +305,39 @@ func printReport(r *eval.Report) {
 	}
 }
 
+// cmdServe indexes the vault and keeps the index current while the
+// vault changes, until interrupted. The websocket server for the plugin
+// attaches here.
 func cmdServe(ctx context.Context, args []string) error {
-	return fmt.Errorf("serve: not built yet")
+	var c common
+	fs := newFlags("serve", &c)
+	if _, err := parse(fs, &c, args); err != nil {
+		return err
+	}
+	a, err := open(c, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	st, err := a.ix.Run(ctx)
+	warnSkips(st)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "quire: watching %s for changes (Ctrl-C to stop)\n", c.vault)
+	a.ix.Progress = nil
+	rules := vault.Rules{Ignore: a.cfg.Ignore, MaxBytes: a.cfg.MaxFileBytes}
+	return vault.Watch(ctx, c.vault, rules, 200*time.Millisecond, func(paths []string) {
+		st, err := a.ix.Run(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				fmt.Fprintln(os.Stderr, "quire: index:", err)
+			}
+			return
+		}
+		if st.Changed+st.Removed > 0 {
+			fmt.Fprintf(os.Stderr, "quire: %d changed, %d removed (%d notes)\n", st.Changed, st.Removed, st.Notes)
+		}
+		warnSkips(st)
+	})
 }
