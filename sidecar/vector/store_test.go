@@ -129,7 +129,7 @@ func TestPutReplaceDeleteFilter(t *testing.T) {
 					t.Fatalf("got %d hits, want 10", len(hs))
 				}
 				for _, h := range hs {
-					if deleted[h.Key] {
+					if deleted[h.Key] || !s.Has(h.Key) {
 						t.Fatalf("deleted key %s returned", h.Key)
 					}
 				}
