@@ -64,7 +64,7 @@ func Open(vaultDir string, st *state.Dir, cfg config.Config) (*Index, error) {
 	ix := &Index{
 		Vault:   vaultDir,
 		cfg:     cfg,
-		rules:   vault.Rules{Ignore: cfg.Ignore, MaxBytes: cfg.MaxFileBytes},
+		rules:   vault.NewRules(vaultDir, cfg.Ignore, cfg.MaxFileBytes),
 		chunker: markdown.New(markdown.Params(cfg.Chunk)),
 		cat:     cat,
 	}
@@ -103,6 +103,9 @@ func (ix *Index) Fingerprint() string {
 func (ix *Index) Close() error {
 	return errors.Join(ix.BM25.Close(), ix.cat.close())
 }
+
+// Rules returns the path rules in force for this vault.
+func (ix *Index) Rules() vault.Rules { return ix.rules }
 
 // Meta returns the catalog's record of the last run.
 func (ix *Index) Meta() (Meta, error) { return ix.cat.meta() }

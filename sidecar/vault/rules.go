@@ -5,6 +5,7 @@ package vault
 
 import (
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -12,8 +13,18 @@ import (
 type Rules struct {
 	// Ignore holds vault-relative prefixes (e.g. "Templates/") to skip.
 	Ignore []string
+	// Patterns are regular expressions over vault-relative paths to skip
+	// (Obsidian's "Excluded files" written as /regex/).
+	Patterns []*regexp.Regexp
 	// MaxBytes is the size cap; larger notes are skipped with a warning.
 	MaxBytes int64
+}
+
+// NewRules combines configured ignore prefixes with the vault's own
+// Obsidian exclusions.
+func NewRules(root string, ignore []string, maxBytes int64) Rules {
+	prefixes, patterns := ObsidianExcludes(root)
+	return Rules{Ignore: append(append([]string{}, ignore...), prefixes...), Patterns: patterns, MaxBytes: maxBytes}
 }
 
 // Indexable reports whether the vault-relative, slash-separated path rel
@@ -46,6 +57,11 @@ func (r Rules) SkipDir(rel string) bool {
 }
 
 func (r Rules) ignored(rel string) bool {
+	for _, re := range r.Patterns {
+		if re.MatchString(rel) {
+			return true
+		}
+	}
 	for _, p := range r.Ignore {
 		p = strings.TrimPrefix(p, "/")
 		if p != "" && strings.HasPrefix(rel, p) {

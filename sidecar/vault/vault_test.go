@@ -145,3 +145,22 @@ func TestReadTooLarge(t *testing.T) {
 		t.Errorf("err = %v, want unreadable naming gone.md", err)
 	}
 }
+
+func TestObsidianExcludes(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, ".obsidian/templates.json", []byte(`{"folder": "Meta/Templates"}`))
+	writeFile(t, root, ".obsidian/app.json", []byte(`{"userIgnoreFilters": ["Archive/", "/\\.draft\\.md$/"]}`))
+	r := NewRules(root, []string{"Private/"}, 0)
+	for p, want := range map[string]bool{
+		"Meta/Templates/daily.md": false,
+		"Meta/other.md":           true,
+		"Archive/2020.md":         false,
+		"ideas.draft.md":          false,
+		"ideas.md":                true,
+		"Private/diary.md":        false,
+	} {
+		if got := r.Indexable(p); got != want {
+			t.Errorf("Indexable(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

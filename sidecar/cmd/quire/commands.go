@@ -326,8 +326,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "quire: watching %s for changes (Ctrl-C to stop)\n", c.vault)
 	a.ix.Progress = nil
-	rules := vault.Rules{Ignore: a.cfg.Ignore, MaxBytes: a.cfg.MaxFileBytes}
-	return vault.Watch(ctx, c.vault, rules, 200*time.Millisecond, func(paths []string) {
+	return vault.Watch(ctx, c.vault, a.ix.Rules(), 200*time.Millisecond, func(paths []string) {
 		st, err := a.ix.Run(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
