@@ -93,7 +93,7 @@ type Graph struct {
 	m0  int     // layer-0 link capacity, 2*M
 	ml  float64 // level multiplier, 1/ln(M)
 
-	vecs   []float32  // slot i at [i*dim, (i+1)*dim)
+	pages  [][]float32 // vectors, pageSize slots per page
 	state  []uint8    // per slot: live, tomb or free
 	level  []uint8    // per slot: top layer
 	links0 []uint32   // per slot, stride m0+1: count, then ids
@@ -165,9 +165,18 @@ func (g *Graph) Vector(id uint32) []float32 {
 	return slices.Clone(g.vec(id))
 }
 
+// Vectors live in fixed-size pages rather than one growing slice: growing
+// a 200 MB slice would copy it and briefly hold it twice, and peak memory
+// matters more here than one indirection.
+const (
+	pageShift = 10
+	pageSize  = 1 << pageShift
+)
+
 func (g *Graph) vec(id uint32) []float32 {
-	i := int(id) * g.dim
-	return g.vecs[i : i+g.dim : i+g.dim]
+	p := g.pages[id>>pageShift]
+	i := int(id&(pageSize-1)) * g.dim
+	return p[i : i+g.dim : i+g.dim]
 }
 
 // dist is the cosine distance of two normalised vectors.
@@ -235,7 +244,9 @@ func (g *Graph) alloc() uint32 {
 	g.state = append(g.state, free)
 	g.level = append(g.level, 0)
 	g.upper = append(g.upper, nil)
-	g.vecs = slices.Grow(g.vecs, g.dim)[:len(g.vecs)+g.dim]
+	if int(id>>pageShift) == len(g.pages) {
+		g.pages = append(g.pages, make([]float32, pageSize*g.dim))
+	}
 	g.links0 = slices.Grow(g.links0, g.m0+1)[:len(g.links0)+g.m0+1]
 	return id
 }

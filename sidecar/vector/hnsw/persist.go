@@ -69,7 +69,9 @@ func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 
 	e.bytes(g.state)
 	e.bytes(g.level)
-	e.f32s(g.vecs)
+	for p, page := range g.pages {
+		e.f32s(page[:min(pageSize, len(g.state)-p*pageSize)*g.dim])
+	}
 	e.u32s(g.links0)
 	for i, l := range g.level {
 		if l > 0 {
@@ -321,13 +323,18 @@ func read(r io.Reader) (*Graph, error) {
 	n := int(slots)
 	g.state = make([]uint8, n)
 	g.level = make([]uint8, n)
-	g.vecs = make([]float32, n*g.dim)
+	g.pages = make([][]float32, (n+pageSize-1)/pageSize)
+	for p := range g.pages {
+		g.pages[p] = make([]float32, pageSize*g.dim)
+	}
 	g.links0 = make([]uint32, n*(g.m0+1))
 	g.upper = make([][]uint32, n)
 	g.free = make([]uint32, nFree)
 	d.into(g.state)
 	d.into(g.level)
-	d.f32s(g.vecs)
+	for p, page := range g.pages {
+		d.f32s(page[:min(pageSize, n-p*pageSize)*g.dim])
+	}
 	d.u32s(g.links0)
 	for i, l := range g.level {
 		if d.err != nil {
