@@ -94,11 +94,11 @@ type Graph struct {
 	ml  float64 // level multiplier, 1/ln(M)
 
 	pages  [][]float32 // vectors, pageSize slots per page
-	state  []uint8    // per slot: live, tomb or free
-	level  []uint8    // per slot: top layer
-	links0 []uint32   // per slot, stride m0+1: count, then ids
-	upper  [][]uint32 // per slot with level>0: per layer 1..level, stride M+1
-	free   []uint32   // vacuumed slots, reused last-in first-out
+	state  []uint8     // per slot: live, tomb or free
+	level  []uint8     // per slot: top layer
+	links0 []uint32    // per slot, stride m0+1: count, then ids
+	upper  [][]uint32  // per slot with level>0: per layer 1..level, stride M+1
+	free   []uint32    // vacuumed slots, reused last-in first-out
 	nTomb  int
 
 	entry    uint32
