@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -73,7 +74,8 @@ type Term struct {
 
 // Translate translates query word by word from one language to another,
 // one of them English: it drops the stop words of from, looks each other
-// word up as written and then by its stem, and returns up to opt.Max
+// word up as written, then by its stem, then (for a word typed without
+// accents) among the headwords and stems with their accents folded, and returns up to opt.Max
 // translations per word, weighted from opt.Weight down. A word with no
 // translation comes back as itself with weight 1 and Via ViaKept, so that
 // a caller building a query in the target language alone keeps names and
@@ -183,12 +185,7 @@ func explain(query string, from, to Lang, opt Options) (Explanation, error) {
 			continue
 		}
 		done[w] = true
-		trs, via := table.Lookup(w), ViaWord
-		if len(trs) == 0 {
-			if st := Stem(from, w); utf8.RuneCountInString(st) >= minStem(from) {
-				trs, via = table.Lookup(dict.StemPrefix+st), ViaStem
-			}
-		}
+		trs, via := lookup(table, from, w)
 		if len(trs) == 0 {
 			add(Term{Text: w, Weight: 1, Source: w, Via: ViaKept})
 			continue
@@ -205,9 +202,54 @@ func explain(query string, from, to Lang, opt Options) (Explanation, error) {
 	return e, nil
 }
 
-// Warm decodes the from→to word list now rather than at the first query
-// that needs it (the Czech lists take a noticeable moment).
+// Warm decodes the from→to word list and indexes its unaccented keys now
+// rather than at the first query that needs them (the Czech lists take a
+// noticeable moment). It is safe to call from a goroutine at start-up.
 func Warm(from, to Lang) error {
-	_, err := dict.Load(string(from), string(to))
+	t, err := dict.Load(string(from), string(to))
+	t.LookupFolded("", Fold) // builds the index of unaccented keys
 	return err
+}
+
+// lookup finds the translations of w: as written, then by its stem. A
+// word typed without accents ("citta", "mestech") may be missing them, so
+// it is also looked up among the headwords and stems as they fold; its
+// unaccented stem may belong to another word (Czech "mest" is both měst-,
+// town, and mést, sweep), so both stems' translations are taken, in turn.
+func lookup(table *dict.Table, from Lang, w string) ([]string, string) {
+	if trs := table.Lookup(w); len(trs) > 0 {
+		return trs, ViaWord
+	}
+	unaccented := from != English && Fold(w) == w
+	if unaccented {
+		if trs := table.LookupFolded(w, Fold); len(trs) > 0 {
+			return trs, ViaWord
+		}
+	}
+	st := Stem(from, w)
+	if utf8.RuneCountInString(st) < minStem(from) {
+		return nil, ViaKept
+	}
+	trs := table.Lookup(dict.StemPrefix + st)
+	if unaccented {
+		trs = interleave(trs, table.LookupFolded(dict.StemPrefix+st, Fold))
+	}
+	return trs, ViaStem
+}
+
+// interleave merges two ranked lists, a's first, b's first, a's second…,
+// without repeats.
+func interleave(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]string, 0, len(a)+len(b))
+	for i := 0; i < len(a) || i < len(b); i++ {
+		for _, l := range [][]string{a, b} {
+			if i < len(l) && !slices.Contains(out, l[i]) {
+				out = append(out, l[i])
+			}
+		}
+	}
+	return out
 }

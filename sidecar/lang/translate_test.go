@@ -27,6 +27,7 @@ var translateQueries = []struct {
 	{"Jak se vyrábí sýr z mléka?", Czech, English},
 	{"Kdy byl postaven most přes řeku?", Czech, English},
 	{"historie šachové hry", Czech, English},
+	{"kolik mleka dava krava", Czech, English},
 	{"How is cheese made from sheep milk?", English, Italian},
 	{"When was the stone bridge built?", English, Spanish},
 	{"history of the chess game", English, Czech},
@@ -108,6 +109,38 @@ func TestTranslateByStem(t *testing.T) {
 	terms, _ = Translate("set", Italian, English, Options{})
 	if len(terms) != 1 || terms[0].Via != ViaKept {
 		t.Errorf("Translate(set) = %+v, want it kept", terms)
+	}
+}
+
+func TestTranslateUnaccented(t *testing.T) {
+	tests := []struct {
+		word string
+		from Lang
+		want string
+	}{
+		{"citta", Italian, "city"}, // città
+		{"mleko", Czech, "milk"},   // mléko
+		{"mestech", Czech, "city"}, // městech, by stem (and "mést", sweep)
+	}
+	for _, tt := range tests {
+		terms, err := Translate(tt.word, tt.from, English, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, term := range terms {
+			found = found || term.Text == tt.want
+		}
+		if !found {
+			t.Errorf("Translate(%q) = %+v, want %q among them", tt.word, terms, tt.want)
+		}
+	}
+}
+
+func TestInterleave(t *testing.T) {
+	got := interleave([]string{"a", "b", "c"}, []string{"x", "b"})
+	if want := []string{"a", "x", "b", "c"}; !slices.Equal(got, want) {
+		t.Errorf("interleave = %q, want %q", got, want)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"embed"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -33,6 +34,9 @@ type Table struct {
 	From, To string
 	text     string
 	lines    []uint32 // start offsets of the entry lines, in key order
+
+	foldOnce sync.Once
+	folded   map[string][]uint32 // folded key → lines, for keys that fold
 }
 
 // Lookup returns the translations of key, best first, or nil.
@@ -46,6 +50,46 @@ func (t *Table) Lookup(key string) []string {
 	}
 	line := t.line(i)
 	return strings.Split(line[len(key)+1:], "\t")
+}
+
+// LookupFolded is Lookup for a key typed without its accents ("citta"
+// for "città", "~mest" for "~měst"): fold must be the folding the caller
+// applied (lang.Fold). When several keys fold alike ("~měst", town, and
+// "~mést", sweep) it returns all their translations, each key's in turn
+// in byte order of the keys, without repeats. The index of folded keys is
+// built on first use.
+func (t *Table) LookupFolded(folded string, fold func(string) string) []string {
+	if t == nil {
+		return nil
+	}
+	t.foldOnce.Do(func() {
+		t.folded = make(map[string][]uint32)
+		for i := range t.lines {
+			if k := t.key(i); !isASCII(k) {
+				f := fold(k)
+				t.folded[f] = append(t.folded[f], uint32(i))
+			}
+		}
+	})
+	var out []string
+	for _, i := range t.folded[folded] {
+		k := t.key(int(i))
+		for _, tr := range strings.Split(t.line(int(i))[len(k)+1:], "\t") {
+			if !slices.Contains(out, tr) {
+				out = append(out, tr)
+			}
+		}
+	}
+	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // Len returns the number of keys, words and stems.

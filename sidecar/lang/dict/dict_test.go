@@ -91,3 +91,19 @@ func TestSizes(t *testing.T) {
 	}
 	t.Logf("total: %d bytes gzipped", total)
 }
+
+func TestLookupFolded(t *testing.T) {
+	tab, err := Load("it", "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fold := func(s string) string { return strings.ReplaceAll(s, "à", "a") }
+	want := tab.Lookup("città")
+	got := tab.LookupFolded("citta", fold)
+	if len(want) == 0 || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("LookupFolded(citta) = %q, want %q", got, want)
+	}
+	if got := tab.LookupFolded("zzz", fold); got != nil {
+		t.Errorf("LookupFolded(zzz) = %q, want nil", got)
+	}
+}
