@@ -86,9 +86,9 @@ func Fold(s string) string {
 	return norm.NFC.String(b.String())
 }
 
-// Words splits lowercased text into words: runs of letters and digits,
-// keeping an inner apostrophe or hyphen out (they split words), so that
-// Italian "dell'acqua" gives "dell", "acqua". Words are lowercased.
+// Words splits text into lowercased words: runs of letters, digits and
+// combining marks. Apostrophes and hyphens split words, so Italian
+// "dell'acqua" gives "dell", "acqua" (and "dell" is an Italian stop word).
 func Words(text string) []string {
 	return appendWords(nil, text, 0)
 }

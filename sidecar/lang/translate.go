@@ -118,7 +118,7 @@ func Explain(query string, from, to Lang, opt Options) (Explanation, error) {
 //	it→en (detected, 0.93)
 //	  formaggio → cheese 0.70
 //	  stagionato → seasoned 0.70 (stem)
-//	  Ariosto kept
+//	  ariosto kept
 func (e Explanation) String() string {
 	var b strings.Builder
 	from := string(e.From)
