@@ -6,6 +6,17 @@
 // on, the HNSW graph of package hnsw answers instead. The graph is kept up
 // to date on every Put either way and saved in the same file as the
 // vectors, so switching needs no build and loading rebuilds nothing.
+//
+// The indexer's use, in short:
+//
+//	s, err := vector.Open(dir, fp)
+//	if errors.Is(err, vector.ErrFingerprint) || errors.Is(err, vector.ErrCorrupt) {
+//		s = vector.New(dir, fp) // log it; vectors are embedded again
+//	}
+//	// for each chunk without a vector (!s.Has(id)): embed, s.Put(id, vec)
+//	// for each key in s.Keys() whose chunk is gone: s.Delete(key)
+//	// now and then, from the same goroutine: s.Save()
+//	hits, err := s.Search(q, k, nil)
 package vector
 
 import (
@@ -214,8 +225,13 @@ func (s *Store) Search(query []float32, k int, filter func(key string) bool) ([]
 
 // Save writes the store to <dir>/vectors.bin atomically: a temporary file
 // is written, synced and renamed over the old one, so a crash at any point
-// leaves either the old or the new file. Searches continue meanwhile;
-// writers wait. Saving an unchanged store does nothing.
+// leaves either the old or the new file. Saving an unchanged store does
+// nothing.
+//
+// Save holds the read lock while it writes (about a second at 100k vectors
+// of 512 dimensions). Searches go on, but a Put from another goroutine
+// waits, and searches arriving behind a waiting writer wait too: call
+// Save from the goroutine that calls Put.
 func (s *Store) Save() error {
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()

@@ -141,6 +141,29 @@ func BenchmarkHNSW100k(b *testing.B) {
 			b.ReportMetric(load.Seconds(), "load_s")
 			b.ReportMetric(float64(st.Size())/1e6, "file_MB")
 		})
+		// Last, because it changes the shared graph: delete 10% of the
+		// nodes, vacuum, and check recall against the exact scan again.
+		b.Run(s.name+"/vacuum10pct", func(b *testing.B) {
+			s.load(b)
+			var took time.Duration
+			for b.Loop() {
+				for id := uint32(0); id < benchN; id += 10 {
+					s.g.Delete(id)
+				}
+				start := time.Now()
+				s.g.Vacuum()
+				took = time.Since(start)
+			}
+			qs := s.queries[:200]
+			sum := 0.0
+			for _, q := range qs {
+				got, _ := s.g.Search(q, 10, 0, nil)
+				want, _ := s.g.Exact(q, 10, nil)
+				sum += recall(got, want)
+			}
+			b.ReportMetric(took.Seconds(), "vacuum_s")
+			b.ReportMetric(sum/float64(len(qs)), "recall@10")
+		})
 	}
 }
 
