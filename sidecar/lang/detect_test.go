@@ -1,6 +1,9 @@
 package lang
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDetect(t *testing.T) {
 	tests := []struct {
@@ -115,5 +118,14 @@ func TestIsStop(t *testing.T) {
 		if got := IsStop(tt.l, tt.w); got != tt.want {
 			t.Errorf("IsStop(%q, %q) = %v, want %v", tt.l, tt.w, got, tt.want)
 		}
+	}
+}
+
+// BenchmarkDetectLong measures detection over a note-sized text (about
+// 1,800 words), as indexing runs it for notes without a `lang` field.
+func BenchmarkDetectLong(b *testing.B) {
+	text := strings.Repeat("Il fiume nasce sulle montagne e scorre fino al mare. Lungo le sue rive ci sono diverse città, e la maggior parte di esse fu costruita nel Medioevo. ", 64)
+	for b.Loop() {
+		Detect(text)
 	}
 }

@@ -192,3 +192,20 @@ func BenchmarkDetect(b *testing.B) {
 		Detect(translateQueries[i%len(translateQueries)].query)
 	}
 }
+
+func TestTranslateConcurrent(t *testing.T) {
+	// The first calls load the tables and build the folded index; run
+	// them at once (go test -race) to check that is safe.
+	done := make(chan []Term)
+	for range 8 {
+		go func() {
+			terms, _ := Translate("mleko a syr", Czech, English, Options{})
+			done <- terms
+		}()
+	}
+	for range 8 {
+		if terms := <-done; len(terms) == 0 {
+			t.Error("no translation")
+		}
+	}
+}
