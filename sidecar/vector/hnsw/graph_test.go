@@ -161,6 +161,9 @@ func TestDeleteAndVacuum(t *testing.T) {
 	if err := g.validate(); err != nil {
 		t.Fatal(err)
 	}
+	if got := g.stranded(); len(got) != 0 {
+		t.Errorf("after Vacuum: %d nodes unreachable, e.g. %v", len(got), got[:min(5, len(got))])
+	}
 	if g.Tombstones() != 0 || len(g.free) != len(deleted) {
 		t.Errorf("after Vacuum: %d tombstones, %d free, want 0, %d", g.Tombstones(), len(g.free), len(deleted))
 	}
@@ -325,5 +328,28 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 	wg.Wait()
 	if err := g.validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestVacuumKeepsEveryNodeReachable deletes most of the graph, which cuts
+// some survivors off from the entry point, and checks that every survivor
+// is still found by searching for its own vector.
+func TestVacuumKeepsEveryNodeReachable(t *testing.T) {
+	vs := uniform(2000, 16, 13)
+	g := build(t, vs, Config{Seed: 1, M: 4, VacuumRatio: -1})
+	for i := range vs {
+		if i%10 != 0 {
+			g.Delete(uint32(i))
+		}
+	}
+	g.Vacuum()
+	if got := g.stranded(); len(got) != 0 {
+		t.Errorf("%d nodes unreachable after Vacuum", len(got))
+	}
+	for i := 0; i < len(vs); i += 10 {
+		got, _ := g.Search(vs[i], 1, 0, nil)
+		if len(got) != 1 || got[0].ID != uint32(i) {
+			t.Fatalf("search for node %d's vector: got %v", i, got)
+		}
 	}
 }

@@ -88,13 +88,42 @@ func (g *Graph) vacuum() {
 		g.entry, g.maxLevel = uint32(best), int(g.level[best])
 	}
 
-	// A node whose every neighbour died is left without links; give it
-	// fresh ones the way an insert would.
-	for i, st := range g.state {
-		if st == live && len(g.links(uint32(i), 0)) == 0 && g.entry != uint32(i) {
-			g.relinkAlone(uint32(i))
+	// A node whose every neighbour died is left without links, and one
+	// whose every in-link came from the dead, and that no repaired list
+	// took in, can no longer be reached. Link both again the way an
+	// insert would, which also gives them in-links.
+	for _, id := range g.stranded() {
+		g.relinkAlone(id)
+	}
+}
+
+// stranded returns the live nodes, other than the entry point, that have
+// no links on layer 0 or cannot be reached from the entry point there.
+func (g *Graph) stranded() []uint32 {
+	if g.empty {
+		return nil
+	}
+	seen := make([]bool, len(g.state))
+	seen[g.entry] = true
+	stack := []uint32{g.entry}
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, x := range g.links(id, 0) {
+			if !seen[x] {
+				seen[x] = true
+				stack = append(stack, x)
+			}
 		}
 	}
+	var out []uint32
+	for i, st := range g.state {
+		id := uint32(i)
+		if st == live && id != g.entry && (!seen[i] || len(g.links(id, 0)) == 0) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // unlink turns slot id into a free slot.
