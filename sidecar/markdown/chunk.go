@@ -40,6 +40,8 @@ type section struct {
 	path       []string
 	start, end int
 	blocks     []block
+	tokens     int
+	offs       []int // token offsets of body[start:end], for a section not merged
 }
 
 // Split cuts raw[bodyStart:] into chunks whose offsets index raw.
@@ -83,12 +85,13 @@ func (c *Chunker) sections(body []byte) []section {
 // heading with two lines under it does not become a passage of its own.
 func (c *Chunker) group(secs []section, body []byte) []section {
 	var out []section
-	var outTok []int
 	for _, s := range secs {
-		n := c.count(body[s.start:s.end])
+		s.offs = c.Tok.Offsets(string(body[s.start:s.end]))
+		n := len(s.offs)
+		s.tokens = n
 		if len(out) > 0 {
 			last := &out[len(out)-1]
-			lt := outTok[len(outTok)-1]
+			lt := last.tokens
 			// A tiny section joins its neighbour; the preamble before the
 			// first heading only takes what follows when it is tiny itself.
 			lastTiny := lt < c.P.MinTokens && (len(last.path) == 0 || related(last.path, s.path))
@@ -97,12 +100,11 @@ func (c *Chunker) group(secs []section, body []byte) []section {
 				last.path = commonPrefix(last.path, s.path)
 				last.end = s.end
 				last.blocks = append(last.blocks, s.blocks...)
-				outTok[len(outTok)-1] = lt + n
+				last.tokens, last.offs = lt+n, nil
 				continue
 			}
 		}
 		out = append(out, s)
-		outTok = append(outTok, n)
 	}
 	return out
 }
@@ -137,8 +139,6 @@ func commonPrefix(a, b []string) []string {
 	return a[:n:n]
 }
 
-func (c *Chunker) count(b []byte) int { return len(c.Tok.Offsets(string(b))) }
-
 // window emits a section as one chunk if it fits, else as token windows.
 func (c *Chunker) window(body []byte, s section) []Chunk {
 	start, end := trimSpace(body, s.start, s.end)
@@ -146,10 +146,13 @@ func (c *Chunker) window(body []byte, s section) []Chunk {
 		return nil
 	}
 	text := string(body[start:end])
-	offs := c.Tok.Offsets(text)
+	var offs []int
 	mk := func(a, b int) Chunk {
 		a, b = trimSpace(body, a, b)
-		ch := Chunk{Start: a, End: b, Headings: s.path, Tokens: tokensBetween(offs, a-start, b-start)}
+		ch := Chunk{Start: a, End: b, Headings: s.path, Tokens: s.tokens}
+		if offs != nil {
+			ch.Tokens = tokensBetween(offs, a-start, b-start)
+		}
 		for _, bl := range s.blocks {
 			if bl.kind == kindHeading && bl.start >= a && bl.start < b {
 				ch.Contains = append(ch.Contains, bl.heading)
@@ -157,8 +160,14 @@ func (c *Chunker) window(body []byte, s section) []Chunk {
 		}
 		return ch
 	}
-	if len(offs) <= c.P.MaxTokens {
+	// Merged groups always fit (merging stops at MaxTokens), and their
+	// count was taken section by section: no second tokenisation.
+	if s.tokens <= c.P.MaxTokens {
 		return []Chunk{mk(start, end)}
+	}
+	offs = s.offs
+	if s.start != start {
+		offs = c.Tok.Offsets(text) // leading space trimmed: offsets shift
 	}
 	var atomics [][2]int
 	for _, bl := range s.blocks {
