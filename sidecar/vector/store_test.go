@@ -65,6 +65,9 @@ func both(t *testing.T, keys []string, vecs [][]float32) map[string]*Store {
 }
 
 func TestSearchMatchesExact(t *testing.T) {
+	if raceOn {
+		t.Skip("numerical test; slow under -race")
+	}
 	keys, vecs := vectors(2000, 1)
 	stores := both(t, keys, vecs)
 	hits := 0

@@ -42,6 +42,9 @@ func meanRecall(t testing.TB, g *Graph, qs [][]float32, k, ef int, accept func(u
 }
 
 func TestRecallAgainstExact(t *testing.T) {
+	if raceOn {
+		t.Skip("numerical test; slow under -race")
+	}
 	tests := []struct {
 		name string
 		data [][]float32
@@ -99,6 +102,9 @@ func TestEmptyAndDims(t *testing.T) {
 }
 
 func TestAcceptFilter(t *testing.T) {
+	if raceOn {
+		t.Skip("numerical test; slow under -race")
+	}
 	vs := clustered(2000, 32, 20, 0.5, 4)
 	g := build(t, vs, Config{Seed: 1})
 	even := func(id uint32) bool { return id%2 == 0 }
@@ -122,6 +128,9 @@ func TestAcceptFilter(t *testing.T) {
 }
 
 func TestDeleteAndVacuum(t *testing.T) {
+	if raceOn {
+		t.Skip("numerical test; slow under -race")
+	}
 	vs := clustered(3000, 32, 30, 0.5, 5)
 	g := build(t, vs, Config{Seed: 1, VacuumRatio: -1})
 	deleted := map[uint32]bool{}

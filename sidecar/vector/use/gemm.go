@@ -67,10 +67,9 @@ func packTransposed(dst, w []float32, rows, k, ld int) {
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
 
-// scratch holds the staging tiles for a product whose row count is not a
-// multiple of six. Each worker owns one.
+// scratch is one worker's packing buffer for A and staging tile for C.
 type scratch struct {
-	a [tileRows * 1536]float32
+	a [blockBytes/4 + tileRows*kcBlock]float32
 	c [tileRows * tileCols]float32
 }
 
@@ -79,6 +78,10 @@ var zeros [1536]float32
 
 // gemm computes C = A·B + bias (plus C when flags&accumulate, clamped when
 // flags&relu) for m rows. A rows are lda floats apart, C rows ldc apart.
+//
+// Blocking follows the usual recipe: a kc-deep slice of one weight panel
+// (kc×16 floats, 16 KiB) stays in L1 while it meets every row of an mc-row
+// block of A, which is packed six rows at a time into one stream in L2.
 func gemm(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []float32, flags int, s *scratch) {
 	if m == 0 {
 		return
@@ -88,9 +91,6 @@ func gemm(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []fl
 	}
 	k := b.k
 	panel := k * tileCols
-	full := m / tileRows * tileRows
-	// Block over k so a panel's slice of B (kc×16 floats) stays in L1 while
-	// it meets every row of an mc-row block of A, which stays in L2.
 	for k0 := 0; k0 < k; k0 += kcBlock {
 		kc := min(kcBlock, k-k0)
 		f, bs := flags, bias
@@ -101,59 +101,75 @@ func gemm(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []fl
 			f &^= relu
 		}
 		mc := max(blockBytes/(4*kc)/tileRows*tileRows, tileRows)
-		for r0 := 0; r0 < full; r0 += mc {
-			r1 := min(r0+mc, full)
+		for r0 := 0; r0 < m; r0 += mc {
+			rows := min(mc, m-r0)
+			tiles := (rows + tileRows - 1) / tileRows
+			packA(s.a[:tiles*tileRows*kc], a[r0*lda+k0:], lda, rows, kc)
 			for p := 0; p < b.n/tileCols; p++ {
 				bp := b.data[p*panel+k0*tileCols : p*panel+(k0+kc)*tileCols]
-				for r := r0; r < r1; r += tileRows {
-					tile(a[r*lda+k0:], lda, bp, kc, c[r*ldc+p*tileCols:], ldc, bs[p*tileCols:], f)
+				for t := 0; t < tiles; t++ {
+					ap := s.a[t*tileRows*kc : (t+1)*tileRows*kc]
+					r := r0 + t*tileRows
+					col := p * tileCols
+					if rest := m - r; rest < tileRows {
+						// Stage a short last tile so the kernel never
+						// writes past the caller's rows.
+						if f&accumulate != 0 {
+							for i := 0; i < rest; i++ {
+								copy(s.c[i*tileCols:(i+1)*tileCols], c[(r+i)*ldc+col:])
+							}
+						}
+						tile(ap, bp, kc, s.c[:], tileCols, bs[col:], f)
+						for i := 0; i < rest; i++ {
+							copy(c[(r+i)*ldc+col:(r+i)*ldc+col+tileCols], s.c[i*tileCols:(i+1)*tileCols])
+						}
+						continue
+					}
+					tile(ap, bp, kc, c[r*ldc+col:], ldc, bs[col:], f)
 				}
-			}
-		}
-	}
-	if rest := m - full; rest > 0 {
-		// Stage the last rows in a full tile so the kernel never reads or
-		// writes past the caller's rows.
-		sa := s.a[:tileRows*k]
-		for i := 0; i < tileRows; i++ {
-			row := sa[i*k : (i+1)*k]
-			if i < rest {
-				copy(row, a[(full+i)*lda:(full+i)*lda+k])
-			} else {
-				clear(row)
-			}
-		}
-		for p := 0; p < b.n/tileCols; p++ {
-			col := p * tileCols
-			if flags&accumulate != 0 {
-				for i := 0; i < rest; i++ {
-					copy(s.c[i*tileCols:(i+1)*tileCols], c[(full+i)*ldc+col:])
-				}
-			}
-			tile(sa, k, b.data[p*panel:(p+1)*panel], k, s.c[:], tileCols, bias[col:], flags)
-			for i := 0; i < rest; i++ {
-				copy(c[(full+i)*ldc+col:(full+i)*ldc+col+tileCols], s.c[i*tileCols:(i+1)*tileCols])
 			}
 		}
 	}
 }
 
-// tile runs the micro-kernel on one 6×16 block.
-func tile(a []float32, lda int, b []float32, k int, c []float32, ldc int, bias []float32, flags int) {
+// packA copies rows×kc of A (rows lda apart) into dst as tiles of six rows,
+// each tile kc groups of six values; rows past the end are zero.
+func packA(dst, a []float32, lda, rows, kc int) {
+	for t := 0; t*tileRows < rows; t++ {
+		d := dst[t*tileRows*kc : (t+1)*tileRows*kc]
+		for i := 0; i < tileRows; i++ {
+			r := t*tileRows + i
+			if r >= rows {
+				for p := 0; p < kc; p++ {
+					d[p*tileRows+i] = 0
+				}
+				continue
+			}
+			src := a[r*lda : r*lda+kc]
+			for p, v := range src {
+				d[p*tileRows+i] = v
+			}
+		}
+	}
+}
+
+// tile runs the micro-kernel on one 6×16 block of C from a packed A tile
+// and a panel slice of B.
+func tile(a, b []float32, k int, c []float32, ldc int, bias []float32, flags int) {
 	// Bounds the kernel relies on; cheap next to the k×96 multiply-adds.
-	_ = a[(tileRows-1)*lda+k-1]
+	_ = a[tileRows*k-1]
 	_ = c[(tileRows-1)*ldc+tileCols-1]
 	_ = b[k*tileCols-1]
 	_ = bias[tileCols-1]
 	if haveSIMD {
-		kernel6x16(&a[0], lda*4, &b[0], k, &c[0], ldc*4, &bias[0], flags)
+		kernelPacked6x16(&a[0], 0, &b[0], k, &c[0], ldc*4, &bias[0], flags)
 		return
 	}
-	kernelGo(a, lda, b, k, c, ldc, bias, flags)
+	kernelGo(a, b, k, c, ldc, bias, flags)
 }
 
 // kernelGo is the portable micro-kernel, the same sums in plain Go.
-func kernelGo(a []float32, lda int, b []float32, k int, c []float32, ldc int, bias []float32, flags int) {
+func kernelGo(a, b []float32, k int, c []float32, ldc int, bias []float32, flags int) {
 	var acc [tileRows][tileCols]float32
 	for i := range acc {
 		for j := range acc[i] {
@@ -166,7 +182,7 @@ func kernelGo(a []float32, lda int, b []float32, k int, c []float32, ldc int, bi
 	for p := 0; p < k; p++ {
 		bp := b[p*tileCols : p*tileCols+tileCols]
 		for i := 0; i < tileRows; i++ {
-			av := a[i*lda+p]
+			av := a[p*tileRows+i]
 			row := &acc[i]
 			for j, bv := range bp {
 				row[j] += av * bv

@@ -71,7 +71,7 @@ func TestGemmMatchesNaive(t *testing.T) {
 
 func BenchmarkGemm(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, sh := range [][3]int{{128, 512, 1536}, {128, 1536, 512}, {256, 512, 1536}, {256, 1536, 512}, {128, 64, 128}} {
+	for _, sh := range [][3]int{{128, 512, 1536}, {128, 1536, 512}, {256, 512, 1536}, {256, 1536, 512}, {128, 64, 128}, {6, 256, 16}, {48, 256, 64}} {
 		m, k, n := sh[0], sh[1], sh[2]
 		a := randSlice(r, m*k)
 		w := packMatrix(randSlice(r, k*n), k, n)

@@ -9,4 +9,4 @@ var haveSIMD = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 func setSIMD(on bool) { haveSIMD = on && cpu.X86.HasAVX2 && cpu.X86.HasFMA }
 
 //go:noescape
-func kernel6x16(a *float32, lda int, b *float32, k int, c *float32, ldc int, bias *float32, flags int)
+func kernelPacked6x16(a *float32, lda int, b *float32, k int, c *float32, ldc int, bias *float32, flags int)

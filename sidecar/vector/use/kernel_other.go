@@ -7,6 +7,6 @@ var haveSIMD = false
 
 func setSIMD(bool) {}
 
-func kernel6x16(a *float32, lda int, b *float32, k int, c *float32, ldc int, bias *float32, flags int) {
+func kernelPacked6x16(a *float32, lda int, b *float32, k int, c *float32, ldc int, bias *float32, flags int) {
 	panic("use: no SIMD kernel on this architecture")
 }
