@@ -35,8 +35,8 @@ type Doc struct {
 // Hit is one passage found by a search.
 type Hit struct {
 	ID, Path, Title, Crumbs, Text string
-	Start, End                      int
-	Score                           float64
+	Start, End                    int
+	Score                         float64
 }
 
 // Index is the Bleve index. Bleve locks its folder: one process at a time.
@@ -193,10 +193,23 @@ func (x *Index) Paths() (map[string]int, error) {
 	}
 }
 
+// Term is extra query text searched only in one language's fields, at a
+// weight relative to the user's own words (1.0): a translation of them.
+type Term struct {
+	Text   string
+	Lang   string
+	Weight float64
+}
+
 // Search runs text as a plain-words query over every language's fields:
 // nothing in it is query syntax, so any user text is safe.
 func (x *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) {
-	q := buildQuery(text)
+	return x.SearchTerms(ctx, text, nil, k)
+}
+
+// SearchTerms is Search with extra weighted terms, one weighted query.
+func (x *Index) SearchTerms(ctx context.Context, text string, extra []Term, k int) ([]Hit, error) {
+	q := buildQuery(text, extra)
 	if q == nil {
 		return nil, nil
 	}
@@ -224,12 +237,12 @@ func (x *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) {
 	return hits, nil
 }
 
-func buildQuery(text string) query.Query {
+func buildQuery(text string, extra []Term) query.Query {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
 	var qs []query.Query
-	add := func(field string, boost float64) {
+	add := func(text, field string, boost float64) {
 		mq := query.NewMatchQuery(text)
 		mq.SetField(field)
 		mq.SetBoost(boost)
@@ -237,10 +250,31 @@ func buildQuery(text string) query.Query {
 	}
 	for _, lang := range append(Languages, generic) {
 		for _, f := range []string{"title", "headings", "body"} {
-			add(f+"_"+lang, boosts[f])
+			add(text, f+"_"+lang, boosts[f])
 		}
 	}
-	add("aliases", boosts["aliases"])
+	add(text, "aliases", boosts["aliases"])
+	// Terms of one language and weight share a clause, so that a long
+	// translation does not outnumber the user's own words.
+	type group struct {
+		lang   string
+		weight float64
+	}
+	var order []group
+	texts := map[group][]string{}
+	for _, t := range extra {
+		g := group{fieldLang(t.Lang), t.Weight}
+		if _, ok := texts[g]; !ok {
+			order = append(order, g)
+		}
+		texts[g] = append(texts[g], t.Text)
+	}
+	for _, g := range order {
+		joined := strings.Join(texts[g], " ")
+		for _, f := range []string{"title", "headings", "body"} {
+			add(joined, f+"_"+g.lang, boosts[f]*g.weight)
+		}
+	}
 	return query.NewDisjunctionQuery(qs)
 }
 

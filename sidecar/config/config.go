@@ -25,8 +25,8 @@ type Config struct {
 	Ignore []string `yaml:"ignore"`
 	// MaxFileBytes is the size cap for a note; larger files are skipped
 	// with a warning.
-	MaxFileBytes int64 `yaml:"max_file_bytes"`
-	Chunk        Chunk `yaml:"chunk"`
+	MaxFileBytes int64  `yaml:"max_file_bytes"`
+	Chunk        Chunk  `yaml:"chunk"`
 	Search       Search `yaml:"search"`
 }
 

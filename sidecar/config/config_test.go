@@ -31,7 +31,9 @@ func TestLoad(t *testing.T) {
 		check      func(Config) bool
 	}{
 		{name: "comments and values", yaml: "# mine\nignore: [Templates/]\nchunk:\n  max_tokens: 300 # bigger\n",
-			check: func(c Config) bool { return c.Chunk.MaxTokens == 300 && c.Chunk.OverlapTokens == 64 && c.Ignore[0] == "Templates/" }},
+			check: func(c Config) bool {
+				return c.Chunk.MaxTokens == 300 && c.Chunk.OverlapTokens == 64 && c.Ignore[0] == "Templates/"
+			}},
 		{name: "unknown key warns", yaml: "chunk:\n  max_tokns: 300\ncolour: red\n", wantWarn: `"chunk.max_tokns"`,
 			check: func(c Config) bool { return c.Chunk.MaxTokens == 256 }},
 		{name: "bad value names key", yaml: "chunk:\n  overlap_tokens: 900\n", wantErr: "chunk.overlap_tokens"},

@@ -25,12 +25,12 @@ type PassageSource func(path string) ([]string, error)
 
 // Metrics are the scores over a set of questions.
 type Metrics struct {
-	N              int     `json:"n"`
-	Reachable      int     `json:"reachable"`
-	SpanRecallAtK  float64 `json:"span_recall_at_k"`
-	SpanMRR        float64 `json:"span_mrr"`
-	NoteRecallAtK  float64 `json:"note_recall_at_k"`
-	NDCGAtK        float64 `json:"ndcg_at_k"`
+	N             int     `json:"n"`
+	Reachable     int     `json:"reachable"`
+	SpanRecallAtK float64 `json:"span_recall_at_k"`
+	SpanMRR       float64 `json:"span_mrr"`
+	NoteRecallAtK float64 `json:"note_recall_at_k"`
+	NDCGAtK       float64 `json:"ndcg_at_k"`
 }
 
 // Report is a whole evaluation run.

@@ -13,9 +13,9 @@ import (
 
 // Question is one gold question.
 type Question struct {
-	Query    string `json:"query"`
-	Lang     string `json:"query_lang,omitempty"`
-	Type     string `json:"type,omitempty"`
+	Query    string   `json:"query"`
+	Lang     string   `json:"query_lang,omitempty"`
+	Type     string   `json:"type,omitempty"`
 	Expected []string `json:"expected_notes"`
 	Spans    []Span   `json:"answer_spans,omitempty"`
 }

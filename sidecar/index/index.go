@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,7 +30,7 @@ var ErrVaultGone = errors.New("vault is missing or empty")
 
 // schema versions what the keyword index stores; bump it when analyzers
 // or document fields change so that old indexes are rebuilt.
-const schema = "bm25-v1"
+const schema = "bm25-v2"
 
 // Index is an open index over one vault.
 type Index struct {
@@ -46,12 +47,12 @@ type Index struct {
 
 // Stats is what a Run did.
 type Stats struct {
-	Notes    int          `json:"notes"`    // notes in the index after the run
-	Chunks   int          `json:"chunks"`   // passages in the index after the run
-	Changed  int          `json:"changed"`  // notes (re-)chunked
-	Removed  int          `json:"removed"`  // notes removed
-	Skipped  []vault.Skip `json:"skipped"`  // files left out, with reasons
-	Warnings []vault.Skip `json:"warnings"` // notes kept despite a problem
+	Notes    int           `json:"notes"`    // notes in the index after the run
+	Chunks   int           `json:"chunks"`   // passages in the index after the run
+	Changed  int           `json:"changed"`  // notes (re-)chunked
+	Removed  int           `json:"removed"`  // notes removed
+	Skipped  []vault.Skip  `json:"skipped"`  // files left out, with reasons
+	Warnings []vault.Skip  `json:"warnings"` // notes kept despite a problem
 	Duration time.Duration `json:"durationNs"`
 }
 
@@ -106,6 +107,31 @@ func (ix *Index) Close() error {
 
 // Rules returns the path rules in force for this vault.
 func (ix *Index) Rules() vault.Rules { return ix.rules }
+
+// Languages returns the languages of the indexed notes, most notes first.
+func (ix *Index) Languages() ([]string, error) {
+	entries, err := ix.cat.entries()
+	if err != nil {
+		return nil, err
+	}
+	count := map[string]int{}
+	for _, e := range entries {
+		if e.Lang != "" {
+			count[e.Lang]++
+		}
+	}
+	out := make([]string, 0, len(count))
+	for l := range count {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if count[out[i]] != count[out[j]] {
+			return count[out[i]] > count[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out, nil
+}
 
 // Meta returns the catalog's record of the last run.
 func (ix *Index) Meta() (Meta, error) { return ix.cat.meta() }

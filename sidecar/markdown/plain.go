@@ -53,20 +53,32 @@ var (
 // URLs, emphasis marks and HTML tags go away. Byte ranges never refer to
 // this text; it is only what the keyword index sees.
 func Plain(src string) string {
-	s := wikilinkRe.ReplaceAllStringFunc(src, func(m string) string {
-		sub := wikilinkRe.FindStringSubmatch(m)
-		l := parseLink(sub[2], sub[1] == "!")
-		if l.Embed {
+	s := src
+	// Each pass is gated on a cheap test: most passages need few of them.
+	if strings.Contains(s, "[[") {
+		s = wikilinkRe.ReplaceAllStringFunc(s, func(m string) string {
+			sub := wikilinkRe.FindStringSubmatch(m)
+			l := parseLink(sub[2], sub[1] == "!")
+			if l.Embed {
+				return l.Display
+			}
+			if l.Display != l.Target && l.Target != "" {
+				return l.Display + " (" + l.Target + ")"
+			}
 			return l.Display
-		}
-		if l.Display != l.Target && l.Target != "" {
-			return l.Display + " (" + l.Target + ")"
-		}
-		return l.Display
-	})
-	s = mdLinkRe.ReplaceAllString(s, "$1")
-	s = autoLinkRe.ReplaceAllString(s, "")
-	s = tagRe.ReplaceAllString(s, "")
-	s = markRe.ReplaceAllString(s, "")
+		})
+	}
+	if strings.Contains(s, "](") {
+		s = mdLinkRe.ReplaceAllString(s, "$1")
+	}
+	if strings.Contains(s, "http") {
+		s = autoLinkRe.ReplaceAllString(s, "")
+	}
+	if strings.IndexByte(s, '<') >= 0 {
+		s = tagRe.ReplaceAllString(s, "")
+	}
+	if strings.ContainsAny(s, "*`~=") {
+		s = markRe.ReplaceAllString(s, "")
+	}
 	return strings.TrimSpace(s)
 }

@@ -3,9 +3,12 @@
 package search
 
 import (
+	"strings"
+
 	"context"
 	"errors"
 	"fmt"
+	"github.com/quire-app/quire/sidecar/lang"
 
 	"github.com/quire-app/quire/sidecar/bm25"
 )
@@ -47,13 +50,17 @@ type Passage struct {
 // Searcher answers queries over the indexes it is given.
 type Searcher struct {
 	BM25 *bm25.Index
+	// Langs lists the languages of the vault's notes; queries are
+	// translated into those that have a word list with the query's.
+	Langs []string
 }
 
 // Search returns up to k passages for query from the channel.
 func (s *Searcher) Search(ctx context.Context, query string, k int, ch Channel) ([]Passage, error) {
 	switch ch {
 	case BM25, "":
-		hits, err := s.BM25.Search(ctx, query, k)
+		_, terms := s.Translations(query)
+		hits, err := s.BM25.SearchTerms(ctx, query, terms, k)
 		if err != nil {
 			return nil, err
 		}
@@ -65,4 +72,57 @@ func (s *Searcher) Search(ctx context.Context, query string, k int, ch Channel) 
 	default:
 		return nil, fmt.Errorf("%w: the %s channel needs vectors, which this index does not have yet; use --channel bm25", ErrUnavailable, ch)
 	}
+}
+
+// Translations detects the query's language and translates its words into
+// the vault's other languages: a non-English query into English, an
+// English one into each other language present. The user's own words are
+// searched as they are; these terms come on top at lower weight.
+func (s *Searcher) Translations(query string) (lang.Lang, []bm25.Term) {
+	from := lang.Detect(query)
+	if from == lang.Unknown {
+		from = lang.English
+	}
+	var terms []bm25.Term
+	for _, to := range s.targets(from) {
+		ts, err := lang.Translate(query, from, to, lang.Options{})
+		if err != nil {
+			continue // no word list for the pair: search the words as they are
+		}
+		for _, t := range ts {
+			if t.Via != lang.ViaKept {
+				terms = append(terms, bm25.Term{Text: t.Text, Lang: string(to), Weight: t.Weight})
+			}
+		}
+	}
+	return from, terms
+}
+
+// Explain says how a query is read: its language and the translations used.
+func (s *Searcher) Explain(query string) string {
+	from, _ := s.Translations(query)
+	var b strings.Builder
+	fmt.Fprintf(&b, "query language: %s\n", from)
+	for _, to := range s.targets(from) {
+		e, err := lang.Explain(query, from, to, lang.Options{})
+		if err == nil {
+			b.WriteString(e.String())
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func (s *Searcher) targets(from lang.Lang) []lang.Lang {
+	var out []lang.Lang
+	for _, l := range s.Langs {
+		to := lang.Parse(l)
+		if to == lang.Unknown || to == from {
+			continue
+		}
+		if from == lang.English || to == lang.English {
+			out = append(out, to)
+		}
+	}
+	return out
 }

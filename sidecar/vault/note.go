@@ -12,8 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/adrg/frontmatter"
 	"github.com/BurntSushi/toml"
+	"github.com/adrg/frontmatter"
 	yaml "gopkg.in/yaml.v3"
 )
 

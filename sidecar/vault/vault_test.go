@@ -100,9 +100,9 @@ func TestParseSkips(t *testing.T) {
 
 func TestParseMetadata(t *testing.T) {
 	tests := []struct {
-		name, raw                string
+		name, raw               string
 		title, lang, body, warn string
-		aliases, tags            []string
+		aliases, tags           []string
 	}{
 		{name: "yaml", raw: "---\ntitle: Rennet\naliases: [Chymosin, rennin]\ntags: [cheese, '#enzymes']\nlang: EN\n---\n# Other\nBody.\n",
 			title: "Rennet", lang: "en", body: "# Other\nBody.\n", aliases: []string{"Chymosin", "rennin"}, tags: []string{"cheese", "enzymes"}},

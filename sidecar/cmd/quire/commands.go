@@ -61,6 +61,14 @@ func (a *app) close() {
 	a.st.Close()
 }
 
+func (a *app) searcher() (*search.Searcher, error) {
+	langs, err := a.ix.Languages()
+	if err != nil {
+		return nil, err
+	}
+	return &search.Searcher{BM25: a.ix.BM25, Langs: langs}, nil
+}
+
 func printJSON(v any) error {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
@@ -103,6 +111,7 @@ func cmdSearch(ctx context.Context, args []string) error {
 	fs := newFlags("search", &c)
 	k := fs.Int("k", 0, "number of passages (default from config, 10)")
 	channel := fs.String("channel", "bm25", "bm25, dense or hybrid")
+	explain := fs.Bool("explain", false, "show the query's language and the translations used")
 	pos, err := parse(fs, &c, args)
 	if err != nil {
 		return err
@@ -126,7 +135,13 @@ func cmdSearch(ctx context.Context, args []string) error {
 	if *k <= 0 {
 		*k = a.cfg.Search.K
 	}
-	s := &search.Searcher{BM25: a.ix.BM25}
+	s, err := a.searcher()
+	if err != nil {
+		return err
+	}
+	if *explain {
+		fmt.Fprint(os.Stderr, s.Explain(query))
+	}
 	began := time.Now()
 	ps, err := s.Search(ctx, query, *k, ch)
 	if err != nil {
@@ -258,7 +273,10 @@ func cmdEval(ctx context.Context, args []string) error {
 		return err
 	}
 	warnSkips(st)
-	s := &search.Searcher{BM25: a.ix.BM25}
+	s, err := a.searcher()
+	if err != nil {
+		return err
+	}
 	retrieve := func(ctx context.Context, q string, n int) ([]eval.Hit, error) {
 		ps, err := s.Search(ctx, q, n, ch)
 		if err != nil {
