@@ -137,18 +137,26 @@ func gemm(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []fl
 func packA(dst, a []float32, lda, rows, kc int) {
 	for t := 0; t*tileRows < rows; t++ {
 		d := dst[t*tileRows*kc : (t+1)*tileRows*kc]
-		for i := 0; i < tileRows; i++ {
-			r := t*tileRows + i
-			if r >= rows {
-				for p := 0; p < kc; p++ {
-					d[p*tileRows+i] = 0
+		r := t * tileRows
+		if rows-r < tileRows {
+			clear(d)
+			for i := 0; i < rows-r; i++ {
+				src := a[(r+i)*lda : (r+i)*lda+kc]
+				for p, v := range src {
+					d[p*tileRows+i] = v
 				}
-				continue
 			}
-			src := a[r*lda : r*lda+kc]
-			for p, v := range src {
-				d[p*tileRows+i] = v
-			}
+			continue
+		}
+		r0 := a[r*lda : r*lda+kc]
+		r1 := a[(r+1)*lda : (r+1)*lda+kc]
+		r2 := a[(r+2)*lda : (r+2)*lda+kc]
+		r3 := a[(r+3)*lda : (r+3)*lda+kc]
+		r4 := a[(r+4)*lda : (r+4)*lda+kc]
+		r5 := a[(r+5)*lda : (r+5)*lda+kc]
+		for p := range r0 {
+			g := d[p*tileRows : p*tileRows+tileRows : p*tileRows+tileRows]
+			g[0], g[1], g[2], g[3], g[4], g[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 		}
 	}
 }
