@@ -1,7 +1,10 @@
 // Command oracle runs the reference Universal Sentence Encoder Lite
-// (@energetic-ai/embeddings 0.2.0 on TF.js, CPU) over a fixed set of strings
-// and writes their token ids and vectors to
+// (@energetic-ai/embeddings 0.2.0 with @energetic-ai/core 0.2.0, i.e. TF.js
+// on the CPU through its wasm backend, the only one core bundles) over a
+// fixed set of strings and writes their token ids and vectors to
 // sidecar/vector/use/testdata/oracle.json, the parity target of the Go port.
+// Its dependencies live in this folder's own package.json so that TF.js stays
+// out of the root one.
 //
 // Run from the repository root:
 //   (cd scripts/use-oracle && npm ci) && node scripts/use-oracle/oracle.js
@@ -42,7 +45,6 @@ const inputs = [
 ];
 
 async function main() {
-  await core.setBackend("cpu").catch(() => {});
   await core.ready();
   const model = await initModel(modelSource);
   const cases = [];
