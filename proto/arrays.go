@@ -8,11 +8,18 @@ import "encoding/json"
 // These encoders send [] instead. Each converts to a local type without
 // methods so that json.Marshal does not call itself.
 
-// MarshalJSON encodes Skipped as [] when nil.
+// MarshalJSON encodes Skipped and Warnings as [] and Languages as {} when
+// nil.
 func (r StatusResult) MarshalJSON() ([]byte, error) {
 	type plain StatusResult
 	if r.Skipped == nil {
 		r.Skipped = []SkippedFile{}
+	}
+	if r.Warnings == nil {
+		r.Warnings = []SkippedFile{}
+	}
+	if r.Languages == nil {
+		r.Languages = map[string]int{}
 	}
 	return json.Marshal(plain(r))
 }

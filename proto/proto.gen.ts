@@ -255,6 +255,11 @@ export interface RelatedNote {
  */
 export interface Passage {
   /**
+   * ID names the passage within the index ("<path>#<n>"); answers cite
+   * passages by it. It changes when the note is re-chunked.
+   */
+  id: string;
+  /**
    * Path is the note's vault-relative path, with forward slashes.
    */
   path: string;
@@ -363,6 +368,18 @@ export interface StatusResult {
    * Skipped lists the Markdown files left out of the index, with why.
    */
   skipped: SkippedFile[];
+  /**
+   * Warnings lists notes that are indexed despite a problem (e.g. broken
+   * frontmatter), with what it is.
+   */
+  warnings: SkippedFile[];
+  /**
+   * Languages counts the indexed notes per language code ("en", "cs");
+   * notes whose language is unknown count under "unknown".
+   */
+  languages: {
+    [k: string]: number | undefined;
+  };
   coverage: Coverage;
   /**
    * Indexing is true while a scan, rebuild or catch-up runs; its

@@ -49,6 +49,9 @@ type SearchResult struct {
 
 // Passage is a slice of a note: the raw Markdown between two byte offsets.
 type Passage struct {
+	// ID names the passage within the index ("<path>#<n>"); answers cite
+	// passages by it. It changes when the note is re-chunked.
+	ID string `json:"id"`
 	// Path is the note's vault-relative path, with forward slashes.
 	Path string `json:"path"`
 	// Title is the note's title (frontmatter title, else the file name).

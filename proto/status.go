@@ -21,6 +21,12 @@ type StatusResult struct {
 	Chunks int `json:"chunks"`
 	// Skipped lists the Markdown files left out of the index, with why.
 	Skipped []SkippedFile `json:"skipped"`
+	// Warnings lists notes that are indexed despite a problem (e.g. broken
+	// frontmatter), with what it is.
+	Warnings []SkippedFile `json:"warnings"`
+	// Languages counts the indexed notes per language code ("en", "cs");
+	// notes whose language is unknown count under "unknown".
+	Languages map[string]int `json:"languages"`
 	// Coverage says how much of the index is searchable by each channel.
 	Coverage Coverage `json:"coverage"`
 	// Indexing is true while a scan, rebuild or catch-up runs; its
