@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/internal/vaultgen"
@@ -24,6 +26,7 @@ func benchNotes() int {
 var (
 	benchVaultOnce sync.Once
 	benchVaultDir  string
+	benchPaths     []string
 )
 
 // benchVault generates the deterministic vault once per test binary run.
@@ -33,7 +36,7 @@ func benchVault(b *testing.B) string {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := vaultgen.Write(dir, vaultgen.Options{Notes: benchNotes(), Seed: 1}); err != nil {
+		if benchPaths, err = vaultgen.Write(dir, vaultgen.Options{Notes: benchNotes(), Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 		benchVaultDir = dir
@@ -89,4 +92,33 @@ func BenchmarkNoopIndex(b *testing.B) {
 			b.Fatalf("no-op run re-chunked %d notes", s.Changed)
 		}
 	}
+}
+
+// BenchmarkQuery measures one keyword query against the generated vault's
+// index, cycling through generated three-to-five-word queries.
+func BenchmarkQuery(b *testing.B) {
+	v := benchVault(b)
+	ix, st := openBench(b, v, filepath.Join(b.TempDir(), "state"))
+	defer st.Close()
+	defer ix.Close()
+	if _, err := ix.Run(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	qs, err := vaultgen.Queries(v, benchPaths, 200, 1, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		began := time.Now()
+		if _, err := ix.BM25.Search(context.Background(), qs[i%len(qs)].Query, 10); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(began))
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50_ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99_ms")
 }

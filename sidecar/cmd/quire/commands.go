@@ -322,4 +322,3 @@ func printReport(r *eval.Report) {
 		fmt.Printf("miss [%s] span rank %d, note rank %d: %s (%s)\n", m.Type, m.SpanRank, m.NoteRank, m.Query, m.Expected)
 	}
 }
-

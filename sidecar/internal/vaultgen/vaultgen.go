@@ -19,6 +19,53 @@ type Options struct {
 
 var folders = []string{"Projects", "Areas/Health", "Areas/Home", "Reading", "Journal/2025", "Journal/2026", "Work/Meetings", "Ideas", "Recipes", "Travel"}
 
+// Query is a generated search: a few words taken from one note.
+type Query struct {
+	Query    string   `json:"query"`
+	Expected []string `json:"expected_notes"`
+}
+
+// stopRank: the synthetic language's most frequent words play the part
+// of stop words, which a real language's analyzer would drop from queries.
+const stopRank = 100
+
+// Queries returns n deterministic queries over a vault made by Write with
+// the given vault seed: each is three to five of one note's words, none
+// of them among the language's most frequent, expecting that note.
+func Queries(dir string, paths []string, n int, vaultSeed, seed int64) ([]Query, error) {
+	vocab := vocabulary(rand.New(rand.NewSource(vaultSeed)), 20000)
+	stop := map[string]bool{}
+	for _, w := range vocab[:stopRank] {
+		stop[w] = true
+	}
+	r := rand.New(rand.NewSource(seed))
+	var out []Query
+	for len(out) < n && len(paths) > 0 {
+		p := paths[r.Intn(len(paths))]
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			return nil, err
+		}
+		_, body, _ := strings.Cut(string(data), "\n---\n")
+		var words []string
+		for _, w := range strings.FieldsFunc(body, func(c rune) bool { return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') }) {
+			if w = strings.ToLower(w); !stop[w] {
+				words = append(words, w)
+			}
+		}
+		if len(words) < 10 {
+			continue
+		}
+		k := 3 + r.Intn(3)
+		var q []string
+		for i := 0; i < k; i++ {
+			q = append(q, words[r.Intn(len(words))])
+		}
+		out = append(out, Query{Query: strings.Join(q, " "), Expected: []string{p}})
+	}
+	return out, nil
+}
+
 // Write creates the vault under dir. The same options always give the same
 // bytes. It returns the vault-relative paths written.
 func Write(dir string, o Options) ([]string, error) {

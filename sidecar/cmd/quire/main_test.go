@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the command line in-process and returns what it printed.
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- string(b)
+	}()
+	runErr := run(context.Background(), args)
+	w.Close()
+	os.Stdout = old
+	return <-done, runErr
+}
+
+// shared finds the read-only shared folder beside the repository.
+func shared(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("QUIRE_SHARED")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "..", "shared")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bench", "ariostea-wiki", "dev", "gold.dev.json")); err != nil {
+		t.Skipf("no benchmark corpus at %s (set QUIRE_SHARED)", dir)
+	}
+	return dir
+}
+
+// TestEvalOnBenchCorpus holds the keyword channel to the figure the
+// foundation issue promises on the dev set, with every span reachable.
+func TestEvalOnBenchCorpus(t *testing.T) {
+	sh := shared(t)
+	out, err := runCLI(t, "eval", "--json", "--channel", "bm25",
+		"--vault", filepath.Join(sh, "bench", "ariostea-wiki", "corpus"),
+		"--gold", filepath.Join(sh, "bench", "ariostea-wiki", "dev", "gold.dev.json"),
+		"--state", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("eval --json printed %q: %v", out, err)
+	}
+	for _, k := range []string{"k", "queries", "reachable", "span_recall_at_k", "span_mrr", "note_recall_at_k", "ndcg_at_k", "median_query_ms", "by_type"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("eval --json lacks %q", k)
+		}
+	}
+	if rep["reachable"] != rep["queries"] {
+		t.Errorf("reachable %v of %v questions: a passage boundary cuts a span", rep["reachable"], rep["queries"])
+	}
+	if r, _ := rep["span_recall_at_k"].(float64); r < 0.50 {
+		t.Errorf("BM25 span recall@5 = %.3f, want at least 0.50", r)
+	}
+	t.Logf("span recall@5 %.3f, MRR %.3f, note recall@5 %.3f", rep["span_recall_at_k"], rep["span_mrr"], rep["note_recall_at_k"])
+}
+
+func writeVault(t *testing.T) string {
+	t.Helper()
+	v := t.TempDir()
+	os.WriteFile(filepath.Join(v, "rennet.md"), []byte("# Rennet\n\nRennet curdles milk into curds and whey.\n"), 0o644)
+	os.WriteFile(filepath.Join(v, "brie.md"), []byte("# Brie\n\nBrie is a soft cheese.\n"), 0o644)
+	return v
+}
+
+func TestSearchJSON(t *testing.T) {
+	v := writeVault(t)
+	out, err := runCLI(t, "search", "--vault", v, "--json", "curdles", "milk", "--k", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Query    string
+		Passages []struct {
+			Path        string
+			HeadingPath string
+			Text        string
+			Start, End  int
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if res.Query != "curdles milk" || len(res.Passages) != 1 || res.Passages[0].Path != "rennet.md" || res.Passages[0].HeadingPath != "Rennet" {
+		t.Errorf("got %+v", res)
+	}
+}
+
+func TestCLIErrorsNameTheCulprit(t *testing.T) {
+	v := writeVault(t)
+	tests := []struct {
+		args  []string
+		want  string
+		usage bool
+	}{
+		{[]string{"search", "cheese"}, "--vault is required", true},
+		{[]string{"search", "--vault", v}, "QUERY is required", true},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`, true},
+		{[]string{"search", "--vault", v, "--channel", "magic", "x"}, `unknown channel "magic"`, true},
+		{[]string{"eval", "--vault", v, "--gold", filepath.Join(v, "nope.json")}, "nope.json", false},
+		{[]string{"search", "--vault", filepath.Join(v, "missing"), "x"}, "missing", false},
+		{[]string{"search", "--vault", v, "--channel", "dense", "x"}, "--channel bm25", false},
+	}
+	for _, tt := range tests {
+		_, err := runCLI(t, tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v, want it to mention %q", tt.args, err, tt.want)
+			continue
+		}
+		var ee *exitError
+		if isUsage := errors.As(err, &ee) && ee.code == 2; isUsage != tt.usage {
+			t.Errorf("%v: usage error = %v, want %v", tt.args, isUsage, tt.usage)
+		}
+	}
+}
+
+func TestStatusAfterIndex(t *testing.T) {
+	v := writeVault(t)
+	os.WriteFile(filepath.Join(v, "bin.md"), []byte{0, 1, 2}, 0o644)
+	if _, err := runCLI(t, "index", "--vault", v); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "status", "--vault", v, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st statusOut
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Notes != 2 || st.Chunks != 2 || st.LastIndex == nil || len(st.Skipped) != 1 || st.Skipped[0].Path != "bin.md" {
+		t.Errorf("status = %+v", st)
+	}
+}

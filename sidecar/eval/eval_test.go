@@ -1,0 +1,108 @@
+package eval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	if got, want := Normalize("  The  6 and\nthe *5*  "), "the 6 and the *5*"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestRunScores(t *testing.T) {
+	qs := []Question{
+		// Span in the 2nd passage, from the right note: rank 2.
+		{Query: "q1", Type: "paraphrase", Expected: []string{"a.md"}, Spans: []Span{{Note: "a.md", Text: "Blue  Mould"}}},
+		// The span text appears, but in another note: not a hit. Note rank 2.
+		{Query: "q2", Type: "exact_term", Expected: []string{"b.md"}, Spans: []Span{{Note: "b.md", Text: "rennet"}}},
+		// Part of the span only: a miss, and the span is unreachable.
+		{Query: "q3", Type: "exact_term", Expected: []string{"c.md"}, Spans: []Span{{Note: "c.md", Text: "whole span here"}}},
+	}
+	results := map[string][]Hit{
+		"q1": {{Path: "x.md", Text: "blue mould"}, {Path: "a.md", Text: "the blue\nmould grows"}},
+		"q2": {{Path: "x.md", Text: "rennet"}, {Path: "x.md", Text: "more"}, {Path: "b.md", Text: "no"}},
+		"q3": {{Path: "c.md", Text: "whole span"}},
+	}
+	retrieve := func(_ context.Context, q string, n int) ([]Hit, error) {
+		if n < Pool {
+			t.Errorf("retrieved %d, want a pool of at least %d", n, Pool)
+		}
+		return results[q], nil
+	}
+	passages := func(path string) ([]string, error) {
+		return map[string][]string{"a.md": {"the blue mould grows"}, "b.md": {"rennet is an enzyme"}, "c.md": {"whole span", "here"}}[path], nil
+	}
+	rep, err := Run(context.Background(), qs, 5, retrieve, passages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Queries != 3 || rep.Reachable != 2 {
+		t.Errorf("queries %d reachable %d, want 3 and 2", rep.Queries, rep.Reachable)
+	}
+	if want := round(1.0 / 3); rep.SpanRecallAtK != want {
+		t.Errorf("span recall = %v, want %v", rep.SpanRecallAtK, want)
+	}
+	if want := round(0.5 / 3); rep.SpanMRR != want {
+		t.Errorf("span MRR = %v, want %v", rep.SpanMRR, want)
+	}
+	if want := 1.0; rep.NoteRecallAtK != want {
+		t.Errorf("note recall = %v, want %v (every question finds its note)", rep.NoteRecallAtK, want)
+	}
+	if want := round(0.6309297535714575 / 3); rep.NDCGAtK != want {
+		t.Errorf("nDCG = %v, want %v", rep.NDCGAtK, want)
+	}
+	if m := rep.ByType["exact_term"]; m == nil || m.N != 2 || m.SpanRecallAtK != 0 || m.Reachable != 1 {
+		t.Errorf("by type exact_term = %+v", m)
+	}
+	if len(rep.Misses) != 2 {
+		t.Errorf("misses = %+v, want q2 and q3", rep.Misses)
+	}
+}
+
+func TestRankBeyondKIsAMissButCountsForMRR(t *testing.T) {
+	q := Question{Query: "q", Expected: []string{"a.md"}, Spans: []Span{{Note: "a.md", Text: "x"}}}
+	var hits []Hit
+	for i := 0; i < 7; i++ {
+		hits = append(hits, Hit{Path: "n" + string(rune('a'+i)) + ".md", Text: "x"})
+	}
+	hits = append(hits, Hit{Path: "a.md", Text: "x"})
+	rep, _ := Run(context.Background(), []Question{q}, 5,
+		func(context.Context, string, int) ([]Hit, error) { return hits, nil },
+		func(string) ([]string, error) { return []string{"x"}, nil })
+	if rep.SpanRecallAtK != 0 || rep.SpanMRR != round(1.0/8) || rep.NoteRecallAtK != 0 {
+		t.Errorf("got %+v, want recall 0, MRR 1/8", rep)
+	}
+}
+
+func TestLoadFormats(t *testing.T) {
+	dir := t.TempDir()
+	bench := `[{"query":"q","query_lang":"en","type":"buried","expected_notes":["a.md"],"answer_spans":[{"note":"a.md","text":"s"}]}]`
+	lines := "{\"question\":\"how?\",\"expected\":[\"b.md\"],\"answer\":\"because\"}\n\n{\"query\":\"why?\",\"expected_notes\":[\"c.md\"],\"type\":\"mine\"}\n"
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	qs, err := Load(write("gold.json", bench))
+	if err != nil || len(qs) != 1 || qs[0].Type != "buried" || qs[0].Spans[0].Text != "s" {
+		t.Fatalf("bench format: %+v %v", qs, err)
+	}
+	qs, err = Load(write("mine.jsonl", lines))
+	if err != nil || len(qs) != 2 {
+		t.Fatalf("jsonl: %+v %v", qs, err)
+	}
+	if qs[0].Query != "how?" || qs[0].Spans[0].Note != "b.md" || qs[0].Type != "untyped" || qs[1].Type != "mine" || len(qs[1].Spans) != 0 {
+		t.Errorf("jsonl parsed as %+v", qs)
+	}
+	if _, err := Load(write("bad.jsonl", "{\"question\":\"x\"}\n")); err == nil || !strings.Contains(err.Error(), "expected note") {
+		t.Errorf("question without expected note: err = %v", err)
+	}
+	if _, err := Load(write("broken.jsonl", "{nope\n")); err == nil || !strings.Contains(err.Error(), "broken.jsonl:1") {
+		t.Errorf("broken line: err = %v, want file:line", err)
+	}
+}
