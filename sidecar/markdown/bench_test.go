@@ -1,0 +1,39 @@
+package markdown
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/quire-app/quire/sidecar/internal/vaultgen"
+)
+
+// BenchmarkChunk cuts 500 generated notes into passages per iteration and
+// reports throughput in MB/s of Markdown.
+func BenchmarkChunk(b *testing.B) {
+	dir := b.TempDir()
+	paths, err := vaultgen.Write(dir, vaultgen.Options{Notes: 500, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var notes [][]byte
+	var total int64
+	for _, p := range paths {
+		raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		notes = append(notes, raw)
+		total += int64(len(raw))
+	}
+	c := New(Params{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64})
+	b.SetBytes(total)
+	b.ResetTimer()
+	chunks := 0
+	for i := 0; i < b.N; i++ {
+		for _, raw := range notes {
+			chunks += len(c.Split(raw, 0))
+		}
+	}
+	b.ReportMetric(float64(chunks)/b.Elapsed().Seconds(), "chunks/s")
+}
