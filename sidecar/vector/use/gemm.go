@@ -21,10 +21,25 @@ const (
 	relu       = 2 // clamp the result at zero
 )
 
-// packed is a k×n matrix stored as n/16 panels of k rows × 16 columns.
+// packed is a k×n matrix stored as n/16 panels of k rows × 16 columns,
+// either as float32 (data) or, for weights, as float16 bits (half).
 type packed struct {
 	k, n int
 	data []float32
+	half []uint16
+}
+
+// packHalf packs a row-major k×n matrix of float16 bits.
+func packHalf(w []uint16, k, n int) packed {
+	p := packed{k: k, n: n, half: make([]uint16, k*n)}
+	i := 0
+	for c := 0; c < n; c += tileCols {
+		for r := 0; r < k; r++ {
+			copy(p.half[i:i+tileCols], w[r*n+c:r*n+c+tileCols])
+			i += tileCols
+		}
+	}
+	return p
 }
 
 // packMatrix packs a row-major k×n matrix; n must be a multiple of 16.
@@ -106,7 +121,13 @@ func gemm(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []fl
 			tiles := (rows + tileRows - 1) / tileRows
 			packA(s.a[:tiles*tileRows*kc], a[r0*lda+k0:], lda, rows, kc)
 			for p := 0; p < b.n/tileCols; p++ {
-				bp := b.data[p*panel+k0*tileCols : p*panel+(k0+kc)*tileCols]
+				var bp []float32
+				var bh []uint16
+				if b.half != nil {
+					bh = b.half[p*panel+k0*tileCols : p*panel+(k0+kc)*tileCols]
+				} else {
+					bp = b.data[p*panel+k0*tileCols : p*panel+(k0+kc)*tileCols]
+				}
 				for t := 0; t < tiles; t++ {
 					ap := s.a[t*tileRows*kc : (t+1)*tileRows*kc]
 					r := r0 + t*tileRows
@@ -119,13 +140,13 @@ func gemm(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []fl
 								copy(s.c[i*tileCols:(i+1)*tileCols], c[(r+i)*ldc+col:])
 							}
 						}
-						tile(ap, bp, kc, s.c[:], tileCols, bs[col:], f)
+						tile(ap, bp, bh, kc, s.c[:], tileCols, bs[col:], f)
 						for i := 0; i < rest; i++ {
 							copy(c[(r+i)*ldc+col:(r+i)*ldc+col+tileCols], s.c[i*tileCols:(i+1)*tileCols])
 						}
 						continue
 					}
-					tile(ap, bp, kc, c[r*ldc+col:], ldc, bs[col:], f)
+					tile(ap, bp, bh, kc, c[r*ldc+col:], ldc, bs[col:], f)
 				}
 			}
 		}
@@ -162,22 +183,32 @@ func packA(dst, a []float32, lda, rows, kc int) {
 }
 
 // tile runs the micro-kernel on one 6×16 block of C from a packed A tile
-// and a panel slice of B.
-func tile(a, b []float32, k int, c []float32, ldc int, bias []float32, flags int) {
+// and a panel slice of B, float32 (b) or float16 (bh).
+func tile(a, b []float32, bh []uint16, k int, c []float32, ldc int, bias []float32, flags int) {
 	// Bounds the kernel relies on; cheap next to the k×96 multiply-adds.
 	_ = a[tileRows*k-1]
 	_ = c[(tileRows-1)*ldc+tileCols-1]
-	_ = b[k*tileCols-1]
 	_ = bias[tileCols-1]
+	if bh != nil {
+		_ = bh[k*tileCols-1]
+		if haveSIMD {
+			kernelHalf6x16(&a[0], 0, &bh[0], k, &c[0], ldc*4, &bias[0], flags)
+			return
+		}
+		kernelGo(a, nil, bh, k, c, ldc, bias, flags)
+		return
+	}
+	_ = b[k*tileCols-1]
 	if haveSIMD {
 		kernelPacked6x16(&a[0], 0, &b[0], k, &c[0], ldc*4, &bias[0], flags)
 		return
 	}
-	kernelGo(a, b, k, c, ldc, bias, flags)
+	kernelGo(a, b, nil, k, c, ldc, bias, flags)
 }
 
-// kernelGo is the portable micro-kernel, the same sums in plain Go.
-func kernelGo(a, b []float32, k int, c []float32, ldc int, bias []float32, flags int) {
+// kernelGo is the portable micro-kernel, the same sums in plain Go; B is
+// float32 (b) or float16 (bh).
+func kernelGo(a, b []float32, bh []uint16, k int, c []float32, ldc int, bias []float32, flags int) {
 	var acc [tileRows][tileCols]float32
 	for i := range acc {
 		for j := range acc[i] {
@@ -187,8 +218,17 @@ func kernelGo(a, b []float32, k int, c []float32, ldc int, bias []float32, flags
 			}
 		}
 	}
+	var wide [tileCols]float32
 	for p := 0; p < k; p++ {
-		bp := b[p*tileCols : p*tileCols+tileCols]
+		var bp []float32
+		if bh != nil {
+			for j, h := range bh[p*tileCols : p*tileCols+tileCols] {
+				wide[j] = halfTable[h]
+			}
+			bp = wide[:]
+		} else {
+			bp = b[p*tileCols : p*tileCols+tileCols]
+		}
 		for i := 0; i < tileRows; i++ {
 			av := a[p*tileRows+i]
 			row := &acc[i]

@@ -25,9 +25,19 @@ func TestGemmMatchesNaive(t *testing.T) {
 	for _, m := range []int{1, 5, 6, 7, 13, 130} {
 		for _, k := range []int{1, 16, 100, 512} {
 			for _, n := range []int{16, 64} {
-				for flags := 0; flags < 4; flags++ {
+				for flags := 0; flags < 8; flags++ {
+					half := flags&4 != 0
+					flags := flags & 3
 					a := randSlice(r, m*k)
 					w := randSlice(r, k*n)
+					bits := make([]uint16, k*n)
+					for i := range bits {
+						// Finite float16 values between 2^-6 and 2^2.
+						bits[i] = uint16(r.IntN(2))<<15 | uint16(9+r.IntN(8))<<10 | uint16(r.IntN(1024))
+						if half {
+							w[i] = halfTable[bits[i]]
+						}
+					}
 					bias := randSlice(r, n)
 					c0 := randSlice(r, m*n)
 					want := make([]float32, m*n)
@@ -48,8 +58,11 @@ func TestGemmMatchesNaive(t *testing.T) {
 						}
 					}
 					b := packMatrix(w, k, n)
+					if half {
+						b = packHalf(bits, k, n)
+					}
 					for _, portable := range []bool{false, true} {
-						name := fmt.Sprintf("m%d k%d n%d flags%d portable=%v", m, k, n, flags, portable)
+						name := fmt.Sprintf("m%d k%d n%d flags%d half=%v portable=%v", m, k, n, flags, half, portable)
 						c := append([]float32(nil), c0...)
 						saved := haveSIMD
 						if portable {
@@ -58,7 +71,7 @@ func TestGemmMatchesNaive(t *testing.T) {
 						gemm(c, n, a, k, m, b, bias, flags, &scratch{})
 						setSIMD(saved)
 						for i := range c {
-							if d := math.Abs(float64(c[i] - want[i])); d > 1e-4*float64(k) {
+							if d := math.Abs(float64(c[i] - want[i])); d > 4e-4*float64(k) {
 								t.Fatalf("%s: c[%d] = %v, want %v", name, i, c[i], want[i])
 							}
 						}
@@ -110,6 +123,49 @@ func TestExp32(t *testing.T) {
 		}
 		if rel := math.Abs(got-want) / want; rel > 1e-6 {
 			t.Fatalf("exp32(%v) = %v, want %v (relative error %.2g)", x, got, want, rel)
+		}
+	}
+}
+
+func TestSoftmaxSIMDMatchesPortable(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 7, 8, 9, 64, 127, 128} {
+		row := randSlice(r, n)
+		for i := range row {
+			row[i] *= 40 // reach deep into the exponent range
+		}
+		want := append([]float32(nil), row...)
+		saved := haveSIMD
+		setSIMD(false)
+		softmax(want, 0.125)
+		setSIMD(saved)
+		got := append([]float32(nil), row...)
+		softmax(got, 0.125)
+		for i := range got {
+			if d := math.Abs(float64(got[i] - want[i])); d > 1e-6 {
+				t.Fatalf("n=%d: softmax[%d] = %v, portable %v", n, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+func TestHalfToFloat(t *testing.T) {
+	tests := []struct {
+		bits uint16
+		want float32
+	}{
+		{0x0000, 0},
+		{0x3c00, 1},
+		{0xc000, -2},
+		{0x3555, 0.333251953125},
+		{0x7bff, 65504},
+		{0x0001, 5.9604645e-8}, // smallest subnormal
+		{0x03ff, 6.0975552e-5}, // largest subnormal
+		{0x0400, 6.1035156e-5}, // smallest normal
+	}
+	for _, tt := range tests {
+		if got := halfToFloat(tt.bits); got != tt.want {
+			t.Errorf("halfToFloat(%#04x) = %v, want %v", tt.bits, got, tt.want)
 		}
 	}
 }

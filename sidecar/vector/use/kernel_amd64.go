@@ -2,11 +2,24 @@ package use
 
 import "golang.org/x/sys/cpu"
 
-// haveSIMD says whether the AVX2/FMA kernel may run on this processor.
-var haveSIMD = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// simdOK says whether this processor has what the assembly kernels use:
+// AVX2 and FMA for the products, F16C to widen float16 weights.
+var simdOK = cpu.X86.HasAVX2 && cpu.X86.HasFMA && hasF16C()
 
-// setSIMD lets tests run the portable kernel on a machine with AVX2.
-func setSIMD(on bool) { haveSIMD = on && cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+// haveSIMD says whether the assembly kernels run; tests switch it off to
+// exercise the portable ones.
+var haveSIMD = simdOK
+
+// setSIMD lets tests run the portable kernels on a machine with AVX2.
+func setSIMD(on bool) { haveSIMD = on && simdOK }
+
+func hasF16C() bool
 
 //go:noescape
 func kernelPacked6x16(a *float32, lda int, b *float32, k int, c *float32, ldc int, bias *float32, flags int)
+
+//go:noescape
+func kernelHalf6x16(a *float32, lda int, b *uint16, k int, c *float32, ldc int, bias *float32, flags int)
+
+//go:noescape
+func expShift(row *float32, n int, m, scale float32) float32

@@ -49,21 +49,34 @@ type layer struct {
 
 func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 	var err error
-	get := func(name string, shape ...int) []float32 {
+	getT := func(name string, shape ...int) tensor {
 		t, ok := ts[name]
 		if !ok {
 			if err == nil {
 				err = fmt.Errorf("tensor %s missing", name)
 			}
-			return nil
+			return tensor{}
 		}
 		if fmt.Sprint(t.shape) != fmt.Sprint(shape) {
 			if err == nil {
 				err = fmt.Errorf("tensor %s: shape %v, want %v", name, t.shape, shape)
 			}
-			return nil
+			return tensor{}
 		}
-		return t.data
+		return t
+	}
+	get := func(name string, shape ...int) []float32 { return getT(name, shape...).data }
+	// Weight matrices stay float16 (the file's precision) and are widened
+	// inside the kernel; a float32 matrix is packed as it is.
+	mat := func(name string, k, n int) packed {
+		t := getT(name, k, n)
+		switch {
+		case t.half != nil:
+			return packHalf(t.half, k, n)
+		case t.data != nil:
+			return packMatrix(t.data, k, n)
+		}
+		return packed{}
 	}
 	constant := func(name string) float64 {
 		v, ok := h.Consts[name]
@@ -112,15 +125,15 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 		}
 		L.heads = in / L.hd
 		L.ln1G, L.ln1B = get(p+"ln1.g", in), get(p+"ln1.b", in)
-		L.qkv, L.qkvB = packMatrix(get(p+"qkv.w", in, 3*in), in, 3*in), get(p+"qkv.b", 3*in)
-		L.out, L.outB = packMatrix(get(p+"out.w", in, w), in, w), get(p+"out.b", w)
+		L.qkv, L.qkvB = mat(p+"qkv.w", in, 3*in), get(p+"qkv.b", 3*in)
+		L.out, L.outB = mat(p+"out.w", in, w), get(p+"out.b", w)
 		if l == 0 {
-			res := packMatrix(get(p+"res.w", in, w), in, w)
+			res := mat(p+"res.w", in, w)
 			L.res, L.resB = &res, get(p+"res.b", w)
 		}
 		L.ln2G, L.ln2B = get(p+"ln2.g", w), get(p+"ln2.b", w)
-		L.ffn1, L.ffn1B = packMatrix(get(p+"ffn1.w", w, n.ffnWidth), w, n.ffnWidth), get(p+"ffn1.b", n.ffnWidth)
-		L.ffn2, L.ffn2B = packMatrix(get(p+"ffn2.w", n.ffnWidth, w), n.ffnWidth, w), get(p+"ffn2.b", w)
+		L.ffn1, L.ffn1B = mat(p+"ffn1.w", w, n.ffnWidth), get(p+"ffn1.b", n.ffnWidth)
+		L.ffn2, L.ffn2B = mat(p+"ffn2.w", n.ffnWidth, w), get(p+"ffn2.b", w)
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +141,7 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 		n.maxAttnDim = max(n.maxAttnDim, in)
 		n.maxQKVWidth = max(n.maxQKVWidth, 3*in)
 	}
-	n.pool, n.poolB = packMatrix(get("pool.w", dims, dims), dims, dims), get("pool.b", dims)
+	n.pool, n.poolB = mat("pool.w", dims, dims), get("pool.b", dims)
 	if err != nil {
 		return nil, err
 	}
@@ -293,8 +306,15 @@ func softmax(row []float32, scale float32) {
 		m = max(m, v)
 	}
 	var sum float32
-	for i, v := range row {
-		e := exp32((v - m) * scale)
+	head := 0
+	if haveSIMD {
+		head = len(row) &^ 7
+		if head > 0 {
+			sum = expShift(&row[0], head, m, scale)
+		}
+	}
+	for i := head; i < len(row); i++ {
+		e := exp32((row[i] - m) * scale)
 		row[i] = e
 		sum += e
 	}

@@ -36,10 +36,12 @@ type tensorEntry struct {
 	Size   int    `json:"size"`
 }
 
-// tensor is a decoded weight: row-major float32 with its shape.
+// tensor is a decoded weight: row-major float32 with its shape, and the
+// float16 bits it was stored as, if it was.
 type tensor struct {
 	shape []int
 	data  []float32
+	half  []uint16
 }
 
 // decodeFile splits the embedded file into its header and float32 tensors.
@@ -84,9 +86,13 @@ func decodeFile(b []byte) (*header, map[string]tensor, error) {
 			if len(raw) != 2*count {
 				return nil, nil, fmt.Errorf("tensor %s: %d bytes for %d halves", e.Name, len(raw), count)
 			}
+			half := make([]uint16, count)
 			for i := range data {
-				data[i] = halfToFloat(binary.LittleEndian.Uint16(raw[2*i:]))
+				half[i] = binary.LittleEndian.Uint16(raw[2*i:])
+				data[i] = halfTable[half[i]]
 			}
+			ts[e.Name] = tensor{shape: e.Shape, data: data, half: half}
+			continue
 		default:
 			return nil, nil, fmt.Errorf("tensor %s: dtype %q", e.Name, e.DType)
 		}
@@ -94,6 +100,16 @@ func decodeFile(b []byte) (*header, map[string]tensor, error) {
 	}
 	return &h, ts, nil
 }
+
+// halfTable widens every float16 bit pattern; the portable kernel and the
+// decoder look values up instead of re-deriving them.
+var halfTable = func() *[1 << 16]float32 {
+	var t [1 << 16]float32
+	for i := range t {
+		t[i] = halfToFloat(uint16(i))
+	}
+	return &t
+}()
 
 // halfToFloat widens an IEEE binary16 value exactly.
 func halfToFloat(h uint16) float32 {
