@@ -101,13 +101,6 @@ func prepare(text string) []rune {
 	return []rune(s)
 }
 
-// lattice entries ending at one position, in order of their start.
-type arc struct {
-	start int
-	score float64
-	id    int32
-}
-
 // encode returns the piece ids of text exactly as the reference does.
 func (t *tokenizer) encode(text string) []int32 {
 	syms := prepare(text)
@@ -115,7 +108,19 @@ func (t *tokenizer) encode(text string) []int32 {
 		return []int32{}
 	}
 	n := len(syms)
-	ends := make([][]arc, n+1)
+	// The reference builds the whole lattice and then relaxes it by end
+	// position, starts in ascending order. Relaxing each start's arcs as
+	// the trie finds them visits every end's arcs in that same order, and
+	// best[i] is final when start i is reached, so no lattice is stored.
+	best := make([]float64, n+1)
+	words := make([]int32, n+1)
+	relax := func(start, end int, score float64, id int32) {
+		s := score + best[start]
+		if best[end] == 0 || s >= best[end] {
+			best[end] = s
+			words[end] = id
+		}
+	}
 	for i := 0; i < n; i++ {
 		found := false
 		node := int32(0)
@@ -126,23 +131,12 @@ func (t *tokenizer) encode(text string) []int32 {
 			}
 			node = next
 			if nd := &t.nodes[node]; nd.end {
-				ends[j+1] = append(ends[j+1], arc{start: i, score: nd.score, id: nd.id})
+				relax(i, j+1, nd.score, nd.id)
 				found = true
 			}
 		}
 		if !found {
-			ends[i+1] = append(ends[i+1], arc{start: i, score: 0, id: unknownID})
-		}
-	}
-	best := make([]float64, n+1)
-	words := make([]int32, n+1)
-	for end := 0; end <= n; end++ {
-		for _, a := range ends[end] {
-			s := a.score + best[a.start]
-			if best[end] == 0 || s >= best[end] {
-				best[end] = s
-				words[end] = a.id
-			}
+			relax(i, i+1, 0, unknownID)
 		}
 	}
 	var rev []int32
