@@ -89,7 +89,8 @@ type Server struct {
 	*httptest.Server
 
 	// Models lists the model names that exist; a request for any other
-	// gets the provider's 404. Empty means every name exists.
+	// gets the provider's 404. Empty means every name exists, though
+	// /api/tags then lists none.
 	Models []string
 	// APIKey, when set, must arrive as "Authorization: Bearer KEY"
 	// (OpenAI-compatible) or "x-api-key: KEY" (Anthropic), or the request
@@ -184,7 +185,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, req.API, http.StatusUnauthorized, "invalid api key")
 		return
 	}
-	if req.Model != "" && len(s.Models) > 0 && !slices.Contains(s.Models, req.Model) {
+	if req.Model != "" && len(s.Models) > 0 && !s.has(req.API, req.Model) {
 		writeError(w, req.API, http.StatusNotFound, notFound(req.API, req.Model))
 		return
 	}
@@ -264,6 +265,16 @@ func text(v any) string {
 		return b.String()
 	}
 	return ""
+}
+
+// has reports whether model is in Models; like Ollama, a name with no tag
+// means ":latest" on the Ollama endpoints.
+func (s *Server) has(api API, model string) bool {
+	if slices.Contains(s.Models, model) {
+		return true
+	}
+	ollama := api == OllamaChat || api == OllamaEmbed
+	return ollama && !strings.Contains(model, ":") && slices.Contains(s.Models, model+":latest")
 }
 
 func (s *Server) keyOK(req Request) bool {
