@@ -40,7 +40,7 @@ func TestDoctor(t *testing.T) {
 		{"bad config", func(s *llmtest.Server, cfg *llm.Config) { cfg.Timeout = 0 },
 			[]string{"model config FAIL: timeout: must be positive", "-> correct model.timeout"}},
 		{"ollama all good", func(s *llmtest.Server, cfg *llm.Config) {
-			s.Models = []string{"qwen3:8b", "nomic-embed-text:latest"}
+			s.SetModels("qwen3:8b", "nomic-embed-text:latest")
 		}, []string{
 			"endpoint ok: ollama at http://127.0.0.1:", "on this machine",
 			"ollama ok: running, 2 models installed",
@@ -49,13 +49,13 @@ func TestDoctor(t *testing.T) {
 			"embed model nomic-embed-text ok: 8 dimensions",
 		}},
 		{"ollama model missing", func(s *llmtest.Server, cfg *llm.Config) {
-			s.Models = []string{"nomic-embed-text"}
+			s.SetModels("nomic-embed-text")
 		}, []string{"ollama has qwen3:8b FAIL: qwen3:8b is not installed -> run: ollama pull qwen3:8b"}},
 		{"ollama down", func(s *llmtest.Server, cfg *llm.Config) { cfg.Endpoint = "http://127.0.0.1:1" },
 			[]string{"ollama FAIL: model_unavailable: http://127.0.0.1:1 refused the connection -> start Ollama"}},
 		{"chat model slow", func(s *llmtest.Server, cfg *llm.Config) {
 			cfg.Timeout = 100 * time.Millisecond
-			s.Models = []string{"qwen3:8b", "nomic-embed-text"}
+			s.SetModels("qwen3:8b", "nomic-embed-text")
 			s.Push(llmtest.Reply{Delay: 5 * time.Second})
 		}, []string{"chat model qwen3:8b FAIL: model_timeout", "-> the model may be busy or loading"}},
 		{"openai local needs no key", func(s *llmtest.Server, cfg *llm.Config) {
@@ -66,7 +66,7 @@ func TestDoctor(t *testing.T) {
 		}, []string{"endpoint ok: anthropic at https://api.anthropic.com/v1, remote",
 			"api key FAIL: QUIRE_TEST_UNSET_KEY is not set -> set QUIRE_TEST_UNSET_KEY"}},
 		{"anthropic rejects key", func(s *llmtest.Server, cfg *llm.Config) {
-			s.APIKey = "right"
+			s.SetAPIKey("right")
 			*cfg = llm.Config{Provider: llm.Anthropic, Endpoint: s.URL, Model: "claude-x", APIKey: "wrong", Timeout: time.Second}
 		}, []string{"api key ok: from Quire's settings", "chat model claude-x FAIL: model_auth",
 			"-> the key in Quire's settings was refused"}},
@@ -92,7 +92,7 @@ func TestDoctor(t *testing.T) {
 func TestDoctorFailsWhenBroken(t *testing.T) {
 	// Any failing check must say how to fix it.
 	s := llmtest.New(t)
-	s.Models = []string{"other"}
+	s.SetModels("other")
 	cfg := llm.Config{Provider: llm.OpenAI, Endpoint: s.URL, Model: "gone", Timeout: 5 * time.Second}
 	checks := llm.Doctor(context.Background(), cfg)
 	failed := 0

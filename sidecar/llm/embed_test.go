@@ -41,7 +41,7 @@ func TestEmbedBatches(t *testing.T) {
 			}
 			// Order survives batching, and the model's document prefix was sent.
 			for i, v := range vecs {
-				if want := llmtest.Vector("search_document: "+texts[i], s.Dims); !slices.Equal(v, want) {
+				if want := llmtest.Vector("search_document: "+texts[i], s.Dims()); !slices.Equal(v, want) {
 					t.Fatalf("vector %d is not the one for %q", i, texts[i])
 				}
 			}
@@ -96,12 +96,12 @@ func TestEmbedErrors(t *testing.T) {
 				t.Errorf("slow: err = %v, want ErrTimeout", err)
 			}
 
-			s.Models = []string{"other"}
+			s.SetModels("other")
 			_, err := e.Embed(ctx, []string{"x"})
 			if !errors.Is(err, llm.ErrModelNotFound) || !strings.Contains(err.Error(), `"bge-m3"`) {
 				t.Errorf("missing model: err = %v, want ErrModelNotFound naming bge-m3", err)
 			}
-			s.Models = nil
+			s.SetModels()
 
 			// A server that drops a vector must not shift the rest.
 			s.Push(llmtest.Reply{Embeddings: [][]float32{{1, 0}}})

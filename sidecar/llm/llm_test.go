@@ -317,7 +317,7 @@ func TestAuth(t *testing.T) {
 			// Ollama has no keys, but a proxy in front of it may.
 			s.Push(llmtest.Reply{Status: 401, Error: "unauthorized"})
 		} else {
-			s.APIKey = "sk-right"
+			s.SetAPIKey("sk-right")
 		}
 		cfg.APIKey, cfg.APIKeyEnv = "", "QUIRE_TEST_KEY_"+strings.ToUpper(p.name)
 		setenv(t, cfg.APIKeyEnv, "sk-wrong")
@@ -361,7 +361,7 @@ func TestAnthropicNeedsKey(t *testing.T) {
 
 func TestModelNotFound(t *testing.T) {
 	each(t, func(t *testing.T, p provider, s *llmtest.Server, cfg llm.Config) {
-		s.Models = []string{"other"}
+		s.SetModels("other")
 		_, err := client(t, cfg).Chat(context.Background(), question, llm.Options{})
 		if !errors.Is(err, llm.ErrModelNotFound) {
 			t.Fatalf("err = %v, want ErrModelNotFound", err)

@@ -5,9 +5,9 @@
 // /api/embed, /api/tags) and Anthropic (/v1/messages with SSE streaming).
 //
 // A test scripts it: Push queues canned replies (text, stream chunks, a delay,
-// an HTTP error), Models limits which model names exist, APIKey demands a key,
-// and Requests returns every request received so the test can assert what
-// the client sent. It listens on 127.0.0.1 only.
+// an HTTP error), SetModels limits which model names exist, SetAPIKey demands
+// a key, and Requests returns every request received so the test can assert
+// what the client sent. It listens on 127.0.0.1 only.
 package llmtest
 
 import (
@@ -56,7 +56,7 @@ type Reply struct {
 	// counted as words in the request's messages and in Text.
 	InputTokens, OutputTokens int
 	// Embeddings answers an embedding request; when nil each input gets a
-	// deterministic unit vector of Server.Dims derived from its text.
+	// deterministic unit vector of Server.Dims() values from its text.
 	Embeddings [][]float32
 }
 
@@ -83,33 +83,63 @@ type Request struct {
 	Input    []string // embedding inputs
 }
 
-// Server is the fake. Configure its fields before the first request; Push
-// may be called at any time.
+// Server is the fake. Its settings may change between requests, from any
+// goroutine.
 type Server struct {
 	*httptest.Server
 
-	// Models lists the model names that exist; a request for any other
-	// gets the provider's 404. Empty means every name exists, though
-	// /api/tags then lists none.
-	Models []string
-	// APIKey, when set, must arrive as "Authorization: Bearer KEY"
-	// (OpenAI-compatible) or "x-api-key: KEY" (Anthropic), or the request
-	// gets 401.
-	APIKey string
-	// Dims is the length of generated embeddings (default 8).
-	Dims int
-	// Default answers when the queue is empty.
-	Default Reply
+	mu     sync.Mutex
+	models []string
+	apiKey string
+	dims   int
+	def    Reply
+	queue  []Reply
+	reqs   []Request
+}
 
-	mu    sync.Mutex
-	queue []Reply
-	reqs  []Request
+// SetModels lists the model names that exist; a request for any other
+// gets the provider's 404. None (the default) means every name exists,
+// though /api/tags then lists none.
+func (s *Server) SetModels(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = names
+}
+
+// SetAPIKey demands a key: it must arrive as "Authorization: Bearer KEY"
+// (OpenAI-compatible) or "x-api-key: KEY" (Anthropic), or the request gets
+// 401. Empty (the default) accepts anything.
+func (s *Server) SetAPIKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.apiKey = key
+}
+
+// SetDims sets the length of generated embeddings (default 8).
+func (s *Server) SetDims(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dims = n
+}
+
+// Dims is the length of generated embeddings.
+func (s *Server) Dims() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dims
+}
+
+// SetDefault sets the reply given when the queue is empty (default: "ok").
+func (s *Server) SetDefault(r Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.def = r
 }
 
 // New starts a server on 127.0.0.1 and closes it when the test ends.
 func New(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{Dims: 8, Default: Reply{Text: "ok"}}
+	s := &Server{dims: 8, def: Reply{Text: "ok"}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -144,7 +174,7 @@ func (s *Server) next() Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.queue) == 0 {
-		return s.Default
+		return s.def
 	}
 	r := s.queue[0]
 	s.queue = s.queue[1:]
@@ -175,17 +205,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	req.fill()
 	s.mu.Lock()
 	s.reqs = append(s.reqs, req)
+	models, apiKey, dims := slices.Clone(s.models), s.apiKey, s.dims
 	s.mu.Unlock()
 
 	if req.API == OllamaTags {
-		s.tags(w)
+		tags(w, models)
 		return
 	}
-	if s.APIKey != "" && !s.keyOK(req) {
+	if apiKey != "" && !keyOK(req, apiKey) {
 		writeError(w, req.API, http.StatusUnauthorized, "invalid api key")
 		return
 	}
-	if req.Model != "" && len(s.Models) > 0 && !s.has(req.API, req.Model) {
+	if req.Model != "" && len(models) > 0 && !has(models, req.API, req.Model) {
 		writeError(w, req.API, http.StatusNotFound, notFound(req.API, req.Model))
 		return
 	}
@@ -201,7 +232,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case OpenAIChat:
 		s.openAIChat(w, r, req, rep)
 	case OpenAIEmbeddings:
-		vecs := s.vectors(req.Input, rep)
+		vecs := vectors(req.Input, rep, dims)
 		data := make([]map[string]any, len(vecs))
 		for i, v := range vecs {
 			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
@@ -211,7 +242,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case OllamaChat:
 		s.ollamaChat(w, r, req, rep)
 	case OllamaEmbed:
-		writeJSON(w, map[string]any{"model": req.Model, "embeddings": s.vectors(req.Input, rep)})
+		writeJSON(w, map[string]any{"model": req.Model, "embeddings": vectors(req.Input, rep, dims)})
 	case AnthropicMessages:
 		s.anthropic(w, r, req, rep)
 	}
@@ -269,22 +300,22 @@ func text(v any) string {
 
 // has reports whether model is in Models; like Ollama, a name with no tag
 // means ":latest" on the Ollama endpoints.
-func (s *Server) has(api API, model string) bool {
-	if slices.Contains(s.Models, model) {
+func has(models []string, api API, model string) bool {
+	if slices.Contains(models, model) {
 		return true
 	}
 	ollama := api == OllamaChat || api == OllamaEmbed
-	return ollama && !strings.Contains(model, ":") && slices.Contains(s.Models, model+":latest")
+	return ollama && !strings.Contains(model, ":") && slices.Contains(models, model+":latest")
 }
 
-func (s *Server) keyOK(req Request) bool {
+func keyOK(req Request, key string) bool {
 	switch req.API {
 	case AnthropicMessages:
-		return req.Header.Get("x-api-key") == s.APIKey
+		return req.Header.Get("x-api-key") == key
 	case OllamaChat, OllamaEmbed:
 		return true // Ollama has no keys.
 	}
-	return req.Header.Get("Authorization") == "Bearer "+s.APIKey
+	return req.Header.Get("Authorization") == "Bearer "+key
 }
 
 func notFound(api API, model string) string {
@@ -386,13 +417,13 @@ func words(s ...string) int {
 
 // vectors returns the scripted embeddings or one deterministic unit vector
 // per input, so tests can check order and batching.
-func (s *Server) vectors(input []string, rep Reply) [][]float32 {
+func vectors(input []string, rep Reply, dims int) [][]float32 {
 	if rep.Embeddings != nil {
 		return rep.Embeddings
 	}
 	out := make([][]float32, len(input))
 	for i, in := range input {
-		out[i] = Vector(in, s.Dims)
+		out[i] = Vector(in, dims)
 	}
 	return out
 }
@@ -422,9 +453,9 @@ func Vector(text string, dims int) []float32 {
 	return v
 }
 
-func (s *Server) tags(w http.ResponseWriter) {
-	models := make([]map[string]any, len(s.Models))
-	for i, m := range s.Models {
+func tags(w http.ResponseWriter, names []string) {
+	models := make([]map[string]any, len(names))
+	for i, m := range names {
 		models[i] = map[string]any{"name": m, "model": m, "size": 1 << 30}
 	}
 	writeJSON(w, map[string]any{"models": models})
