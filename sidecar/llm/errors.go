@@ -160,8 +160,13 @@ func (c Config) failure(ctx context.Context, start time.Time, model string, x *e
 		default:
 			e.Kind = ErrServer
 			e.Detail = fmt.Sprintf("%s answered HTTP %d: %s", e.Endpoint, status, msg)
-			if status == http.StatusTooManyRequests {
+			switch {
+			case status == http.StatusTooManyRequests:
 				e.Hint = "rate limited: wait and ask again"
+			case status == http.StatusServiceUnavailable || status == 529:
+				e.Hint = "the server is busy or still loading: ask again shortly"
+			case status >= 500:
+				e.Hint = "the model server failed; its log says why"
 			}
 		}
 	case terr != nil:
@@ -195,7 +200,11 @@ func isNetTimeout(err error) bool {
 // providers' shapes, or returns the body's start.
 func errorMessage(body []byte) string {
 	var v struct {
-		Error json.RawMessage `json:"error"`
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"` // vLLM: {"object":"error","message":"..."}
+	}
+	if json.Unmarshal(body, &v) == nil && len(v.Error) == 0 && v.Message != "" {
+		return v.Message
 	}
 	if json.Unmarshal(body, &v) == nil && len(v.Error) > 0 {
 		var s string
