@@ -29,6 +29,18 @@ type packed struct {
 	half []uint16
 }
 
+// columns returns panels [p0, p1) as a matrix of their own.
+func (b packed) columns(p0, p1 int) packed {
+	panel := b.k * tileCols
+	sub := packed{k: b.k, n: (p1 - p0) * tileCols}
+	if b.half != nil {
+		sub.half = b.half[p0*panel : p1*panel]
+	} else {
+		sub.data = b.data[p0*panel : p1*panel]
+	}
+	return sub
+}
+
 // packHalf packs a row-major k×n matrix of float16 bits.
 func packHalf(w []uint16, k, n int) packed {
 	p := packed{k: k, n: n, half: make([]uint16, k*n)}

@@ -162,6 +162,10 @@ type workspace struct {
 	pooled  []float32 // sequences × dims
 	pooled2 []float32
 	s       scratch
+	// split asks mul to share each weight product with a helper goroutine:
+	// worth it when one short input (a query) would leave cores idle.
+	split bool
+	s2    scratch
 }
 
 func (n *network) newWorkspace(rows int) *workspace {
@@ -210,19 +214,19 @@ func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 		L := &n.layers[l]
 		layerNorm(ws.h, x, T, L.in, ldx, L.ln1G, L.ln1B, n.lnEps)
 		qw := 3 * L.in
-		gemm(ws.qkv, qw, ws.h, L.in, T, L.qkv, L.qkvB, 0, &ws.s)
+		mul(ws, ws.qkv, qw, ws.h, L.in, T, L.qkv, L.qkvB, 0)
 		n.attention(ws, L, seqs)
 		if L.res != nil {
-			gemm(ws.y, L.width, x, ldx, T, *L.res, L.resB, 0, &ws.s)
+			mul(ws, ws.y, L.width, x, ldx, T, *L.res, L.resB, 0)
 		}
 		// With identity residual ws.y already holds x.
-		gemm(ws.y, L.width, ws.ctx, L.in, T, L.out, L.outB, accumulate, &ws.s)
+		mul(ws, ws.y, L.width, ws.ctx, L.in, T, L.out, L.outB, accumulate)
 		layerNorm(ws.h, ws.y, T, L.width, L.width, L.ln2G, L.ln2B, n.lnEps)
-		gemm(ws.f, n.ffnWidth, ws.h, L.width, T, L.ffn1, L.ffn1B, relu, &ws.s)
+		mul(ws, ws.f, n.ffnWidth, ws.h, L.width, T, L.ffn1, L.ffn1B, relu)
 		if l == last {
 			break
 		}
-		gemm(ws.y, L.width, ws.f, n.ffnWidth, T, L.ffn2, L.ffn2B, accumulate, &ws.s)
+		mul(ws, ws.y, L.width, ws.f, n.ffnWidth, T, L.ffn2, L.ffn2B, accumulate)
 		x, ldx = ws.y, L.width
 	}
 	// The model mean-pools the last layer's output y + ffn2(f) over each
@@ -233,8 +237,8 @@ func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 	pooledF := ws.f[T*n.ffnWidth:] // rows past T are free
 	meanRows(ws.pooled, ws.y, seqs, dims)
 	meanRows(pooledF, ws.f, seqs, n.ffnWidth)
-	gemm(ws.pooled, dims, pooledF, n.ffnWidth, len(seqs), L.ffn2, L.ffn2B, accumulate, &ws.s)
-	gemm(ws.pooled2, dims, ws.pooled, dims, len(seqs), n.pool, n.poolB, 0, &ws.s)
+	mul(ws, ws.pooled, dims, pooledF, n.ffnWidth, len(seqs), L.ffn2, L.ffn2B, accumulate)
+	mul(ws, ws.pooled2, dims, ws.pooled, dims, len(seqs), n.pool, n.poolB, 0)
 	for i := range seqs {
 		v := ws.pooled2[i*dims : (i+1)*dims]
 		var ss float32
@@ -249,6 +253,25 @@ func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 			o[j] = t * scale
 		}
 	}
+}
+
+// mul is gemm for weight products; with ws.split it gives the second half
+// of the weight panels to a helper goroutine.
+func mul(ws *workspace, c []float32, ldc int, a []float32, lda, m int, b packed, bias []float32, flags int) {
+	panels := b.n / tileCols
+	if !ws.split || panels < 2 {
+		gemm(c, ldc, a, lda, m, b, bias, flags, &ws.s)
+		return
+	}
+	h := panels / 2
+	lo, hi := b.columns(0, h), b.columns(h, panels)
+	done := make(chan struct{})
+	go func() {
+		gemm(c[h*tileCols:], ldc, a, lda, m, hi, bias[h*tileCols:], flags, &ws.s2)
+		close(done)
+	}()
+	gemm(c, ldc, a, lda, m, lo, bias, flags, &ws.s)
+	<-done
 }
 
 // meanRows writes the mean of each sequence's rows of x (width w) to dst,

@@ -146,6 +146,8 @@ func (m *Model) embedIDs(ctx context.Context, ids [][]int32) ([][]float32, error
 			defer wg.Done()
 			ws := m.work.Get().(*workspace)
 			defer m.work.Put(ws)
+			// A lone group (a query) would leave the other cores idle.
+			ws.split = len(groups) == 1 && runtime.GOMAXPROCS(0) > 1
 			for {
 				g := int(next.Add(1)) - 1
 				if g >= len(groups) {
