@@ -348,23 +348,32 @@ func softmax(row []float32, scale float32) {
 }
 
 // layerNorm normalises rows of x (width w, rows ldx apart) into dst (rows w
-// apart): (x-mean)·rsqrt(var+eps)·g + b, as the graph spells it out.
+// apart): (x-mean)·rsqrt(var+eps)·g + b, as the graph spells it out. The
+// sums use four accumulators so they are not one long chain of dependent
+// additions; w is a multiple of four.
 func layerNorm(dst, x []float32, rows, w, ldx int, g, b []float32, eps float32) {
 	inv := 1 / float32(w)
+	g, b = g[:w], b[:w]
 	for r := 0; r < rows; r++ {
 		xr := x[r*ldx : r*ldx+w]
 		dr := dst[r*w : (r+1)*w]
-		var sum float32
-		for _, v := range xr {
-			sum += v
+		var s0, s1, s2, s3 float32
+		for i := 0; i+3 < len(xr); i += 4 {
+			s0 += xr[i]
+			s1 += xr[i+1]
+			s2 += xr[i+2]
+			s3 += xr[i+3]
 		}
-		mean := sum * inv
-		var sq float32
-		for _, v := range xr {
-			c := v - mean
-			sq += c * c
+		mean := (s0 + s1 + s2 + s3) * inv
+		var q0, q1, q2, q3 float32
+		for i := 0; i+3 < len(xr); i += 4 {
+			c0, c1, c2, c3 := xr[i]-mean, xr[i+1]-mean, xr[i+2]-mean, xr[i+3]-mean
+			q0 += c0 * c0
+			q1 += c1 * c1
+			q2 += c2 * c2
+			q3 += c3 * c3
 		}
-		rs := float32(1 / math.Sqrt(float64(sq*inv+eps)))
+		rs := float32(1 / math.Sqrt(float64((q0+q1+q2+q3)*inv+eps)))
 		for i, v := range xr {
 			dr[i] = (v-mean)*rs*g[i] + b[i]
 		}
