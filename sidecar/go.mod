@@ -3,10 +3,10 @@ module github.com/quire-app/quire/sidecar
 go 1.26.8
 
 require (
-	codeberg.org/readeck/go-readability/v2 v2.1.3 // indirect
+	codeberg.org/readeck/go-readability/v2 v2.1.3
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/JohannesKaufmann/dom v0.3.1 // indirect
-	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2 // indirect
+	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/RoaringBitmap/roaring/v2 v2.14.5 // indirect
 	github.com/adrg/frontmatter v0.2.0 // indirect
 	github.com/andybalholm/cascadia v1.3.4 // indirect
@@ -35,8 +35,8 @@ require (
 	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/ebitengine/purego v0.8.4 // indirect
 	github.com/fsnotify/fsnotify v1.10.1 // indirect
-	github.com/gen2brain/go-fitz v1.24.15 // indirect
-	github.com/go-pdf/fpdf v0.9.0 // indirect
+	github.com/gen2brain/go-fitz v1.24.15
+	github.com/go-pdf/fpdf v0.9.0
 	github.com/go-shiori/dom v0.0.0-20230515143342-73569d674e1c // indirect
 	github.com/gogs/chardet v0.0.0-20211120154057-b7413eaefb8f // indirect
 	github.com/golang/snappy v1.0.0 // indirect
@@ -54,7 +54,7 @@ require (
 	github.com/yuin/goldmark v1.8.7 // indirect
 	go.etcd.io/bbolt v1.5.0 // indirect
 	golang.org/x/exp v0.0.0-20240808152545-0cdaa3abc0fa // indirect
-	golang.org/x/net v0.55.0 // indirect
+	golang.org/x/net v0.55.0
 	golang.org/x/sys v0.45.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	google.golang.org/protobuf v1.36.6 // indirect

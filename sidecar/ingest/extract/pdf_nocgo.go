@@ -1,0 +1,9 @@
+//go:build !cgo
+
+package extract
+
+// readPDF without cgo: MuPDF is linked through cgo, so a build without it
+// cannot read PDFs but still extracts web pages and text.
+func readPDF(data []byte, name string) (*rawPDF, error) {
+	return nil, &Error{Name: name, Kind: ErrUnsupported, Detail: "this build of quire has no PDF support (built without cgo)"}
+}
