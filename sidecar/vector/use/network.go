@@ -65,7 +65,7 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 		}
 		return t
 	}
-	get := func(name string, shape ...int) []float32 { return getT(name, shape...).data }
+	get := func(name string, shape ...int) []float32 { return getT(name, shape...).floats() }
 	// Weight matrices stay float16 (the file's precision) and are widened
 	// inside the kernel; a float32 matrix is packed as it is.
 	mat := func(name string, k, n int) packed {
@@ -96,7 +96,7 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 	if !ok || len(embT.shape) != 2 || embT.shape[1] != n.embDim {
 		return nil, fmt.Errorf("tensor emb: missing or not ×%d", n.embDim)
 	}
-	n.emb, n.vocab = embT.data, embT.shape[0]
+	n.emb, n.vocab = embT.floats(), embT.shape[0]
 	inv := get("timing", n.embDim/2)
 	if err != nil {
 		return nil, err

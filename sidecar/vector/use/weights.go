@@ -73,12 +73,13 @@ func decodeFile(b []byte) (*header, map[string]tensor, error) {
 			return nil, nil, fmt.Errorf("tensor %s: out of range", e.Name)
 		}
 		raw := blob[e.Offset : e.Offset+e.Size]
-		data := make([]float32, count)
+		var data []float32
 		switch e.DType {
 		case "f32":
 			if len(raw) != 4*count {
 				return nil, nil, fmt.Errorf("tensor %s: %d bytes for %d floats", e.Name, len(raw), count)
 			}
+			data = make([]float32, count)
 			for i := range data {
 				data[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 			}
@@ -87,11 +88,11 @@ func decodeFile(b []byte) (*header, map[string]tensor, error) {
 				return nil, nil, fmt.Errorf("tensor %s: %d bytes for %d halves", e.Name, len(raw), count)
 			}
 			half := make([]uint16, count)
-			for i := range data {
+			for i := range half {
 				half[i] = binary.LittleEndian.Uint16(raw[2*i:])
-				data[i] = halfTable[half[i]]
 			}
-			ts[e.Name] = tensor{shape: e.Shape, data: data, half: half}
+			// Widened only if asked (floats): most matrices stay float16.
+			ts[e.Name] = tensor{shape: e.Shape, half: half}
 			continue
 		default:
 			return nil, nil, fmt.Errorf("tensor %s: dtype %q", e.Name, e.DType)
@@ -99,6 +100,18 @@ func decodeFile(b []byte) (*header, map[string]tensor, error) {
 		ts[e.Name] = tensor{shape: e.Shape, data: data}
 	}
 	return &h, ts, nil
+}
+
+// floats returns the tensor as float32, widening float16 storage.
+func (t tensor) floats() []float32 {
+	if t.data != nil || t.half == nil {
+		return t.data
+	}
+	d := make([]float32, len(t.half))
+	for i, h := range t.half {
+		d[i] = halfTable[h]
+	}
+	return d
 }
 
 // halfTable widens every float16 bit pattern; the portable kernel and the
