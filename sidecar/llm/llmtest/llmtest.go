@@ -5,9 +5,16 @@
 // /api/embed, /api/tags) and Anthropic (/v1/messages with SSE streaming).
 //
 // A test scripts it: Push queues canned replies (text, stream chunks, a delay,
-// an HTTP error), SetModels limits which model names exist, SetAPIKey demands
-// a key, and Requests returns every request received so the test can assert
-// what the client sent. It listens on 127.0.0.1 only.
+// an HTTP error), SetResponder computes replies from requests, SetModels
+// limits which model names exist, SetAPIKey demands a key, and Requests
+// returns every request received so the test can assert what the client
+// sent. It listens on 127.0.0.1 only.
+//
+//	s := llmtest.New(t)
+//	s.Push(llmtest.Reply{Chunks: []string{"Quire is ", "a companion [1]."}})
+//	c, _ := llm.New(llm.Config{Provider: llm.Ollama, Endpoint: s.URL, Model: "m", Timeout: time.Second})
+//	rep, err := c.Stream(ctx, msgs, llm.Options{}, onDelta)
+//	sent := s.Last(t).Messages // what the model was given
 package llmtest
 
 import (
@@ -88,13 +95,14 @@ type Request struct {
 type Server struct {
 	*httptest.Server
 
-	mu     sync.Mutex
-	models []string
-	apiKey string
-	dims   int
-	def    Reply
-	queue  []Reply
-	reqs   []Request
+	mu      sync.Mutex
+	models  []string
+	apiKey  string
+	dims    int
+	def     Reply
+	respond func(Request) Reply
+	queue   []Reply
+	reqs    []Request
 }
 
 // SetModels lists the model names that exist; a request for any other
@@ -127,6 +135,15 @@ func (s *Server) Dims() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.dims
+}
+
+// SetResponder computes the reply from the request when the queue is empty,
+// for a fake that must react to what it was sent (cite an id it was given,
+// answer in the question's language). nil restores the default reply.
+func (s *Server) SetResponder(f func(Request) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respond = f
 }
 
 // SetDefault sets the reply given when the queue is empty (default: "ok").
@@ -170,15 +187,20 @@ func (s *Server) Last(t testing.TB) Request {
 	return s.reqs[len(s.reqs)-1]
 }
 
-func (s *Server) next() Reply {
+func (s *Server) next(req Request) Reply {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.queue) == 0 {
-		return s.def
+	if len(s.queue) > 0 {
+		r := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		return r
 	}
-	r := s.queue[0]
-	s.queue = s.queue[1:]
-	return r
+	respond, def := s.respond, s.def
+	s.mu.Unlock()
+	if respond != nil {
+		return respond(req)
+	}
+	return def
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -220,7 +242,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, req.API, http.StatusNotFound, notFound(req.API, req.Model))
 		return
 	}
-	rep := s.next()
+	rep := s.next(req)
 	if !sleep(r, rep.Delay) {
 		return
 	}

@@ -118,3 +118,28 @@ func TestVector(t *testing.T) {
 		t.Errorf("norm² = %v, want 1", norm)
 	}
 }
+
+func TestResponder(t *testing.T) {
+	s := llmtest.New(t)
+	s.Push(llmtest.Reply{Text: "queued first"})
+	s.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "echo: " + r.Messages[len(r.Messages)-1].Content}
+	})
+	var got []string
+	for _, q := range []string{"uno", "dos"} {
+		_, body := post(t, context.Background(), s.URL+"/v1/chat/completions",
+			`{"model":"m","messages":[{"role":"user","content":"`+q+`"}]}`)
+		var r struct {
+			Choices []struct {
+				Message struct{ Content string } `json:"message"`
+			} `json:"choices"`
+		}
+		if err := json.Unmarshal([]byte(body), &r); err != nil || len(r.Choices) != 1 {
+			t.Fatalf("%v: %s", err, body)
+		}
+		got = append(got, r.Choices[0].Message.Content)
+	}
+	if strings.Join(got, "|") != "queued first|echo: dos" {
+		t.Errorf("replies = %q", got)
+	}
+}
