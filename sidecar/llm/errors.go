@@ -53,6 +53,9 @@ type Error struct {
 	Err      error  // the underlying error, if any
 }
 
+// Error reads "kind: detail (hint)", e.g. "model_unavailable:
+// http://127.0.0.1:11434 refused the connection (start Ollama (ollama serve)
+// or fix model.endpoint)".
 func (e *Error) Error() string {
 	s := e.Kind.Error() + ": " + e.Detail
 	if e.Hint != "" {
