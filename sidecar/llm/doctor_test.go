@@ -54,7 +54,7 @@ func TestDoctor(t *testing.T) {
 		{"ollama down", func(s *llmtest.Server, cfg *llm.Config) { cfg.Endpoint = "http://127.0.0.1:1" },
 			[]string{"ollama FAIL: model_unavailable: http://127.0.0.1:1 refused the connection -> start Ollama"}},
 		{"chat model slow", func(s *llmtest.Server, cfg *llm.Config) {
-			cfg.Timeout = 100 * time.Millisecond
+			cfg.Timeout = 500 * time.Millisecond // the tags call before must not time out
 			s.SetModels("qwen3:8b", "nomic-embed-text")
 			s.Push(llmtest.Reply{Delay: 5 * time.Second})
 		}, []string{"chat model qwen3:8b FAIL: model_timeout", "-> the model may be busy or loading"}},
