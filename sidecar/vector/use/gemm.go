@@ -13,6 +13,8 @@ const (
 	// kcBlock is the depth of one pass: 256×16 floats of B is 16 KiB, half
 	// of L1.
 	kcBlock = 256
+	// shortRows is the row count up to which a product skips k blocking.
+	shortRows = 4 * tileRows
 )
 
 // Kernel flags.
@@ -96,7 +98,7 @@ func roundUp(x, m int) int { return (x + m - 1) / m * m }
 
 // scratch is one worker's packing buffer for A and staging tile for C.
 type scratch struct {
-	a [blockBytes/4 + tileRows*kcBlock]float32
+	a [blockBytes/4 + tileRows*kcBlock + shortRows*1536]float32
 	c [tileRows * tileCols]float32
 }
 
@@ -118,8 +120,15 @@ func gemm(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []fl
 	}
 	k := b.k
 	panel := k * tileCols
-	for k0 := 0; k0 < k; k0 += kcBlock {
-		kc := min(kcBlock, k-k0)
+	depth := kcBlock
+	if m <= shortRows {
+		// Few rows reuse each weight little; streaming whole panels, which
+		// lie end to end, reads the matrix front to back, which the
+		// hardware prefetcher follows best.
+		depth = k
+	}
+	for k0 := 0; k0 < k; k0 += depth {
+		kc := min(depth, k-k0)
 		f, bs := flags, bias
 		if k0 > 0 {
 			f, bs = flags|accumulate, zeros[:b.n]
