@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 )
@@ -214,27 +215,33 @@ func (x *Index) SearchTerms(ctx context.Context, text string, extra []Term, k in
 		return nil, nil
 	}
 	req := bleve.NewSearchRequestOptions(q, k, 0, false)
-	req.Fields = []string{"path", "title_s", "crumbs_s", "text_s", "start", "end"}
+	req.Fields = storedFields
 	res, err := x.b.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("bm25 search: %w", err)
 	}
 	hits := make([]Hit, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		hit := Hit{ID: h.ID, Score: h.Score}
-		hit.Path, _ = h.Fields["path"].(string)
-		hit.Title, _ = h.Fields["title_s"].(string)
-		hit.Crumbs, _ = h.Fields["crumbs_s"].(string)
-		hit.Text, _ = h.Fields["text_s"].(string)
-		if f, ok := h.Fields["start"].(float64); ok {
-			hit.Start = int(f)
-		}
-		if f, ok := h.Fields["end"].(float64); ok {
-			hit.End = int(f)
-		}
-		hits = append(hits, hit)
+		hits = append(hits, toHit(h))
 	}
 	return hits, nil
+}
+
+var storedFields = []string{"path", "title_s", "crumbs_s", "text_s", "start", "end"}
+
+func toHit(h *search.DocumentMatch) Hit {
+	hit := Hit{ID: h.ID, Score: h.Score}
+	hit.Path, _ = h.Fields["path"].(string)
+	hit.Title, _ = h.Fields["title_s"].(string)
+	hit.Crumbs, _ = h.Fields["crumbs_s"].(string)
+	hit.Text, _ = h.Fields["text_s"].(string)
+	if f, ok := h.Fields["start"].(float64); ok {
+		hit.Start = int(f)
+	}
+	if f, ok := h.Fields["end"].(float64); ok {
+		hit.End = int(f)
+	}
+	return hit
 }
 
 func buildQuery(text string, extra []Term) query.Query {
@@ -296,6 +303,25 @@ func (x *Index) Passages(path string) ([]string, error) {
 	for _, h := range res.Hits {
 		t, _ := h.Fields["text_s"].(string)
 		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Docs returns the stored passages with the given ids (those that exist).
+func (x *Index) Docs(ctx context.Context, ids []string) (map[string]Hit, error) {
+	out := make(map[string]Hit, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
+	req.Fields = storedFields
+	req.Score = "none"
+	res, err := x.b.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("load passages: %w", err)
+	}
+	for _, h := range res.Hits {
+		out[h.ID] = toHit(h)
 	}
 	return out, nil
 }

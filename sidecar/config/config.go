@@ -28,6 +28,14 @@ type Config struct {
 	MaxFileBytes int64  `yaml:"max_file_bytes"`
 	Chunk        Chunk  `yaml:"chunk"`
 	Search       Search `yaml:"search"`
+	Dense        Dense  `yaml:"dense"`
+}
+
+// Dense sets the embedder for search by meaning.
+type Dense struct {
+	// Embedder is "builtin" (Universal Sentence Encoder Lite, in-process,
+	// English) or "none" (keyword search only).
+	Embedder string `yaml:"embedder"`
 }
 
 // Chunk sets how notes are cut into passages. Tokens are cl100k tokens.
@@ -55,6 +63,7 @@ func Default() Config {
 		MaxFileBytes: 5 << 20,
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
 		Search:       Search{K: 10},
+		Dense:        Dense{Embedder: "builtin"},
 	}
 }
 
@@ -71,6 +80,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("chunk.min_tokens: %d must be between 0 and chunk.max_tokens", c.Chunk.MinTokens)
 	case c.Search.K <= 0:
 		return errors.New("search.k: must be positive")
+	case c.Dense.Embedder != "builtin" && c.Dense.Embedder != "none":
+		return fmt.Errorf("dense.embedder: %q is not builtin or none", c.Dense.Embedder)
 	}
 	for _, p := range c.Ignore {
 		if strings.TrimSpace(p) == "" {

@@ -45,7 +45,16 @@ type Report struct {
 	NDCGAtK       float64             `json:"ndcg_at_k"`
 	MedianQueryMS float64             `json:"median_query_ms"`
 	ByType        map[string]*Metrics `json:"by_type"`
+	Dense         *DenseInfo          `json:"dense,omitempty"`
 	Misses        []Miss              `json:"misses,omitempty"`
+}
+
+// DenseInfo says what the dense side saw, for runs that use it.
+type DenseInfo struct {
+	Embedder string  `json:"embedder"`
+	Coverage float64 `json:"coverage"`  // share of passages with vectors
+	TextSeen float64 `json:"text_seen"` // share of their words inside a window
+	Windows  int     `json:"windows"`
 }
 
 // Miss records a question whose span was not in the top k.

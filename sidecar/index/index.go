@@ -43,6 +43,9 @@ type Index struct {
 	// Progress receives progress lines and the summary; nil is silent.
 	Progress io.Writer
 	mu       sync.Mutex // one Run at a time
+	embedMu  sync.Mutex // one Embed at a time
+	dense    *dense     // nil without an embedder
+	textSeen float64    // share of words the last Embed's windows held
 }
 
 // Stats is what a Run did.
@@ -102,7 +105,11 @@ func (ix *Index) Fingerprint() string {
 
 // Close closes the keyword index and the catalog.
 func (ix *Index) Close() error {
-	return errors.Join(ix.BM25.Close(), ix.cat.close())
+	var saveErr error
+	if ix.dense != nil {
+		saveErr = ix.dense.store.Save()
+	}
+	return errors.Join(saveErr, ix.BM25.Close(), ix.cat.close())
 }
 
 // Rules returns the path rules in force for this vault.

@@ -77,6 +77,9 @@ func (w *writer) flush() error {
 		if err := w.ix.BM25.Replace(w.paths, w.docs); err != nil {
 			return err
 		}
+		if err := w.ix.dropVectors(w.paths); err != nil {
+			return fmt.Errorf("drop vectors: %w", err)
+		}
 	}
 	if err := w.ix.cat.apply(w.changes); err != nil {
 		return fmt.Errorf("write catalog: %w", err)

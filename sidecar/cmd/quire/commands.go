@@ -15,6 +15,7 @@ import (
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
 	"github.com/quire-app/quire/sidecar/vault"
+	"github.com/quire-app/quire/sidecar/vector/use"
 )
 
 // app is an opened vault: state folder, config and index.
@@ -54,6 +55,23 @@ func open(c common, progress io.Writer) (*app, error) {
 	return &app{st: st, cfg: cfg, ix: ix}, nil
 }
 
+// enableDense loads the built-in embedder and the vectors, unless the
+// config turns dense search off.
+func (a *app) enableDense() error {
+	if a.cfg.Dense.Embedder == "none" || a.ix.Dense() {
+		return nil
+	}
+	m, err := use.Load()
+	if err != nil {
+		return fmt.Errorf("load embedder: %w", err)
+	}
+	warning, err := a.ix.EnableDense(a.st, m)
+	if warning != "" {
+		fmt.Fprintln(os.Stderr, "quire: warning:", warning)
+	}
+	return err
+}
+
 func (a *app) close() {
 	if err := a.ix.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "quire: close index:", err)
@@ -66,7 +84,11 @@ func (a *app) searcher() (*search.Searcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &search.Searcher{BM25: a.ix.BM25, Langs: langs}, nil
+	s := &search.Searcher{BM25: a.ix.BM25, Langs: langs}
+	if a.ix.Dense() {
+		s.Dense = a.ix
+	}
+	return s, nil
 }
 
 func printJSON(v any) error {
@@ -100,8 +122,20 @@ func cmdIndex(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := a.enableDense(); err != nil {
+		return err
+	}
+	var ds index.DenseStats
+	if a.ix.Dense() {
+		if ds, err = a.ix.Embed(ctx); err != nil {
+			return err
+		}
+	}
 	if c.json {
-		return printJSON(st)
+		return printJSON(struct {
+			index.Stats
+			Vectors index.DenseStats `json:"vectors"`
+		}{st, ds})
 	}
 	return nil
 }
@@ -131,6 +165,14 @@ func cmdSearch(ctx context.Context, args []string) error {
 	defer a.close()
 	if _, err := a.ix.Run(ctx); err != nil {
 		return err
+	}
+	if ch != search.BM25 {
+		if err := a.enableDense(); err != nil {
+			return err
+		}
+		if ds := a.ix.DenseStats(); a.ix.Dense() && ds.Coverage() < 1 {
+			fmt.Fprintf(os.Stderr, "quire: vectors cover %d of %d passages; run `quire index` to finish them\n", ds.Embedded, ds.Passages)
+		}
 	}
 	if *k <= 0 {
 		*k = a.cfg.Search.K
@@ -273,6 +315,17 @@ func cmdEval(ctx context.Context, args []string) error {
 		return err
 	}
 	warnSkips(st)
+	var ds index.DenseStats
+	if ch != search.BM25 {
+		if err := a.enableDense(); err != nil {
+			return err
+		}
+		if a.ix.Dense() {
+			if ds, err = a.ix.Embed(ctx); err != nil {
+				return err
+			}
+		}
+	}
 	s, err := a.searcher()
 	if err != nil {
 		return err
@@ -293,6 +346,9 @@ func cmdEval(ctx context.Context, args []string) error {
 		return err
 	}
 	rep.Channel = string(ch)
+	if ds.Embedder != "" {
+		rep.Dense = &eval.DenseInfo{Embedder: ds.Embedder, Coverage: ds.Coverage(), TextSeen: ds.TextSeen, Windows: ds.Windows}
+	}
 	logErr := eval.Append(a.st.Join("evals.jsonl"), eval.LogEntry{
 		Time: time.Now().UTC(), Gold: *gold, Report: rep,
 		Config: map[string]any{"channel": ch, "k": *k, "fingerprint": a.ix.Fingerprint(), "chunk": a.cfg.Chunk},

@@ -1,0 +1,304 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/quire-app/quire/sidecar/state"
+	"github.com/quire-app/quire/sidecar/vector"
+)
+
+// Embedder is what the index needs from a dense model.
+type Embedder interface {
+	Name() string
+	Dims() int
+	MaxTokens() int
+	CountTokens(text string) int
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// dense is the vector side of the index: one vector per window of a
+// passage, keyed "<passage id>@<window>", so that the model reads every
+// word of a passage even when the passage is longer than its input.
+type dense struct {
+	emb    Embedder
+	store  *vector.Store
+	budget int // model tokens per window, breadcrumb included
+}
+
+// DenseStats describes the vectors.
+type DenseStats struct {
+	Embedder string `json:"embedder"`
+	Passages int    `json:"passages"` // passages in the keyword index
+	Embedded int    `json:"embedded"` // passages with vectors
+	Windows  int    `json:"windows"`  // vectors
+	// TextSeen is the share of words of the embedded passages that lie
+	// inside some window, so that the model actually read them.
+	TextSeen float64 `json:"textSeen"`
+}
+
+// Coverage is the share of passages with vectors.
+func (d DenseStats) Coverage() float64 {
+	if d.Passages == 0 {
+		return 1
+	}
+	return float64(d.Embedded) / float64(d.Passages)
+}
+
+// EnableDense opens the vector store for emb in <state>/vectors. Vectors
+// made by another embedder or chunking are discarded and rebuilt by Embed.
+func (ix *Index) EnableDense(st *state.Dir, emb Embedder) (warning string, err error) {
+	fp := vector.Fingerprint{Embedder: emb.Name(), Dims: emb.Dims(), Chunking: ix.Fingerprint() + " windows=" + strconv.Itoa(emb.MaxTokens())}
+	store, err := vector.Open(st.Join("vectors"), fp)
+	if errors.Is(err, vector.ErrFingerprint) || errors.Is(err, vector.ErrCorrupt) {
+		warning = fmt.Sprintf("vectors: %v; embedding again", err)
+		store, err = vector.New(st.Join("vectors"), fp), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	ix.dense = &dense{emb: emb, store: store, budget: emb.MaxTokens()}
+	return warning, nil
+}
+
+// Dense reports whether vectors are enabled.
+func (ix *Index) Dense() bool { return ix.dense != nil }
+
+// dropVectors removes the vectors of notes whose passages were replaced,
+// and saves at once when it removed any: vectors are keyed by passage id,
+// so a stale vector that survived a crash would pass for the new text.
+func (ix *Index) dropVectors(paths []string) error {
+	if ix.dense == nil || len(paths) == 0 {
+		return nil
+	}
+	gone := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		gone[p] = true
+	}
+	dropped := false
+	for _, k := range ix.dense.store.Keys() {
+		if gone[keyPath(k)] {
+			dropped = ix.dense.store.Delete(k) || dropped
+		}
+	}
+	if dropped {
+		return ix.dense.store.Save()
+	}
+	return nil
+}
+
+func keyPath(key string) string {
+	id, _, _ := strings.Cut(key, "@")
+	if i := strings.LastIndexByte(id, '#'); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
+// KeyPassage returns the passage id a vector key belongs to.
+func KeyPassage(key string) string {
+	id, _, _ := strings.Cut(key, "@")
+	return id
+}
+
+// Embed gives every passage without vectors its vectors, saving as it
+// goes so that an interrupted run resumes where it stopped. Progress lines
+// go to ix.Progress every 10 seconds.
+func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
+	if ix.dense == nil {
+		return DenseStats{}, errors.New("embed: no embedder configured")
+	}
+	ix.embedMu.Lock()
+	defer ix.embedMu.Unlock()
+	d := ix.dense
+	entries, err := ix.cat.entries()
+	if err != nil {
+		return DenseStats{}, err
+	}
+	want := map[string]bool{}
+	var todo []string
+	paths := make([]string, 0, len(entries))
+	for p := range entries {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		for i := 0; i < entries[p].Chunks; i++ {
+			id := p + "#" + strconv.Itoa(i)
+			want[id] = true
+			if !d.store.Has(id + "@0") {
+				todo = append(todo, id)
+			}
+		}
+	}
+	// Vectors of passages that no longer exist (a crash between the keyword
+	// index and the vectors) go away.
+	for _, k := range d.store.Keys() {
+		if !want[KeyPassage(k)] {
+			d.store.Delete(k)
+		}
+	}
+	total := len(want)
+	done := total - len(todo)
+	lastNote, lastSave := time.Now(), time.Now()
+	var seen, words int
+	const batch = 32
+	for start := 0; start < len(todo); start += batch {
+		if err := ctx.Err(); err != nil {
+			_ = d.store.Save()
+			return ix.DenseStats(), err
+		}
+		ids := todo[start:min(start+batch, len(todo))]
+		docs, err := ix.BM25.Docs(ctx, ids)
+		if err != nil {
+			return ix.DenseStats(), err
+		}
+		var texts, keys []string
+		for _, id := range ids {
+			h, ok := docs[id]
+			if !ok {
+				continue
+			}
+			ws, s, n := windows(h.Crumbs, h.Text, d.emb.CountTokens, d.budget)
+			seen, words = seen+s, words+n
+			for w, text := range ws {
+				texts = append(texts, text)
+				keys = append(keys, id+"@"+strconv.Itoa(w))
+			}
+		}
+		vecs, err := d.emb.Embed(ctx, texts)
+		if err != nil {
+			_ = d.store.Save()
+			return ix.DenseStats(), fmt.Errorf("embed: %w", err)
+		}
+		for i, v := range vecs {
+			if err := d.store.Put(keys[i], v); err != nil {
+				return ix.DenseStats(), err
+			}
+		}
+		done += len(ids)
+		if ix.Progress != nil && time.Since(lastNote) > 10*time.Second {
+			fmt.Fprintf(ix.Progress, "vectors %s/%s chunks\n", thousands(done), thousands(total))
+			lastNote = time.Now()
+		}
+		if time.Since(lastSave) > time.Minute {
+			if err := d.store.Save(); err != nil {
+				return ix.DenseStats(), err
+			}
+			lastSave = time.Now()
+		}
+	}
+	if err := d.store.Save(); err != nil {
+		return ix.DenseStats(), err
+	}
+	if words > 0 {
+		ix.textSeen = float64(seen) / float64(words)
+	}
+	st := ix.DenseStats()
+	if ix.Progress != nil && len(todo) > 0 {
+		fmt.Fprintf(ix.Progress, "Embedded %s chunks in %s windows (%s).\n", thousands(len(todo)), thousands(st.Windows), d.emb.Name())
+	}
+	return st, nil
+}
+
+// DenseStats counts passages and vectors.
+func (ix *Index) DenseStats() DenseStats {
+	if ix.dense == nil {
+		return DenseStats{}
+	}
+	st := DenseStats{Embedder: ix.dense.emb.Name(), Windows: ix.dense.store.Len(), TextSeen: ix.textSeen}
+	entries, err := ix.cat.entries()
+	if err != nil {
+		return st
+	}
+	for p, e := range entries {
+		st.Passages += e.Chunks
+		for i := 0; i < e.Chunks; i++ {
+			if ix.dense.store.Has(p + "#" + strconv.Itoa(i) + "@0") {
+				st.Embedded++
+			}
+		}
+	}
+	return st
+}
+
+// DenseHit is a passage found by meaning.
+type DenseHit struct {
+	ID    string
+	Score float32
+}
+
+// SearchDense embeds query and returns up to n passages, each scored by
+// its best window.
+func (ix *Index) SearchDense(ctx context.Context, query string, n int) ([]DenseHit, error) {
+	if ix.dense == nil {
+		return nil, errors.New("dense search: no embedder configured")
+	}
+	vecs, err := ix.dense.emb.Embed(ctx, []string{query})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	hits, err := ix.dense.store.Search(vecs[0], n*4, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []DenseHit
+	seen := map[string]bool{}
+	for _, h := range hits {
+		id := KeyPassage(h.Key)
+		if seen[id] {
+			continue // a better window of this passage came first
+		}
+		seen[id] = true
+		out = append(out, DenseHit{ID: id, Score: h.Score})
+		if len(out) == n {
+			break
+		}
+	}
+	return out, nil
+}
+
+// windows cuts a passage into texts the model reads whole: the breadcrumb
+// then as many words as fit in budget tokens, the next window starting a
+// quarter of a window back so a phrase cut by one lies whole in the next.
+// It returns the windows and how many of the passage's words they hold.
+func windows(crumbs, text string, count func(string) int, budget int) ([]string, int, int) {
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return []string{crumbs}, 0, 0
+	}
+	prefix := crumbs + ": "
+	room := budget - count(prefix)
+	if room < budget/3 {
+		prefix, room = "", budget
+	}
+	var out []string
+	seenTo := 0
+	for start := 0; start < len(words); {
+		// The largest end whose window fits, by binary search.
+		lo, hi := start+1, len(words)
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if count(strings.Join(words[start:mid], " ")) <= room {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		end := lo
+		out = append(out, prefix+strings.Join(words[start:end], " "))
+		seenTo = max(seenTo, end)
+		if end == len(words) {
+			break
+		}
+		step := max((end-start)*3/4, 1)
+		start += step
+	}
+	return out, seenTo, len(words)
+}
+

@@ -1,0 +1,205 @@
+package index
+
+import (
+	"context"
+	"hash/fnv"
+	"math"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/state"
+)
+
+// fakeEmbedder hashes words into a small vector: texts sharing words are
+// close. Its tokens are words. gate, when set, blocks each Embed call
+// until it is closed.
+type fakeEmbedder struct {
+	name  string
+	calls atomic.Int64
+	texts atomic.Int64
+	gate  chan struct{}
+}
+
+func (f *fakeEmbedder) Name() string                { return f.name }
+func (f *fakeEmbedder) Dims() int                   { return 32 }
+func (f *fakeEmbedder) MaxTokens() int              { return 16 }
+func (f *fakeEmbedder) CountTokens(text string) int { return len(strings.Fields(text)) }
+
+func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if f.gate != nil {
+		select {
+		case <-f.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	f.calls.Add(1)
+	f.texts.Add(int64(len(texts)))
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 32)
+		for _, w := range strings.Fields(strings.ToLower(t)) {
+			h := fnv.New32a()
+			h.Write([]byte(strings.Trim(w, ".,:")))
+			v[h.Sum32()%32]++
+		}
+		var n float64
+		for _, x := range v {
+			n += float64(x * x)
+		}
+		if n > 0 {
+			for j := range v {
+				v[j] /= float32(math.Sqrt(n))
+			}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (f *fixture) enableDense(e Embedder) {
+	f.t.Helper()
+	if _, err := f.ix.EnableDense(f.st, e); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) embed() DenseStats {
+	f.t.Helper()
+	st, err := f.ix.Embed(context.Background())
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return st
+}
+
+var longNote = "# Sailing\n\n" + strings.Repeat("The keel resists leeway while the sails drive the boat forward on every point of sail. ", 20) + "\n"
+
+func TestEmbedFillsResumesAndRebuilds(t *testing.T) {
+	f := newFixture(t, map[string]string{"a.md": basic["cheese/brie.md"], "b.md": longNote})
+	f.run()
+	e := &fakeEmbedder{name: "fake@1"}
+	f.enableDense(e)
+	st := f.embed()
+	if st.Coverage() != 1 || st.Passages == 0 || st.TextSeen != 1 {
+		t.Fatalf("after Embed: %+v, want every passage and every word embedded", st)
+	}
+	if st.Windows <= st.Passages {
+		t.Errorf("%d windows for %d passages: the long passage should need several", st.Windows, st.Passages)
+	}
+	hits, err := f.ix.SearchDense(context.Background(), "keel leeway", 3)
+	if err != nil || len(hits) == 0 || !strings.HasPrefix(hits[0].ID, "b.md#") {
+		t.Fatalf("dense search: %v %v", hits, err)
+	}
+
+	// A restart with every vector present embeds nothing.
+	f.close()
+	f.open()
+	e2 := &fakeEmbedder{name: "fake@1"}
+	f.enableDense(e2)
+	f.run()
+	if st := f.embed(); e2.calls.Load() != 0 || st.Coverage() != 1 {
+		t.Errorf("restart: %d embed calls, coverage %v; want none and full", e2.calls.Load(), st.Coverage())
+	}
+
+	// An edit re-embeds that note only.
+	f.write("a.md", "# Brie\n\nBrie ripens from the rind inward.\n")
+	f.run()
+	f.embed()
+	if n := e2.texts.Load(); n != 1 {
+		t.Errorf("edit of a one-passage note embedded %d windows, want 1", n)
+	}
+
+	// Another embedder discards the vectors and embeds everything again.
+	f.close()
+	f.open()
+	e3 := &fakeEmbedder{name: "fake@2"}
+	f.enableDense(e3)
+	if st := f.ix.DenseStats(); st.Embedded != 0 {
+		t.Errorf("new embedder kept %d old vectors", st.Embedded)
+	}
+	f.embed()
+	if st := f.ix.DenseStats(); st.Coverage() != 1 {
+		t.Errorf("after rebuild: %+v", st)
+	}
+}
+
+// While vectors are rebuilt in the background, keyword search answers.
+func TestKeywordSearchServesDuringEmbedding(t *testing.T) {
+	f := newFixture(t, basic)
+	f.run()
+	e := &fakeEmbedder{name: "slow", gate: make(chan struct{})}
+	f.enableDense(e)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if _, err := f.ix.Embed(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	if got := paths(f.search("rennet")); got != "cheese/rennet.md" {
+		t.Errorf("keyword search during embedding: %q", got)
+	}
+	if st := f.ix.DenseStats(); st.Embedded != 0 {
+		t.Errorf("embedded %d before the gate opened", st.Embedded)
+	}
+	close(e.gate)
+	wg.Wait()
+	if st := f.ix.DenseStats(); st.Coverage() != 1 {
+		t.Errorf("after embedding: %+v", st)
+	}
+}
+
+// Vectors left for a passage that the keyword index no longer has (a crash
+// between the two) are removed, never served.
+func TestStaleVectorsAreDropped(t *testing.T) {
+	f := newFixture(t, basic)
+	f.run()
+	e := &fakeEmbedder{name: "fake"}
+	f.enableDense(e)
+	f.embed()
+	f.ix.dense.store.Put("gone.md#0@0", make([]float32, 32))
+	f.embed()
+	if f.ix.dense.store.Has("gone.md#0@0") {
+		t.Error("vector of a vanished passage survived Embed")
+	}
+	// Chunking changes: passages are rebuilt and old vectors discarded.
+	f.close()
+	st, _ := state.Open(filepath.Join(f.vault, ".quire"))
+	cfg := config.Default()
+	cfg.Chunk.MaxTokens = 128
+	ix, err := Open(f.vault, st, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.st, f.ix = st, ix
+	f.enableDense(e)
+	if n := f.ix.DenseStats().Windows; n != 0 {
+		t.Errorf("chunking changed but %d vectors were kept", n)
+	}
+}
+
+func TestWindowsCoverEveryWord(t *testing.T) {
+	count := func(s string) int { return len(strings.Fields(s)) }
+	text := strings.Repeat("w ", 100)
+	ws, seen, total := windows("Note › Part", text, count, 20)
+	if seen != total || total != 100 {
+		t.Errorf("seen %d of %d words", seen, total)
+	}
+	for _, w := range ws {
+		if count(w) > 20 {
+			t.Errorf("window of %d tokens over the budget of 20: %q", count(w), w)
+		}
+		if !strings.HasPrefix(w, "Note › Part: ") {
+			t.Errorf("window lost its breadcrumb: %q", w)
+		}
+	}
+	if len(ws) < 6 {
+		t.Errorf("%d windows for 100 words of 17 per window with overlap, want at least 6", len(ws))
+	}
+}
