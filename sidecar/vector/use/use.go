@@ -35,7 +35,30 @@ type Model struct {
 	maxTokens int
 	tok       *tokenizer
 	net       *network
-	work      sync.Pool // *workspace
+
+	// Idle workspaces (7 MB each), kept rather than left to a sync.Pool
+	// that the garbage collector would empty between bursts of Embed.
+	mu   sync.Mutex
+	idle []*workspace
+}
+
+func (m *Model) getWorkspace() *workspace {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if n := len(m.idle); n > 0 {
+		ws := m.idle[n-1]
+		m.idle = m.idle[:n-1]
+		return ws
+	}
+	return m.net.newWorkspace(groupRows)
+}
+
+func (m *Model) putWorkspace(ws *workspace) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.idle) < runtime.GOMAXPROCS(0) {
+		m.idle = append(m.idle, ws)
+	}
 }
 
 var (
@@ -69,9 +92,7 @@ func decode(b []byte) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{name: h.Name, maxTokens: net.maxTokens, tok: tok, net: net}
-	m.work.New = func() any { return net.newWorkspace(groupRows) }
-	return m, nil
+	return &Model{name: h.Name, maxTokens: net.maxTokens, tok: tok, net: net}, nil
 }
 
 // Name identifies the model and its version, for index fingerprints.
@@ -144,8 +165,8 @@ func (m *Model) embedIDs(ctx context.Context, ids [][]int32) ([][]float32, error
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			ws := m.work.Get().(*workspace)
-			defer m.work.Put(ws)
+			ws := m.getWorkspace()
+			defer m.putWorkspace(ws)
 			// A lone group (a query) would leave the other cores idle.
 			ws.split = len(groups) == 1 && runtime.GOMAXPROCS(0) > 1
 			for {
