@@ -10,6 +10,16 @@
 // layers (4 heads; the first widens 256→512), mean pooling, a tanh layer and
 // L2 normalisation to 512 dimensions. testdata/oracle.json holds vectors
 // from the reference implementation that the tests hold the port to.
+//
+// Matrix products run through a 6×16 AVX2/FMA micro-kernel in assembly that
+// widens the float16 weights with F16C as it loads them; other processors
+// get the same sums in plain Go, correct but several times slower.
+//
+// Regenerating the inputs (both are committed, so building and testing need
+// neither):
+//
+//	npm ci && scripts/gen-use-model [--check]
+//	(cd scripts/use-oracle && npm ci) && node scripts/use-oracle/oracle.js
 package use
 
 import (
