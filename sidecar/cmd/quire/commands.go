@@ -215,15 +215,16 @@ func snippet(s string, n int) string {
 }
 
 type statusOut struct {
-	Vault       string         `json:"vault"`
-	State       string         `json:"state"`
-	Notes       int            `json:"notes"`
-	Chunks      int            `json:"chunks"`
-	LastIndex   *time.Time     `json:"lastIndex"`
-	Fingerprint string         `json:"fingerprint"`
-	Skipped     []vault.Skip   `json:"skipped"`
-	Warnings    []vault.Skip   `json:"warnings"`
-	Languages   map[string]int `json:"languages"`
+	Vault       string            `json:"vault"`
+	State       string            `json:"state"`
+	Notes       int               `json:"notes"`
+	Chunks      int               `json:"chunks"`
+	LastIndex   *time.Time        `json:"lastIndex"`
+	Fingerprint string            `json:"fingerprint"`
+	Skipped     []vault.Skip      `json:"skipped"`
+	Warnings    []vault.Skip      `json:"warnings"`
+	Languages   map[string]int    `json:"languages"`
+	Vectors     *index.DenseStats `json:"vectors,omitempty"`
 }
 
 func cmdStatus(ctx context.Context, args []string) error {
@@ -253,6 +254,15 @@ func cmdStatus(ctx context.Context, args []string) error {
 	if !meta.LastIndex.IsZero() {
 		out.LastIndex = &meta.LastIndex
 	}
+	if _, err := os.Stat(a.st.Join("vectors")); err == nil {
+		if err := a.enableDense(); err != nil {
+			return err
+		}
+		if a.ix.Dense() {
+			ds := a.ix.DenseStats()
+			out.Vectors = &ds
+		}
+	}
 	for p, e := range entries {
 		out.Chunks += e.Chunks
 		lang := e.Lang
@@ -272,6 +282,9 @@ func cmdStatus(ctx context.Context, args []string) error {
 		last = out.LastIndex.Local().Format("2006-01-02 15:04:05")
 	}
 	fmt.Printf("Vault:   %s\nState:   %s\nNotes:   %d (%d chunks)\nIndexed: %s\nIndex:   %s\n", out.Vault, out.State, out.Notes, out.Chunks, last, out.Fingerprint)
+	if v := out.Vectors; v != nil {
+		fmt.Printf("Vectors: %d/%d chunks (%.0f%%), %d windows, %s\n", v.Embedded, v.Passages, 100*v.Coverage(), v.Windows, v.Embedder)
+	}
 	if len(out.Skipped) > 0 {
 		fmt.Printf("Skipped: %d\n", len(out.Skipped))
 		for _, s := range out.Skipped {
