@@ -2,45 +2,86 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
 	"time"
 
-	"github.com/quire-app/quire/sidecar/vault"
+	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/server"
 )
 
-// cmdServe indexes the vault and keeps the index current while the
-// vault changes, until interrupted. The websocket server for the plugin
-// attaches here.
+// version is the sidecar's release version, reported to clients.
+const version = "0.1.0"
+
+// shutdownGrace is how long in-flight requests get to finish on SIGINT or
+// SIGTERM before they are cancelled.
+const shutdownGrace = 5 * time.Second
+
+// cmdServe runs the sidecar: it serves the plugin and the CLI on
+// 127.0.0.1, indexes the vault and keeps the index current until
+// interrupted, then shuts down cleanly (requests finish, the index is
+// closed, the lock released, sidecar.json removed).
 func cmdServe(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("serve", &c)
+	port := fs.Int("port", 0, "TCP port on 127.0.0.1 (0: any free port)")
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
 	}
-	a, err := open(c, os.Stderr)
+	if *port < 0 || *port > 65535 {
+		return usageErr("--port: %d is not a port", *port)
+	}
+	a, err := open(c, nil)
 	if err != nil {
 		return err
 	}
 	defer a.close()
-	st, err := a.ix.Run(ctx)
-	warnSkips(st)
+
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	srv, err := server.New(server.Options{Index: a.ix, Config: a.cfg, Version: version, Log: log})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "quire: watching %s for changes (Ctrl-C to stop)\n", c.vault)
-	a.ix.Progress = nil
-	return vault.Watch(ctx, c.vault, a.ix.Rules(), 200*time.Millisecond, func(paths []string) {
-		st, err := a.ix.Run(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				fmt.Fprintln(os.Stderr, "quire: index:", err)
-			}
-			return
+	l, err := server.Listen(*port)
+	if err != nil {
+		return err
+	}
+	connPath := a.st.Join(server.ConnFileName)
+	cf := server.ConnFile{Port: l.Addr().(*net.TCPAddr).Port, Token: srv.Token(), PID: os.Getpid(), Protocol: proto.Version, Version: version}
+	if err := server.WriteConnFile(connPath, cf); err != nil {
+		l.Close()
+		return err
+	}
+	defer func() {
+		if err := server.RemoveConnFile(connPath); err != nil {
+			fmt.Fprintln(os.Stderr, "quire: remove connection file:", err)
 		}
-		if st.Changed+st.Removed > 0 {
-			fmt.Fprintf(os.Stderr, "quire: %d changed, %d removed (%d notes)\n", st.Changed, st.Removed, st.Notes)
-		}
-		warnSkips(st)
-	})
+	}()
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	watched := make(chan error, 1)
+	go func() { watched <- srv.Watch(wctx) }()
+	fmt.Fprintf(os.Stderr, "quire: serving %s on 127.0.0.1:%d (Ctrl-C to stop)\n", c.vault, cf.Port)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+		served <- serveErr
+	}
+	// Stop indexing at once (a pass stops between notes) while requests in
+	// flight finish; the index closes only after both.
+	stopWatch()
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	shutErr := srv.Shutdown(sctx)
+	<-served
+	<-watched
+	return errors.Join(serveErr, shutErr)
 }

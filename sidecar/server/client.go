@@ -1,0 +1,252 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/quire-app/quire/proto"
+)
+
+// ErrNoSidecar is returned by Attach when no live sidecar serves the state
+// folder.
+var ErrNoSidecar = errors.New("no sidecar running")
+
+// Client is a protocol client: the CLI's when a sidecar runs, and the
+// tests'. Its methods are safe for concurrent use.
+type Client struct {
+	ws      *websocket.Conn
+	welcome proto.Welcome
+	events  chan proto.Envelope
+	next    atomic.Uint64
+
+	wmu sync.Mutex // gorilla allows one writer
+
+	mu      sync.Mutex
+	pending map[string]chan proto.Envelope
+	err     error // why the connection ended
+	done    chan struct{}
+}
+
+// ClientEventBuffer is how many pushed events a Client holds for a reader
+// of Events; later ones are dropped until it reads.
+const ClientEventBuffer = 256
+
+// Dial connects to the sidecar at url (ws://127.0.0.1:PORT/), sends hello
+// with token and waits for welcome. header may carry an Origin.
+func Dial(ctx context.Context, url, token, name string, header http.Header) (*Client, error) {
+	d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
+	ws, resp, err := d.DialContext(ctx, url, header)
+	if err != nil {
+		if resp != nil {
+			return nil, fmt.Errorf("dial %s: %w (HTTP %d)", url, err, resp.StatusCode)
+		}
+		return nil, fmt.Errorf("dial %s: %w", url, err)
+	}
+	ws.SetReadLimit(64 << 20)
+	c := &Client{ws: ws, events: make(chan proto.Envelope, ClientEventBuffer), pending: map[string]chan proto.Envelope{}, done: make(chan struct{})}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = ws.SetReadDeadline(dl)
+	}
+	if err := c.write("", proto.TypeHello, proto.Hello{Protocol: proto.Version, Token: token, Client: name}); err != nil {
+		ws.Close()
+		return nil, err
+	}
+	var env proto.Envelope
+	if err := ws.ReadJSON(&env); err != nil {
+		ws.Close()
+		return nil, fmt.Errorf("hello: %w", err)
+	}
+	switch env.Type {
+	case proto.TypeWelcome:
+		if err := env.Decode(&c.welcome); err != nil {
+			ws.Close()
+			return nil, err
+		}
+	case proto.TypeError:
+		var pe proto.Error
+		_ = env.Decode(&pe)
+		ws.Close()
+		return nil, fmt.Errorf("hello: %w", &pe)
+	default:
+		ws.Close()
+		return nil, fmt.Errorf("hello: got %s, want welcome", env.Type)
+	}
+	_ = ws.SetReadDeadline(time.Time{})
+	go c.read()
+	return c, nil
+}
+
+// Attach connects to the sidecar serving the state folder, if one runs:
+// its connection file exists, its process is alive and it answers hello.
+// Otherwise it returns an error wrapping ErrNoSidecar.
+func Attach(ctx context.Context, stateDir, name string) (*Client, ConnFile, error) {
+	f, err := ReadConnFile(filepath.Join(stateDir, ConnFileName))
+	if err != nil {
+		return nil, f, fmt.Errorf("%w: %v", ErrNoSidecar, err)
+	}
+	if !alive(f.PID) {
+		return nil, f, fmt.Errorf("%w: pid %d is gone", ErrNoSidecar, f.PID)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, "ws://127.0.0.1:"+strconv.Itoa(f.Port)+"/", f.Token, name, nil)
+	if err != nil {
+		return nil, f, fmt.Errorf("%w: %v", ErrNoSidecar, err)
+	}
+	return c, f, nil
+}
+
+// Welcome returns the sidecar's welcome.
+func (c *Client) Welcome() proto.Welcome { return c.welcome }
+
+// Events returns the pushed events. The channel closes when the connection
+// ends.
+func (c *Client) Events() <-chan proto.Envelope { return c.events }
+
+// Done is closed when the connection has ended; Err then says why.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended, or nil while it is open.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close closes the connection with a normal close frame.
+func (c *Client) Close() error {
+	c.wmu.Lock()
+	_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+	c.wmu.Unlock()
+	select {
+	case <-c.done:
+	case <-time.After(time.Second):
+	}
+	return c.ws.Close()
+}
+
+// Call sends a request of type typ and decodes its reply into reply. An
+// error frame comes back as a *proto.Error.
+func (c *Client) Call(ctx context.Context, typ string, req, reply any) error {
+	m, ok := proto.Lookup(typ)
+	if !ok || m.Kind != proto.KindRequest || m.Stream {
+		return fmt.Errorf("call %s: not a plain request", typ)
+	}
+	id := strconv.FormatUint(c.next.Add(1), 10)
+	ch := make(chan proto.Envelope, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w", typ, err)
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}()
+	if err := c.write(id, typ, req); err != nil {
+		return err
+	}
+	select {
+	case env := <-ch:
+		switch env.Type {
+		case m.Reply:
+			return env.Decode(reply)
+		case proto.TypeError:
+			var pe proto.Error
+			if err := env.Decode(&pe); err != nil {
+				return err
+			}
+			return &pe
+		default:
+			return fmt.Errorf("%s: got reply %s, want %s", typ, env.Type, m.Reply)
+		}
+	case <-c.done:
+		return fmt.Errorf("%s: %w", typ, c.Err())
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %w", typ, ctx.Err())
+	}
+}
+
+// Search runs a search.query.
+func (c *Client) Search(ctx context.Context, q proto.SearchQuery) (proto.SearchResult, error) {
+	var r proto.SearchResult
+	err := c.Call(ctx, proto.TypeSearchQuery, q, &r)
+	return r, err
+}
+
+// Status runs a status.get.
+func (c *Client) Status(ctx context.Context) (proto.StatusResult, error) {
+	var r proto.StatusResult
+	err := c.Call(ctx, proto.TypeStatusGet, proto.StatusGet{}, &r)
+	return r, err
+}
+
+func (c *Client) write(id, typ string, payload any) error {
+	env, err := proto.NewEnvelope(id, typ, payload)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(env)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
+	if err := c.ws.WriteMessage(websocket.TextMessage, data); err != nil {
+		return fmt.Errorf("send %s: %w", typ, err)
+	}
+	return nil
+}
+
+// read routes replies to their callers and events to Events.
+func (c *Client) read() {
+	var err error
+	for {
+		var env proto.Envelope
+		_, data, rerr := c.ws.ReadMessage()
+		if rerr != nil {
+			err = rerr
+			break
+		}
+		if json.Unmarshal(data, &env) != nil {
+			continue
+		}
+		if env.ID == "" {
+			// Events, and errors about frames too broken to carry an id.
+			select {
+			case c.events <- env:
+			default:
+			}
+			continue
+		}
+		c.mu.Lock()
+		ch := c.pending[env.ID]
+		c.mu.Unlock()
+		if ch != nil {
+			select {
+			case ch <- env:
+			default:
+			}
+		}
+	}
+	c.mu.Lock()
+	c.err = err
+	c.mu.Unlock()
+	close(c.done)
+	close(c.events)
+}

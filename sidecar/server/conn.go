@@ -1,0 +1,372 @@
+package server
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/quire-app/quire/proto"
+)
+
+const (
+	// queueLen is how many frames may wait for a slow client before it is
+	// dropped for not reading.
+	queueLen = 256
+	// maxInflight bounds one connection's concurrent requests; past it the
+	// reader stops reading, which pushes back on the client.
+	maxInflight = 32
+	// writeWait bounds one frame's write.
+	writeWait = 10 * time.Second
+	// closeWait is how long a closing connection waits for the peer's
+	// close frame before dropping it.
+	closeWait = time.Second
+	// maxIDLen bounds request ids, which every reply echoes.
+	maxIDLen = 128
+)
+
+// outFrame is one item of a connection's write queue: a text frame, or a
+// close frame after which the writer stops.
+type outFrame struct {
+	data   []byte
+	close  bool
+	code   int
+	reason string
+}
+
+// conn is one client connection. Gorilla allows one concurrent writer, so
+// every frame goes through out to the writer goroutine; the reader runs in
+// serve's goroutine and each request in its own.
+type conn struct {
+	s        *Server
+	ws       *websocket.Conn
+	out      chan outFrame
+	done     chan struct{} // closed when the connection is over
+	sem      chan struct{}
+	shutOnce sync.Once
+	shutting chan struct{} // closed once a close frame is queued
+}
+
+func newConn(s *Server, ws *websocket.Conn) *conn {
+	return &conn{
+		s:        s,
+		ws:       ws,
+		out:      make(chan outFrame, queueLen),
+		done:     make(chan struct{}),
+		sem:      make(chan struct{}, maxInflight),
+		shutting: make(chan struct{}),
+	}
+}
+
+// serve runs the connection: handshake, then requests, until either side
+// closes it.
+func (c *conn) serve() {
+	// Past eight frame limits the frame is not worth reading to the end:
+	// gorilla answers with a 1009 close.
+	c.ws.SetReadLimit(int64(c.s.opts.FrameLimit) * 8)
+	writerDone := make(chan struct{})
+	go func() { c.writer(); close(writerDone) }()
+	defer func() {
+		c.s.leave(c)
+		select {
+		case <-c.shutting:
+			// Let the writer send what was queued before the close frame.
+			select {
+			case <-writerDone:
+			case <-time.After(writeWait):
+			}
+		default:
+		}
+		c.ws.Close()
+		close(c.done)
+		<-writerDone
+	}()
+
+	if !c.handshake() {
+		c.drain()
+		return
+	}
+	c.s.join(c)
+	for {
+		data, tooLarge, err := c.read()
+		if err != nil {
+			select {
+			case <-c.shutting:
+				c.drain()
+			default:
+			}
+			if errors.Is(err, websocket.ErrReadLimit) {
+				// Gorilla has sent a 1009 close but cannot read on. Closing
+				// now, with the frame's rest unread, would reset the
+				// connection and lose that close frame: read the rest raw
+				// until the client hangs up or closeWait passes.
+				raw := c.ws.UnderlyingConn()
+				_ = raw.SetReadDeadline(time.Now().Add(closeWait))
+				_, _ = io.Copy(io.Discard, raw)
+			}
+			return
+		}
+		if tooLarge {
+			c.reply(frameID(data), "", nil, &proto.Error{Code: proto.CodeTooLarge,
+				Message: fmt.Sprintf("frame over %d bytes", c.s.opts.FrameLimit)})
+			continue
+		}
+		env, perr := decodeRequest(data)
+		if perr != nil {
+			c.reply(env.ID, "", nil, perr)
+			continue
+		}
+		if !c.s.begin() {
+			c.reply(env.ID, "", nil, &proto.Error{Code: proto.CodeNotReady, Message: "sidecar is shutting down"})
+			continue
+		}
+		c.sem <- struct{}{}
+		go func() {
+			defer func() { <-c.sem; c.s.end() }()
+			typ, payload, perr := c.s.handle(c.s.reqCtx, env)
+			c.reply(env.ID, typ, payload, perr)
+		}()
+	}
+}
+
+// handshake reads hello within the timeout and answers welcome, or queues
+// an error and a close with the reason and reports false.
+func (c *conn) handshake() bool {
+	refuse := func(code proto.ErrorCode, msg string) bool {
+		c.reply("", "", nil, &proto.Error{Code: code, Message: msg})
+		c.shut(websocket.ClosePolicyViolation, msg)
+		c.s.log.Warn("refused client", "remote", c.ws.RemoteAddr().String(), "reason", msg)
+		return false
+	}
+	_ = c.ws.SetReadDeadline(time.Now().Add(c.s.opts.HelloTimeout))
+	data, tooLarge, err := c.read()
+	if err != nil {
+		var ne interface{ Timeout() bool }
+		if errors.As(err, &ne) && ne.Timeout() {
+			// The read timed out: the connection can no longer be read, but
+			// it can still be told why it is closed.
+			return refuse(proto.CodeUnauthorized, fmt.Sprintf("no hello within %s", c.s.opts.HelloTimeout))
+		}
+		return false
+	}
+	if tooLarge {
+		return refuse(proto.CodeTooLarge, "hello frame too large")
+	}
+	_ = c.ws.SetReadDeadline(time.Time{})
+	var env proto.Envelope
+	if err := json.Unmarshal(data, &env); err != nil || env.Type != proto.TypeHello {
+		return refuse(proto.CodeUnauthorized, "first frame must be hello")
+	}
+	var h proto.Hello
+	if err := env.Decode(&h); err != nil {
+		return refuse(proto.CodeInvalidRequest, "malformed hello")
+	}
+	if h.Protocol != proto.Version {
+		return refuse(proto.CodeUnsupportedVersion,
+			fmt.Sprintf("protocol %d not supported; this sidecar speaks %d", h.Protocol, proto.Version))
+	}
+	if h.Token == "" {
+		return refuse(proto.CodeUnauthorized, "missing token")
+	}
+	if subtle.ConstantTimeCompare([]byte(h.Token), []byte(c.s.token)) != 1 {
+		return refuse(proto.CodeUnauthorized, "wrong token")
+	}
+	c.s.log.Info("client connected", "client", h.Client, "remote", c.ws.RemoteAddr().String())
+	c.reply("", proto.TypeWelcome, proto.Welcome{Protocol: proto.Version, Version: c.s.opts.Version, Vault: c.s.ix.Vault}, nil)
+	return true
+}
+
+// read returns the next text frame. A frame over the frame limit is read
+// to its end and dropped, and tooLarge is set with the frame's first bytes
+// in data, so that the reply can carry its id when the id comes first.
+func (c *conn) read() (data []byte, tooLarge bool, err error) {
+	for {
+		typ, r, err := c.ws.NextReader()
+		if err != nil {
+			return nil, false, err
+		}
+		limit := int64(c.s.opts.FrameLimit)
+		data, err = io.ReadAll(io.LimitReader(r, limit+1))
+		if err != nil {
+			return nil, false, err
+		}
+		if int64(len(data)) > limit {
+			if _, err := io.Copy(io.Discard, r); err != nil {
+				return nil, false, err
+			}
+			return data, true, nil
+		}
+		if typ != websocket.TextMessage {
+			c.reply("", "", nil, &proto.Error{Code: proto.CodeInvalidRequest, Message: "binary frames are not part of the protocol"})
+			continue
+		}
+		return data, false, nil
+	}
+}
+
+// decodeRequest decodes one frame into an envelope and checks that it is a
+// request: valid JSON, a known type whose kind is request, and an id. On
+// failure the envelope still carries the id when one could be read, so that
+// the error reaches the right caller.
+func decodeRequest(data []byte) (proto.Envelope, *proto.Error) {
+	var env proto.Envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		env = proto.Envelope{ID: frameID(data)}
+		return env, &proto.Error{Code: proto.CodeInvalidRequest, Message: "malformed frame: " + shorten(err.Error(), 200)}
+	}
+	if len(env.ID) > maxIDLen {
+		return proto.Envelope{}, &proto.Error{Code: proto.CodeInvalidRequest, Message: fmt.Sprintf("id longer than %d bytes", maxIDLen)}
+	}
+	m, ok := proto.Lookup(env.Type)
+	if !ok {
+		return env, &proto.Error{Code: proto.CodeInvalidRequest, Message: fmt.Sprintf("unknown type %q", shorten(env.Type, 64))}
+	}
+	if m.Kind != proto.KindRequest {
+		return env, &proto.Error{Code: proto.CodeInvalidRequest, Message: fmt.Sprintf("%s is not a request", env.Type)}
+	}
+	if env.ID == "" {
+		return env, &proto.Error{Code: proto.CodeInvalidRequest, Message: env.Type + " without an id"}
+	}
+	return env, nil
+}
+
+// frameID digs the id out of a frame that cannot be decoded whole (too
+// large, or broken after the id), reading tokens until the top-level "id"
+// key or the first error.
+func frameID(prefix []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key == "id" {
+			var id string
+			if dec.Decode(&id) != nil || len(id) > maxIDLen {
+				return ""
+			}
+			return id
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// reply queues a result frame of type typ, or an error frame when perr is
+// set. It waits for room in the queue: only this connection's requests
+// wait on a slow reader.
+func (c *conn) reply(id, typ string, payload any, perr *proto.Error) {
+	if perr != nil {
+		typ, payload = proto.TypeError, perr
+	}
+	data, err := encodeFrame(id, typ, payload)
+	if err == nil {
+		select {
+		case c.out <- outFrame{data: data}:
+		case <-c.done:
+		}
+		return
+	}
+	c.s.log.Error("encode reply", "type", typ, "err", err)
+	c.reply(id, "", nil, &proto.Error{Code: proto.CodeInternal, Message: "reply could not be encoded"})
+}
+
+// event queues a pushed event without waiting. A client whose queue is
+// full is not reading; it is disconnected (and resyncs when it reconnects)
+// rather than holding back events for everyone else.
+func (c *conn) event(data []byte) {
+	select {
+	case <-c.shutting:
+	case c.out <- outFrame{data: data}:
+	default:
+		c.s.log.Warn("dropping a client that does not read", "remote", c.ws.RemoteAddr().String())
+		c.ws.Close()
+	}
+}
+
+// shut queues a close frame with a reason; the writer sends it after the
+// frames queued before it and then stops.
+func (c *conn) shut(code int, reason string) {
+	c.shutOnce.Do(func() {
+		close(c.shutting)
+		select {
+		case c.out <- outFrame{close: true, code: code, reason: reason}:
+		case <-c.done:
+		default:
+			// Queue full: the client is not reading anyway.
+			c.ws.Close()
+		}
+		// The reader may be blocked on a silent client: give it until
+		// closeWait to answer the close.
+		_ = c.ws.UnderlyingConn().SetReadDeadline(time.Now().Add(closeWait))
+	})
+}
+
+// drain reads until the peer answers the close frame or closeWait passes.
+func (c *conn) drain() {
+	_ = c.ws.UnderlyingConn().SetReadDeadline(time.Now().Add(closeWait))
+	for {
+		if _, _, err := c.ws.NextReader(); err != nil {
+			return
+		}
+	}
+}
+
+// writer is the connection's only writer.
+func (c *conn) writer() {
+	for {
+		select {
+		case f := <-c.out:
+			_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
+			if f.close {
+				_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(f.code, f.reason))
+				return
+			}
+			if err := c.ws.WriteMessage(websocket.TextMessage, f.data); err != nil {
+				c.ws.Close()
+				return
+			}
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// encodeFrame encodes one frame. HTML escaping is off: note text full of
+// < and & would otherwise grow on the wire for no reader's benefit.
+func encodeFrame(id, typ string, payload any) ([]byte, error) {
+	raw, err := marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s payload: %w", typ, err)
+	}
+	return marshal(proto.Envelope{ID: id, Type: typ, Payload: raw})
+}
+
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,281 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/quire-app/quire/proto"
+)
+
+// TestHandshakeRefused checks that every bad first frame gets an error
+// frame naming the problem, then a policy-violation close with the reason.
+func TestHandshakeRefused(t *testing.T) {
+	h := start(t, notes)
+	tests := []struct {
+		name   string
+		first  func(ws *websocket.Conn) // nil: send nothing
+		code   proto.ErrorCode
+		reason string
+	}{
+		{"no hello", func(ws *websocket.Conn) {
+			send(t, ws, "1", proto.TypeStatusGet, proto.StatusGet{})
+		}, proto.CodeUnauthorized, "first frame must be hello"},
+		{"no token", func(ws *websocket.Conn) {
+			send(t, ws, "", proto.TypeHello, proto.Hello{Protocol: proto.Version, Client: "t"})
+		}, proto.CodeUnauthorized, "missing token"},
+		{"wrong token", func(ws *websocket.Conn) {
+			send(t, ws, "", proto.TypeHello, proto.Hello{Protocol: proto.Version, Token: strings.Repeat("0", 32), Client: "t"})
+		}, proto.CodeUnauthorized, "wrong token"},
+		{"token prefix", func(ws *websocket.Conn) {
+			send(t, ws, "", proto.TypeHello, proto.Hello{Protocol: proto.Version, Token: h.srv.Token()[:31], Client: "t"})
+		}, proto.CodeUnauthorized, "wrong token"},
+		{"other protocol", func(ws *websocket.Conn) {
+			send(t, ws, "", proto.TypeHello, proto.Hello{Protocol: proto.Version + 1, Token: h.srv.Token(), Client: "t"})
+		}, proto.CodeUnsupportedVersion, "not supported"},
+		{"not json", func(ws *websocket.Conn) {
+			_ = ws.WriteMessage(websocket.TextMessage, []byte("hello?"))
+		}, proto.CodeUnauthorized, "first frame must be hello"},
+		{"late hello", nil, proto.CodeUnauthorized, "no hello within 2s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ws := h.raw(nil)
+			began := time.Now()
+			if tt.first != nil {
+				tt.first(ws)
+			}
+			wantError(t, recv(t, ws), "", tt.code)
+			if tt.first == nil {
+				if took := time.Since(began); took < DefaultHelloTimeout-200*time.Millisecond || took > DefaultHelloTimeout+time.Second {
+					t.Errorf("refused after %s, want about %s", took, DefaultHelloTimeout)
+				}
+				// A hello after the deadline does not get in.
+				send(t, ws, "", proto.TypeHello, proto.Hello{Protocol: proto.Version, Token: h.srv.Token()})
+			}
+			wantClosed(t, ws, websocket.ClosePolicyViolation, tt.reason)
+		})
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	h := start(t, notes)
+	tests := []struct {
+		origin []string // nil: no header
+		ok     bool
+	}{
+		{nil, true},
+		{[]string{ObsidianOrigin}, true},
+		{[]string{"https://evil.example"}, false},
+		{[]string{"null"}, false},
+		{[]string{"http://127.0.0.1:" + strings.Split(h.addr, ":")[1]}, false},
+		{[]string{"app://obsidian.md.evil.example"}, false},
+		{[]string{ObsidianOrigin, "https://evil.example"}, false},
+	}
+	for _, tt := range tests {
+		header := http.Header{}
+		if tt.origin != nil {
+			header["Origin"] = tt.origin
+		}
+		ws, resp, err := websocket.DefaultDialer.Dial(h.url(), header)
+		if !tt.ok {
+			if err == nil {
+				ws.Close()
+				t.Errorf("origin %q: connected, want refused", tt.origin)
+			} else if resp == nil || resp.StatusCode != http.StatusForbidden {
+				t.Errorf("origin %q: got %v, want HTTP 403", tt.origin, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("origin %q: %v, want accepted", tt.origin, err)
+			continue
+		}
+		h.hello(ws)
+		ws.Close()
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	h := start(t, notes, func(o *Options) { o.FrameLimit = 4 << 10 })
+	ws := h.raw(nil)
+	h.hello(ws)
+
+	big := proto.SearchQuery{Query: strings.Repeat("flour ", 1000)}
+	send(t, ws, "7", proto.TypeSearchQuery, big)
+	wantError(t, recv(t, ws), "7", proto.CodeTooLarge)
+
+	// The connection stays usable.
+	send(t, ws, "8", proto.TypeSearchQuery, proto.SearchQuery{Query: "flour"})
+	if env := recv(t, ws); env.Type != proto.TypeSearchResult || env.ID != "8" {
+		t.Fatalf("after too_large: got %s %s, want search.result 8", env.Type, env.Payload)
+	}
+
+	// Far over the limit, the frame is not read to its end: the
+	// connection closes with 1009.
+	huge, _ := proto.NewEnvelope("9", proto.TypeSearchQuery, proto.SearchQuery{Query: strings.Repeat("flour ", 8000)})
+	_ = ws.WriteJSON(huge) // the server may hang up before the end
+	wantClosed(t, ws, websocket.CloseMessageTooBig, "")
+}
+
+// TestInvalidRequests sends broken frames on one connection while another
+// client keeps searching: each broken frame gets invalid_request, and
+// neither connection stops being served.
+func TestInvalidRequests(t *testing.T) {
+	h := start(t, notes)
+	other := h.dial()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var otherErr error
+	var otherCalls int
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := other.Search(t.Context(), proto.SearchQuery{Query: "tomatoes"}); err != nil {
+				otherErr = err
+				return
+			}
+			otherCalls++
+		}
+	}()
+
+	ws := h.raw(nil)
+	h.hello(ws)
+	tests := []struct {
+		name  string
+		frame string
+		id    string
+	}{
+		{"not json", `{"id":"1","type":`, "1"},
+		{"not json, no id", `{"type":`, ""},
+		{"json but id readable", `{"id":"2","type":"search.query","payload":{]}`, "2"},
+		{"array", `[1,2,3]`, ""},
+		{"unknown type", `{"id":"3","type":"vault.delete","payload":{}}`, "3"},
+		{"reply as request", `{"id":"4","type":"search.result","payload":{}}`, "4"},
+		{"event as request", `{"id":"5","type":"index.changed","payload":{}}`, "5"},
+		{"no id", `{"type":"status.get","payload":{}}`, ""},
+		{"wrong field type", `{"id":"6","type":"search.query","payload":{"k":"three"}}`, "6"},
+		{"payload not object", `{"id":"7","type":"search.query","payload":5}`, "7"},
+		{"bad channel", `{"id":"8","type":"search.query","payload":{"query":"x","channel":"psychic"}}`, "8"},
+		{"negative k", `{"id":"9","type":"search.query","payload":{"query":"x","k":-1}}`, "9"},
+		{"hello again", `{"type":"hello","payload":{"protocol":1}}`, ""},
+		{"id too long", `{"id":"` + strings.Repeat("x", 200) + `","type":"status.get"}`, ""},
+	}
+	for _, tt := range tests {
+		if err := ws.WriteMessage(websocket.TextMessage, []byte(tt.frame)); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(tt.name, func(t *testing.T) {
+			wantError(t, recv(t, ws), tt.id, proto.CodeInvalidRequest)
+		})
+	}
+	if err := ws.WriteMessage(websocket.BinaryMessage, []byte{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, recv(t, ws), "", proto.CodeInvalidRequest)
+
+	// The same connection still answers.
+	send(t, ws, "ok", proto.TypeStatusGet, proto.StatusGet{})
+	if env := recv(t, ws); env.Type != proto.TypeStatusResult || env.ID != "ok" {
+		t.Fatalf("got %s, want status.result", env.Type)
+	}
+	close(stop)
+	wg.Wait()
+	if otherErr != nil || otherCalls == 0 {
+		t.Errorf("other client: %d calls, error %v", otherCalls, otherErr)
+	}
+}
+
+// TestSlowClient checks that a client that stops reading is dropped rather
+// than holding back events and replies for the others.
+func TestSlowClient(t *testing.T) {
+	h := start(t, notes)
+	slow := h.raw(nil)
+	h.hello(slow)
+	fast := h.dial()
+	payload := proto.SidecarWarning{Message: strings.Repeat("x", 32<<10)}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		began := time.Now()
+		h.srv.broadcast(proto.TypeSidecarWarning, payload)
+		if took := time.Since(began); took > time.Second {
+			t.Fatalf("broadcast waited %s for a slow client", took)
+		}
+		h.srv.mu.Lock()
+		n := len(h.srv.conns)
+		h.srv.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("slow client never dropped")
+		}
+	}
+	if _, err := fast.Status(t.Context()); err != nil {
+		t.Fatalf("fast client after the slow one was dropped: %v", err)
+	}
+}
+
+func TestShutdown(t *testing.T) {
+	h := start(t, notes)
+	c := h.dial()
+	// A request that arrives while the server shuts down gets not_ready.
+	h.srv.mu.Lock()
+	h.srv.closing = true
+	h.srv.mu.Unlock()
+	_, err := c.Status(t.Context())
+	if pe, ok := err.(*proto.Error); !ok || pe.Code != proto.CodeNotReady {
+		t.Errorf("request during shutdown: got %v, want not_ready", err)
+	}
+	h.srv.mu.Lock()
+	h.srv.closing = false
+	h.srv.mu.Unlock()
+
+	ws := h.raw(nil)
+	h.hello(ws)
+	done := make(chan error, 1)
+	go func() { done <- h.srv.Shutdown(t.Context()) }()
+	wantClosed(t, ws, websocket.CloseGoingAway, "sidecar shutting down")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Shutdown did not return")
+	}
+	<-c.Done()
+	if _, _, err := websocket.DefaultDialer.Dial(h.url(), nil); err == nil {
+		t.Error("connected after Shutdown")
+	}
+}
+
+func TestFrameID(t *testing.T) {
+	tests := []struct {
+		prefix string
+		want   string
+	}{
+		{`{"id":"7","type":"search.query","payload":{"query":"aaaa`, "7"},
+		{`{"type":"search.query","id":"8","payload":{"query":"aaaa`, "8"},
+		{`{"type":"search.query","payload":{"query":"aaaa`, ""},
+		{`[`, ""},
+		{`{"id":7}`, ""},
+		{``, ""},
+	}
+	for _, tt := range tests {
+		if got := frameID([]byte(tt.prefix)); got != tt.want {
+			t.Errorf("frameID(%q) = %q, want %q", tt.prefix, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ConnFileName is the connection file's name in the state folder.
+const ConnFileName = "sidecar.json"
+
+// ConnFile is <state>/sidecar.json: how a client on this machine finds and
+// authenticates to the running sidecar. It holds the token, so only its
+// owner may read it (mode 0600).
+type ConnFile struct {
+	// Port is the TCP port on 127.0.0.1.
+	Port int `json:"port"`
+	// Token is the per-launch secret that hello must carry.
+	Token string `json:"token"`
+	// PID is the sidecar's process id; a file whose process is gone is
+	// stale.
+	PID int `json:"pid"`
+	// Protocol is the protocol version the sidecar speaks.
+	Protocol int `json:"protocol"`
+	// Version is the sidecar's release version.
+	Version string `json:"version"`
+}
+
+// WriteConnFile writes f to path atomically (temporary file, then rename),
+// so that a client never reads half a file, with mode 0600.
+func WriteConnFile(path string, f ConnFile) error {
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".sidecar-*.json")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadConnFile reads a connection file.
+func ReadConnFile(path string) (ConnFile, error) {
+	var f ConnFile
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return f, fmt.Errorf("read %s: %w", path, err)
+	}
+	if f.Port <= 0 || f.Token == "" {
+		return f, fmt.Errorf("read %s: %w", path, errors.New("no port or token"))
+	}
+	return f, nil
+}
+
+// RemoveConnFile removes the connection file if it still names this
+// process, so that a sidecar exiting late cannot remove its successor's.
+func RemoveConnFile(path string) error {
+	f, err := ReadConnFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+	} else if f.PID != os.Getpid() {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}

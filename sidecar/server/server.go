@@ -1,0 +1,297 @@
+// Package server serves one vault's index to the Obsidian plugin, the CLI
+// and tests over a websocket on 127.0.0.1, speaking the protocol defined in
+// proto/. It is the only package that maps domain types to wire messages.
+//
+// A Server has two halves that a caller runs side by side: [Server.Serve]
+// answers connections (handshake, requests, pushed events) and
+// [Server.Watch] keeps the index current (first pass, file watch,
+// rebuilds) and pushes index events. [Server.Shutdown] stops the first;
+// cancelling Watch's context stops the second.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/index"
+)
+
+// ObsidianOrigin is the Origin header of Obsidian's desktop app. Requests
+// with any other Origin come from a web page and are refused; requests
+// without one come from the CLI or tests.
+const ObsidianOrigin = "app://obsidian.md"
+
+// Defaults for [Options].
+const (
+	DefaultFrameLimit   = 1 << 20
+	DefaultHelloTimeout = 2 * time.Second
+	DefaultDebounce     = 200 * time.Millisecond
+)
+
+// Options configure a Server. Index is required; every other field has a
+// default.
+type Options struct {
+	// Index is the open index the server searches and keeps current. The
+	// caller closes it after Shutdown and after Watch has returned.
+	Index *index.Index
+	// Config supplies defaults such as the search k.
+	Config config.Config
+	// Version is the sidecar's release version, reported in welcome and
+	// status.
+	Version string
+	// Token is the secret a client must send in hello; empty means a fresh
+	// random one (see [Server.Token]).
+	Token string
+	// Log receives the server's log; nil discards it.
+	Log *slog.Logger
+	// FrameLimit is the largest frame answered; larger ones get too_large
+	// and the connection stays open. Eight times it closes the connection.
+	FrameLimit int
+	// HelloTimeout is how long a new connection has to send hello.
+	HelloTimeout time.Duration
+	// Debounce is how long the watch waits for a burst of file events to
+	// end before indexing.
+	Debounce time.Duration
+}
+
+// Server is a running sidecar's protocol endpoint for one vault.
+type Server struct {
+	opts     Options
+	ix       *index.Index
+	log      *slog.Logger
+	token    string
+	upgrader websocket.Upgrader
+	http     *http.Server
+
+	// reqCtx is the parent of every request's context; Shutdown cancels it
+	// when in-flight requests outlive its deadline.
+	reqCtx    context.Context
+	cancelReq context.CancelFunc
+
+	mu       sync.Mutex
+	conns    map[*conn]struct{}
+	closing  bool
+	inflight sync.WaitGroup // requests being answered
+	live     sync.WaitGroup // connections being served
+
+	snap       atomic.Pointer[snapshot]
+	indexing   atomic.Bool
+	rebuilding atomic.Bool // a rebuild is asked for or running
+	trigger    chan struct{}
+	lastPush   atomic.Int64 // unix nanos of the last progress event
+}
+
+// New returns a server for opts.Index. It reads the catalog once so that
+// requests are answered from what the index already holds before the
+// first pass ends.
+func New(opts Options) (*Server, error) {
+	if opts.Index == nil {
+		return nil, errors.New("server: no index")
+	}
+	if opts.FrameLimit <= 0 {
+		opts.FrameLimit = DefaultFrameLimit
+	}
+	if opts.HelloTimeout <= 0 {
+		opts.HelloTimeout = DefaultHelloTimeout
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	if opts.Config.Search.K <= 0 {
+		opts.Config = config.Default()
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	token := opts.Token
+	if token == "" {
+		var err error
+		if token, err = NewToken(); err != nil {
+			return nil, err
+		}
+	}
+	s := &Server{
+		opts:    opts,
+		ix:      opts.Index,
+		log:     opts.Log,
+		token:   token,
+		conns:   map[*conn]struct{}{},
+		trigger: make(chan struct{}, 1),
+	}
+	s.reqCtx, s.cancelReq = context.WithCancel(context.Background())
+	s.upgrader = websocket.Upgrader{
+		CheckOrigin:     checkOrigin,
+		ReadBufferSize:  16 << 10,
+		WriteBufferSize: 16 << 10,
+	}
+	s.http = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	snap, err := s.load(false)
+	if err != nil {
+		return nil, err
+	}
+	s.snap.Store(snap)
+	return s, nil
+}
+
+// NewToken returns a random 128-bit secret, hex-encoded.
+func NewToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// Token returns the secret clients must send in hello.
+func (s *Server) Token() string { return s.token }
+
+// checkOrigin lets Obsidian and non-browser clients in. Gorilla's default
+// accepts only an Origin equal to the Host, which refuses Obsidian
+// (app://obsidian.md is never our host) and is not the rule we want.
+func checkOrigin(r *http.Request) bool {
+	origin, ok := r.Header["Origin"]
+	if !ok {
+		return true
+	}
+	return len(origin) == 1 && origin[0] == ObsidianOrigin
+}
+
+// Handler returns the websocket endpoint, for tests that serve it with
+// httptest. Every path upgrades; the CLI and the plugin use "/".
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !checkOrigin(r) {
+			s.log.Warn("refused connection", "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr)
+			http.Error(w, "origin not allowed", http.StatusForbidden)
+			return
+		}
+		ws, err := s.upgrader.Upgrade(w, r, nil)
+		if err != nil {
+			return // the upgrader has answered with an HTTP error
+		}
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			_ = ws.WriteControl(websocket.CloseMessage,
+				websocket.FormatCloseMessage(websocket.CloseGoingAway, "sidecar shutting down"), time.Now().Add(time.Second))
+			ws.Close()
+			return
+		}
+		s.live.Add(1)
+		s.mu.Unlock()
+		defer s.live.Done()
+		newConn(s, ws).serve()
+	})
+}
+
+// Listen listens on 127.0.0.1 at port (0: any free port). The sidecar never
+// listens on other interfaces: the vault is for this machine only.
+func Listen(port int) (net.Listener, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", fmt.Sprint(port)))
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	return l, nil
+}
+
+// Serve answers connections on l until Shutdown. It returns nil after
+// Shutdown.
+func (s *Server) Serve(l net.Listener) error {
+	err := s.http.Serve(l)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops taking connections and requests. Requests in flight
+// finish; those that arrive meanwhile get not_ready. When ctx ends first,
+// the requests still running are cancelled. Every connection is then closed
+// with "sidecar shutting down".
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	err := s.http.Shutdown(ctx)
+
+	finished := make(chan struct{})
+	go func() { s.inflight.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		s.cancelReq()
+		<-finished
+	}
+	s.cancelReq()
+
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.shut(websocket.CloseGoingAway, "sidecar shutting down")
+	}
+	s.live.Wait()
+	return err
+}
+
+// begin registers a request in flight, or reports false when the server is
+// shutting down.
+func (s *Server) begin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.inflight.Add(1)
+	return true
+}
+
+func (s *Server) end() { s.inflight.Done() }
+
+// join makes a welcomed connection receive events.
+func (s *Server) join(c *conn) {
+	s.mu.Lock()
+	s.conns[c] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *Server) leave(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c)
+	s.mu.Unlock()
+}
+
+// broadcast pushes an event to every welcomed connection. It never waits
+// for a client: one that cannot keep up is disconnected (see conn.event).
+func (s *Server) broadcast(typ string, payload any) {
+	data, err := encodeFrame("", typ, payload)
+	if err != nil {
+		s.log.Error("encode event", "type", typ, "err", err)
+		return
+	}
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.event(data)
+	}
+}
