@@ -101,6 +101,34 @@ type Searcher struct {
 
 // Search returns up to k passages for query from the channel.
 func (s *Searcher) Search(ctx context.Context, query string, k int, ch Channel) ([]Passage, error) {
+	r, err := s.Query(ctx, query, k, ch)
+	return r.Passages, err
+}
+
+// Result is a search's answer and how it was reached.
+type Result struct {
+	Passages []Passage
+	// Channel is the channel that answered: bm25 when the embedder failed.
+	Channel Channel
+	// Warning says why the answer is not what was asked for.
+	Warning string
+}
+
+// Query is Search that survives a failing embedder: a hybrid query whose
+// dense side fails answers from keywords alone, and says so.
+func (s *Searcher) Query(ctx context.Context, query string, k int, ch Channel) (Result, error) {
+	ps, err := s.search(ctx, query, k, ch)
+	if err == nil || ch != Hybrid || errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
+		return Result{Passages: ps, Channel: ch}, err
+	}
+	ps, kerr := s.search(ctx, query, k, BM25)
+	if kerr != nil {
+		return Result{}, kerr
+	}
+	return Result{Passages: ps, Channel: BM25, Warning: "embedder unavailable, showing keyword results: " + err.Error()}, nil
+}
+
+func (s *Searcher) search(ctx context.Context, query string, k int, ch Channel) ([]Passage, error) {
 	switch ch {
 	case BM25, "":
 		hits, err := s.keyword(ctx, query, k)

@@ -1,6 +1,10 @@
 package search
 
 import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/quire-app/quire/sidecar/bm25"
@@ -26,5 +30,33 @@ func TestFuseEmptyChannels(t *testing.T) {
 	}
 	if s := (Fusion{BM25: 1, Dense: 0.3}).fuse([]bm25.Hit{{ID: "a", Score: 3}}, nil); s["a"] != 1 {
 		t.Errorf("keyword only: got %v", s)
+	}
+}
+
+type failingDense struct{}
+
+func (failingDense) SearchDense(context.Context, string, int) ([]index.DenseHit, error) {
+	return nil, errors.New("model crashed")
+}
+
+func TestHybridFallsBackToKeywordsWithAWarning(t *testing.T) {
+	b, err := bm25.Open(filepath.Join(t.TempDir(), "bm25"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.Replace(nil, []bm25.Doc{{ID: "a.md#0", Path: "a.md", Lang: "en", Body: "rennet curdles milk", Text: "rennet curdles milk"}}); err != nil {
+		t.Fatal(err)
+	}
+	s := &Searcher{BM25: b, Dense: failingDense{}}
+	r, err := s.Query(context.Background(), "rennet", 5, Hybrid)
+	if err != nil {
+		t.Fatalf("hybrid with a failing embedder: %v, want keyword results", err)
+	}
+	if r.Channel != BM25 || len(r.Passages) != 1 || !strings.Contains(r.Warning, "model crashed") {
+		t.Errorf("got %+v", r)
+	}
+	if _, err := s.Query(context.Background(), "rennet", 5, Dense); err == nil {
+		t.Error("dense alone with a failing embedder: want the error")
 	}
 }

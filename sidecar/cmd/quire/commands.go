@@ -185,12 +185,16 @@ func cmdSearch(ctx context.Context, args []string) error {
 		fmt.Fprint(os.Stderr, s.Explain(query))
 	}
 	began := time.Now()
-	ps, err := s.Search(ctx, query, *k, ch)
+	res, err := s.Query(ctx, query, *k, ch)
 	if err != nil {
 		return err
 	}
+	ps := res.Passages
+	if res.Warning != "" {
+		fmt.Fprintln(os.Stderr, "quire: warning:", res.Warning)
+	}
 	if c.json {
-		return printJSON(map[string]any{"query": query, "channel": ch, "tookMs": float64(time.Since(began).Microseconds()) / 1000, "passages": ps})
+		return printJSON(map[string]any{"query": query, "channel": res.Channel, "warning": res.Warning, "tookMs": float64(time.Since(began).Microseconds()) / 1000, "passages": ps})
 	}
 	if len(ps) == 0 {
 		fmt.Println("No passages match.")
