@@ -150,7 +150,10 @@ func TestPDFErrors(t *testing.T) {
 		data []byte
 		kind error
 	}{
-		{"locked.pdf", makePDF(t, true), ErrEncrypted},
+		{"locked.pdf", makePDF(t, true), ErrEncrypted}, // RC4, user password
+		// AES-256 (revision 6), made once with
+		// qpdf --encrypt user-pw owner-pw 256 -- plain.pdf aes256-password.pdf
+		{"aes256-password.pdf", readFixture(t, "aes256-password.pdf"), ErrEncrypted},
 		{"cut.pdf", good[:len(good)/2], ErrBroken},
 		// Cut in the cross-reference table: every page is there and MuPDF
 		// would repair it, but a download cut short is reported, not
