@@ -8,12 +8,12 @@ import (
 
 func TestMarkdownClip(t *testing.T) {
 	tests := []struct {
-		name, in                         string
+		name, in                       string
 		title, url, author, date, body string
 	}{
 		{
-			name: "clipper.md",
-			in: "---\ntitle: \"Tides explained\"\nsource: https://sea.example/tides\nauthor:\n  - \"[[Rosa Marin]]\"\n  - \"[[Ken Ito]]\"\npublished: 2022-07-01\ntags: [clippings]\n---\n# Tides explained\n\nThe moon pulls the ocean.\n",
+			name:  "clipper.md",
+			in:    "---\ntitle: \"Tides explained\"\nsource: https://sea.example/tides\nauthor:\n  - \"[[Rosa Marin]]\"\n  - \"[[Ken Ito]]\"\npublished: 2022-07-01\ntags: [clippings]\n---\n# Tides explained\n\nThe moon pulls the ocean.\n",
 			title: "Tides explained", url: "https://sea.example/tides", author: "Rosa Marin, Ken Ito", date: "2022-07-01",
 			body: "# Tides explained\n\nThe moon pulls the ocean.\n",
 		},
