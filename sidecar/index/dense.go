@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/state"
 	"github.com/quire-app/quire/sidecar/vector"
 )
@@ -176,10 +177,8 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 			_ = d.store.Save()
 			return ix.DenseStats(), fmt.Errorf("embed: %w", err)
 		}
-		for i, v := range vecs {
-			if err := d.store.Put(keys[i], v); err != nil {
-				return ix.DenseStats(), err
-			}
+		if err := ix.putVectors(ctx, ids, docs, keys, vecs); err != nil {
+			return ix.DenseStats(), err
 		}
 		done += len(ids)
 		if ix.Progress != nil && time.Since(lastNote) > 10*time.Second {
@@ -204,6 +203,28 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		fmt.Fprintf(ix.Progress, "Embedded %s chunks in %s windows (%s).\n", thousands(len(todo)), thousands(st.Windows), d.emb.Name())
 	}
 	return st, nil
+}
+
+// putVectors stores vectors for passages that a Run has not replaced
+// while they were being embedded; a replaced passage waits for the next
+// Embed. Holding ix.mu orders this against Run's dropVectors.
+func (ix *Index) putVectors(ctx context.Context, ids []string, embedded map[string]bm25.Hit, keys []string, vecs [][]float32) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	now, err := ix.BM25.Docs(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for i, v := range vecs {
+		id := KeyPassage(keys[i])
+		if now[id].Text != embedded[id].Text || now[id].Crumbs != embedded[id].Crumbs {
+			continue
+		}
+		if err := ix.dense.store.Put(keys[i], v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DenseStats counts passages and vectors.
@@ -301,4 +322,3 @@ func windows(crumbs, text string, count func(string) int, budget int) ([]string,
 	}
 	return out, seenTo, len(words)
 }
-

@@ -154,7 +154,6 @@ type result struct {
 	touch bool       // only size/mtime changed
 	known bool       // the catalog had this note, so it has passages to replace
 	skip  *vault.Skip
-	warn  string
 }
 
 // Run brings the index up to date with the vault.
