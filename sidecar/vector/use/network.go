@@ -9,7 +9,8 @@ import (
 type network struct {
 	maxTokens   int
 	embDim      int       // 256
-	emb         []float32 // vocabulary × embDim
+	emb         []float32 // vocabulary × embDim, if stored as float32
+	embHalf     []uint16  // the same as float16 bits, if stored so
 	vocab       int
 	timing      []float32 // maxTokens × embDim sinusoids, one row per position
 	layers      [2]layer
@@ -96,7 +97,7 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 	if !ok || len(embT.shape) != 2 || embT.shape[1] != n.embDim {
 		return nil, fmt.Errorf("tensor emb: missing or not ×%d", n.embDim)
 	}
-	n.emb, n.vocab = embT.floats(), embT.shape[0]
+	n.emb, n.embHalf, n.vocab = embT.data, embT.half, embT.shape[0]
 	inv := get("timing", n.embDim/2)
 	if err != nil {
 		return nil, err
@@ -200,10 +201,18 @@ func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 	for _, s := range seqs {
 		for p, id := range s {
 			row := ws.x0[r*d : (r+1)*d]
-			e := n.emb[int(id)*d : (int(id)+1)*d]
 			t := n.timing[p*d : (p+1)*d]
-			for i := range row {
-				row[i] = e[i] + (e[i] + t[i])
+			if n.embHalf != nil {
+				e := n.embHalf[int(id)*d : (int(id)+1)*d]
+				for i := range row {
+					v := halfTable[e[i]]
+					row[i] = v + (v + t[i])
+				}
+			} else {
+				e := n.emb[int(id)*d : (int(id)+1)*d]
+				for i := range row {
+					row[i] = e[i] + (e[i] + t[i])
+				}
 			}
 			r++
 		}

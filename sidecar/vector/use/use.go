@@ -102,6 +102,9 @@ func decode(b []byte) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tok.nPieces > net.vocab {
+		return nil, fmt.Errorf("%d pieces but %d embeddings", tok.nPieces, net.vocab)
+	}
 	return &Model{name: h.Name, maxTokens: net.maxTokens, tok: tok, net: net}, nil
 }
 
