@@ -99,9 +99,8 @@ func (s *Server) status() (proto.StatusResult, error) {
 		Languages:   map[string]int{},
 		Indexing:    s.indexing.Load(),
 		LastIndexed: snap.meta.LastIndex,
-		// No embedder is wired in yet: nothing should have a vector.
-		Coverage:    proto.Coverage{},
-		Fingerprint: proto.Fingerprint{Chunking: s.ix.Fingerprint()},
+		Coverage:    proto.Coverage{VectorsDone: snap.dense.Embedded, VectorsTotal: snap.dense.Passages},
+		Fingerprint: proto.Fingerprint{Chunking: s.ix.Fingerprint(), Embedder: snap.dense.Embedder},
 	}
 	for p, e := range snap.entries {
 		res.Chunks += e.Chunks
@@ -175,16 +174,24 @@ func (s *Server) rank(ctx context.Context, query string, k int, ch search.Channe
 	if !snap.passed && s.indexing.Load() {
 		warnings = append(warnings, "indexing in progress: results may be incomplete")
 	}
-	ps, err := snap.searcher.Search(ctx, query, k, ch)
+	if ch != search.BM25 && snap.dense.Passages > 0 && snap.dense.Embedded < snap.dense.Passages {
+		warnings = append(warnings, fmt.Sprintf("vectors cover %d of %d passages", snap.dense.Embedded, snap.dense.Passages))
+	}
+	res, err := snap.searcher.Query(ctx, query, k, ch)
 	if errors.Is(err, search.ErrUnavailable) && ch != search.BM25 {
-		warnings = append(warnings, fmt.Sprintf("%s search is not available yet; showing keyword results", ch))
-		ch = search.BM25
-		ps, err = snap.searcher.Search(ctx, query, k, ch)
+		warnings = append(warnings, fmt.Sprintf("%s search is not available (no embedder); showing keyword results", ch))
+		res, err = snap.searcher.Query(ctx, query, k, search.BM25)
 	}
 	if err != nil {
 		return nil, "", "", err
 	}
-	return ps, ch, strings.Join(warnings, "; "), nil
+	if res.Warning != "" {
+		warnings = append(warnings, res.Warning)
+	}
+	if res.Channel == "" {
+		res.Channel = search.BM25
+	}
+	return res.Passages, res.Channel, strings.Join(warnings, "; "), nil
 }
 
 // toPassage maps a ranked passage to the wire. The breadcrumb is

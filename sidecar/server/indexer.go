@@ -21,6 +21,8 @@ type snapshot struct {
 	// passed is true once a pass finished since the server started:
 	// before that, search results may miss notes not yet indexed.
 	passed bool
+	// dense counts passages with vectors, when an embedder is enabled.
+	dense index.DenseStats
 }
 
 // load reads the catalog into a new snapshot.
@@ -37,12 +39,17 @@ func (s *Server) load(passed bool) (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read catalog: %w", err)
 	}
-	return &snapshot{
+	snap := &snapshot{
 		entries:  entries,
 		meta:     meta,
 		searcher: &search.Searcher{BM25: s.ix.BM25, Langs: langs},
 		passed:   passed,
-	}, nil
+	}
+	if s.ix.Dense() {
+		snap.searcher.Dense = s.ix
+		snap.dense = s.ix.DenseStats()
+	}
+	return snap, nil
 }
 
 // progressEvery spaces index.progress events: a few a second at most.
@@ -130,6 +137,19 @@ func (s *Server) pass(ctx context.Context) {
 	if rebuild {
 		s.rebuilding.Store(false)
 	}
+	if err == nil && s.ix.Dense() {
+		// Keywords are current: let searches see them while vectors for
+		// the new passages are computed.
+		if snap, lerr := s.load(true); lerr == nil {
+			s.snap.Store(snap)
+		}
+		s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: proto.PhaseEmbed, Done: s.snap.Load().dense.Embedded, Total: s.snap.Load().dense.Passages})
+		if _, eerr := s.ix.Embed(ctx); eerr != nil && ctx.Err() == nil {
+			msg := "vectors are not up to date; search by meaning misses new passages: " + eerr.Error()
+			s.log.Warn(msg)
+			s.broadcast(proto.TypeSidecarWarning, proto.SidecarWarning{Message: msg, Code: proto.CodeModelUnavailable})
+		}
+	}
 	if err != nil && ctx.Err() != nil {
 		return // shutting down
 	}
@@ -146,7 +166,11 @@ func (s *Server) pass(ctx context.Context) {
 	s.snap.Store(after)
 
 	total := st.Changed + st.Removed
-	s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: proto.PhaseIndex, Done: total, Total: total})
+	if after.dense.Passages > 0 {
+		s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: proto.PhaseEmbed, Done: after.dense.Embedded, Total: after.dense.Passages})
+	} else {
+		s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: proto.PhaseIndex, Done: total, Total: total})
+	}
 	for _, sk := range newSkips(before.meta.Skipped, st.Skipped) {
 		s.log.Warn("skipped", "path", sk.Path, "reason", sk.Reason)
 		s.broadcast(proto.TypeSidecarWarning, proto.SidecarWarning{Message: fmt.Sprintf("Skipped %s: %s", sk.Path, sk.Reason)})

@@ -158,6 +158,10 @@ func cmdSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr("--channel: %v", err)
 	}
+	if r := attach(ctx, c); r != nil { // a sidecar holds the index: ask it
+		defer r.close()
+		return r.search(ctx, c, query, *k, ch, *explain)
+	}
 	a, err := open(c, io.Discard)
 	if err != nil {
 		return err
@@ -236,6 +240,10 @@ func cmdStatus(ctx context.Context, args []string) error {
 	fs := newFlags("status", &c)
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
+	}
+	if r := attach(ctx, c); r != nil { // a sidecar holds the index: ask it
+		defer r.close()
+		return r.status(ctx, c)
 	}
 	a, err := open(c, io.Discard)
 	if err != nil {

@@ -41,6 +41,10 @@ func cmdServe(ctx context.Context, args []string) error {
 	defer a.close()
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if err := a.enableDense(); err != nil {
+		// Keyword search still works; hybrid queries say they fell back.
+		log.Warn("search by meaning is off", "err", err)
+	}
 	srv, err := server.New(server.Options{Index: a.ix, Config: a.cfg, Version: version, Log: log})
 	if err != nil {
 		return err

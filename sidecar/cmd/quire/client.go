@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/server"
+	"github.com/quire-app/quire/sidecar/state"
+	"github.com/quire-app/quire/sidecar/vault"
+)
+
+// remote is a running sidecar that serves the vault. While one runs, it
+// holds the index's lock, so commands that read the index ask it through
+// the protocol instead (with the client the server's tests use).
+type remote struct {
+	c  *server.Client
+	cf server.ConnFile
+}
+
+// attach returns the sidecar serving c's vault, or nil when none does
+// (no connection file, its process gone, or it does not answer), in which
+// case the command opens the index itself.
+func attach(ctx context.Context, c common) *remote {
+	cl, cf, err := server.Attach(ctx, state.Resolve(c.vault, c.state), "quire-cli "+version)
+	if err != nil {
+		return nil
+	}
+	if !sameDir(cl.Welcome().Vault, c.vault) {
+		cl.Close()
+		return nil
+	}
+	return &remote{c: cl, cf: cf}
+}
+
+func sameDir(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	if err1 != nil || err2 != nil {
+		aa, _ := filepath.Abs(a)
+		bb, _ := filepath.Abs(b)
+		return aa == bb
+	}
+	return os.SameFile(sa, sb)
+}
+
+func (r *remote) close() { r.c.Close() }
+
+// search is cmdSearch through the sidecar; it prints what the in-process
+// search prints.
+func (r *remote) search(ctx context.Context, c common, query string, k int, ch search.Channel, explain bool) error {
+	began := time.Now()
+	res, err := r.c.Search(ctx, proto.SearchQuery{Query: query, K: k, Channel: proto.Channel(ch)})
+	if err != nil {
+		return fmt.Errorf("search through the sidecar (pid %d): %w", r.cf.PID, err)
+	}
+	took := time.Since(began)
+	if explain {
+		st, err := r.c.Status(ctx)
+		if err != nil {
+			return err
+		}
+		s := &search.Searcher{Langs: languages(st.Languages)}
+		fmt.Fprint(os.Stderr, s.Explain(query))
+	}
+	if res.Warning != "" {
+		fmt.Fprintln(os.Stderr, "quire: warning:", res.Warning)
+	}
+	ps := make([]search.Passage, len(res.Passages))
+	for i, p := range res.Passages {
+		ps[i] = search.Passage{ID: p.ID, Path: p.Path, Title: p.Title, Crumbs: index.Breadcrumb(p.Title, p.HeadingPath),
+			Start: p.Start, End: p.End, Text: p.Text, Score: p.Score}
+	}
+	if c.json {
+		return printJSON(map[string]any{"query": query, "channel": res.Channel, "warning": res.Warning,
+			"tookMs": float64(took.Microseconds()) / 1000, "passages": ps})
+	}
+	if len(ps) == 0 {
+		fmt.Println("No passages match.")
+		return nil
+	}
+	for i, p := range ps {
+		fmt.Printf("%d. %s  (%.2f)\n   %s\n   %s\n\n", i+1, p.Path, p.Score, p.Crumbs, snippet(p.Text, 240))
+	}
+	return nil
+}
+
+// languages orders language codes most notes first, as
+// index.Languages does, leaving out "unknown".
+func languages(count map[string]int) []string {
+	var out []string
+	for l := range count {
+		if l != "unknown" {
+			out = append(out, l)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if count[out[i]] != count[out[j]] {
+			return count[out[i]] > count[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// status is cmdStatus through the sidecar.
+func (r *remote) status(ctx context.Context, c common) error {
+	st, err := r.c.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("status from the sidecar (pid %d): %w", r.cf.PID, err)
+	}
+	out := statusOut{Vault: c.vault, State: state.Resolve(c.vault, c.state), Notes: st.Notes, Chunks: st.Chunks,
+		Fingerprint: st.Fingerprint.Chunking, Skipped: []vault.Skip{}, Warnings: []vault.Skip{}, Languages: st.Languages}
+	if !st.LastIndexed.IsZero() {
+		out.LastIndex = &st.LastIndexed
+	}
+	if st.Fingerprint.Embedder != "" {
+		out.Vectors = &index.DenseStats{Embedder: st.Fingerprint.Embedder, Passages: st.Coverage.VectorsTotal, Embedded: st.Coverage.VectorsDone}
+	}
+	for _, s := range st.Skipped {
+		out.Skipped = append(out.Skipped, vault.Skip{Path: s.Path, Reason: s.Reason})
+	}
+	for _, s := range st.Warnings {
+		out.Warnings = append(out.Warnings, vault.Skip{Path: s.Path, Reason: s.Reason})
+	}
+	if c.json {
+		return printJSON(out)
+	}
+	last := "never"
+	if out.LastIndex != nil {
+		last = out.LastIndex.Local().Format("2006-01-02 15:04:05")
+	}
+	fmt.Printf("Vault:   %s\nState:   %s\nNotes:   %d (%d chunks)\nIndexed: %s\nIndex:   %s\n", out.Vault, out.State, out.Notes, out.Chunks, last, out.Fingerprint)
+	if v := out.Vectors; v != nil {
+		fmt.Printf("Vectors: %d/%d chunks (%.0f%%), %s\n", v.Embedded, v.Passages, 100*v.Coverage(), v.Embedder)
+	}
+	indexing := ""
+	if st.Indexing {
+		indexing = ", indexing now"
+	}
+	fmt.Printf("Sidecar: pid %d on 127.0.0.1:%d (version %s%s)\n", r.cf.PID, r.cf.Port, st.Version, indexing)
+	if len(out.Skipped) > 0 {
+		fmt.Printf("Skipped: %d\n", len(out.Skipped))
+		for _, s := range out.Skipped {
+			fmt.Printf("  %s: %s\n", s.Path, s.Reason)
+		}
+	}
+	for _, w := range out.Warnings {
+		fmt.Printf("Warning: %s: %s\n", w.Path, w.Reason)
+	}
+	return nil
+}
