@@ -97,3 +97,16 @@ func ExampleModel_Embed() {
 	fmt.Println(len(vecs), len(vecs[0]), m.Name())
 	// Output: 1 512 use-lite@0.2.0
 }
+
+// BenchmarkCountTokens measures tokenising a ~100-word passage, which
+// chunkers call repeatedly to size windows.
+func BenchmarkCountTokens(b *testing.B) {
+	m := mustLoad(b)
+	text := passage(0)
+	b.SetBytes(int64(len(text)))
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		m.CountTokens(text)
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+}

@@ -1,7 +1,9 @@
 package use
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -27,15 +29,94 @@ const separator = '\u2581'
 // what makes the vectors match.
 type tokenizer struct {
 	nodes   []trieNode
-	utf16   []int // UTF-16 length of each piece, for the back-trace
+	edges   []edge  // children of node i: edges[first:first+count], by rune
+	tables  []int32 // dense child tables of busy nodes, tableRunes each
+	utf16   []int  // UTF-16 length of each piece, for the back-trace
 	nPieces int
 }
 
 type trieNode struct {
-	children map[rune]int32
+	children map[rune]int32 // while building; edges after
+	first    int32
+	count    int32
+	table    int32 // offset into tables, or -1
 	end      bool
 	score    float64
 	id       int32
+}
+
+type edge struct {
+	r    rune
+	next int32
+}
+
+const (
+	// tableRunes is the rune range a busy node indexes directly: Latin,
+	// Greek, Cyrillic and more, 8 KiB per table.
+	tableRunes = 0x800
+	// busyNode is the child count from which a node gets a table; only
+	// the root and the separator's node have thousands.
+	busyNode = 64
+)
+
+// child returns the node under n for rune r, or -1. Busy nodes look r up
+// in a table; the rest scan or binary search their sorted edges.
+func (t *tokenizer) child(n int32, r rune) int32 {
+	nd := &t.nodes[n]
+	if nd.table >= 0 && uint32(r) < tableRunes {
+		return t.tables[int(nd.table)+int(r)]
+	}
+	es := t.edges[nd.first : nd.first+nd.count]
+	if len(es) <= 8 {
+		for _, e := range es {
+			if e.r == r {
+				return e.next
+			}
+		}
+		return -1
+	}
+	lo, hi := 0, len(es)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if es[m].r < r {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(es) && es[lo].r == r {
+		return es[lo].next
+	}
+	return -1
+}
+
+// freeze turns the build-time child maps into sorted edge lists.
+func (t *tokenizer) freeze() {
+	for i := range t.nodes {
+		nd := &t.nodes[i]
+		nd.first = int32(len(t.edges))
+		for r, next := range nd.children {
+			t.edges = append(t.edges, edge{r, next})
+		}
+		es := t.edges[nd.first:]
+		slices.SortFunc(es, func(a, b edge) int { return cmp.Compare(a.r, b.r) })
+		nd.count = int32(len(es))
+		nd.children = nil
+		nd.table = -1
+		if len(es) >= busyNode {
+			nd.table = int32(len(t.tables))
+			tab := make([]int32, tableRunes)
+			for j := range tab {
+				tab[j] = -1
+			}
+			for _, e := range es {
+				if e.r < tableRunes {
+					tab[e.r] = e.next
+				}
+			}
+			t.tables = append(t.tables, tab...)
+		}
+	}
 }
 
 func newTokenizer(vocab [][2]any) (*tokenizer, error) {
@@ -59,6 +140,7 @@ func newTokenizer(vocab [][2]any) (*tokenizer, error) {
 			t.insert(piece, score, int32(i))
 		}
 	}
+	t.freeze()
 	return t, nil
 }
 
@@ -125,8 +207,8 @@ func (t *tokenizer) encode(text string) []int32 {
 		found := false
 		node := int32(0)
 		for j := i; j < n; j++ {
-			next, ok := t.nodes[node].children[syms[j]]
-			if !ok {
+			next := t.child(node, syms[j])
+			if next < 0 {
 				break
 			}
 			node = next

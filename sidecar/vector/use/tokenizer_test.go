@@ -26,8 +26,8 @@ func (t *tokenizer) encodeLattice(text string) []int32 {
 		found := false
 		node := int32(0)
 		for j := i; j < n; j++ {
-			next, ok := t.nodes[node].children[syms[j]]
-			if !ok {
+			next := t.child(node, syms[j])
+			if next < 0 {
 				break
 			}
 			node = next
