@@ -31,7 +31,7 @@ type tokenizer struct {
 	nodes   []trieNode
 	edges   []edge  // children of node i: edges[first:first+count], by rune
 	tables  []int32 // dense child tables of busy nodes, tableRunes each
-	utf16   []int  // UTF-16 length of each piece, for the back-trace
+	utf16   []int   // UTF-16 length of each piece, for the back-trace
 	nPieces int
 }
 
