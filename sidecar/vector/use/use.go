@@ -119,7 +119,9 @@ func (m *Model) Dims() int { return dims }
 func (m *Model) MaxTokens() int { return m.maxTokens }
 
 // CountTokens returns how many pieces text becomes, before clipping to
-// MaxTokens, so callers can size windows the model reads whole.
+// MaxTokens, so callers can size windows the model reads whole. No piece
+// spans a space, so for words joined by single spaces the count is the sum
+// of the words' counts: a chunker can count each word once.
 func (m *Model) CountTokens(text string) int {
 	return len(m.tok.encode(normalize(text)))
 }

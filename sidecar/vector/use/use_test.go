@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -247,5 +248,26 @@ func TestModelFacts(t *testing.T) {
 	}
 	if got, want := m.MaxTokens(), 128; got != want {
 		t.Errorf("MaxTokens() = %d, want %d", got, want)
+	}
+}
+
+// TestCountTokensAddsUpOverWords pins the property chunkers may lean on: no
+// piece spans a space, so the count of words joined by single spaces is the
+// sum of the words' counts.
+func TestCountTokensAddsUpOverWords(t *testing.T) {
+	m := mustLoad(t)
+	texts := []string{passage(0), passage(3)}
+	for _, c := range loadOracle(t) {
+		texts = append(texts, c.Text)
+	}
+	for _, text := range texts {
+		words := strings.Fields(text)
+		sum := 0
+		for _, w := range words {
+			sum += m.CountTokens(w)
+		}
+		if got := m.CountTokens(strings.Join(words, " ")); got != sum {
+			t.Errorf("CountTokens(%.40q…) = %d, sum over its words %d", text, got, sum)
+		}
 	}
 }
