@@ -1,0 +1,327 @@
+// Package ask answers a question from the user's notes and nothing else:
+// it retrieves passages, packs whole ones into the model's context under a
+// budget, fences them as data, asks the model for a JSON answer that cites
+// passage numbers, and then checks every citation against the passages it
+// actually gave. Invented citations are removed and counted; an answer left
+// without a valid citation becomes a refusal in the question's language;
+// a quotation that is not in a cited passage is flagged.
+//
+// Without a model (none configured, or the model fails) ask still answers:
+// with the sentences of the top passages that best match the question,
+// each cited and labelled as extracted, not generated.
+//
+// Every question is appended to <state>/asks.jsonl.
+package ask
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/quire-app/quire/sidecar/bm25"
+	"github.com/quire-app/quire/sidecar/lang"
+	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/search"
+)
+
+// ErrNoQuestion is returned for an empty question.
+var ErrNoQuestion = errors.New("ask: empty question")
+
+// Retriever finds passages; *search.Searcher is one.
+type Retriever interface {
+	Query(ctx context.Context, q string, k int, ch search.Channel) (search.Result, error)
+}
+
+// translator is the optional part of a Retriever that says which words
+// of the question it also searched for in the vault's other languages;
+// extraction matches sentences on them too.
+type translator interface {
+	Translations(query string) (lang.Lang, []bm25.Term)
+}
+
+// Model answers a chat; *llm.Client is one.
+type Model interface {
+	Stream(ctx context.Context, msgs []llm.Message, opts llm.Options, onDelta func(string)) (llm.Reply, error)
+	Config() llm.Config
+}
+
+// Query is one question.
+type Query struct {
+	Question string
+	// K is how many passages to retrieve before packing; 0 means Asker.K.
+	K int
+	// Channel overrides Asker.Channel when not empty.
+	Channel search.Channel
+}
+
+// Asker answers questions. Set the fields before the first Ask; Ask is
+// safe for concurrent use.
+type Asker struct {
+	// Search retrieves passages. Required.
+	Search Retriever
+	// Channel is the retrieval channel; empty means hybrid, falling back to
+	// bm25 when the index has no vectors.
+	Channel search.Channel
+	// Model answers; nil means no model is configured and every answer is
+	// extracted.
+	Model Model
+	// K is how many passages are retrieved before packing; 0 means 20.
+	K int
+	// ContextTokens is the model's context window; 0 means the model
+	// config's ContextTokens, else a conservative default (see budget).
+	ContextTokens int
+	// AnswerTokens is reserved in the window for the reply; 0 means 1024.
+	AnswerTokens int
+	// Log is the asks.jsonl path; empty means no log.
+	Log string
+	// Now returns the time; nil means time.Now. Tests set it.
+	Now func() time.Time
+
+	logMu sync.Mutex
+}
+
+// Citation is a passage the answer cites, with what the plugin needs to
+// show it and to notice that the note changed since.
+type Citation struct {
+	// N is the number the answer cites it by: [N].
+	N int
+	search.Passage
+	// Hash is the SHA-256 of the passage's text (hex), i.e. of the note's
+	// bytes Start..End when the answer was made.
+	Hash string
+}
+
+// Quote is a quotation in the answer, and whether it was found in a cited
+// passage (whitespace and case normalised).
+type Quote struct {
+	N        int // the passage it was attributed to or found in; 0 if none
+	Text     string
+	Verified bool
+}
+
+// Answer is the outcome of one question.
+type Answer struct {
+	Question string
+	Lang     lang.Lang // the question's language, which the answer is in
+	// Text is the answer with [N] citations, the refusal, or, when
+	// Extracted, a label line and the extracted sentences.
+	Text      string
+	Citations []Citation // kept citations, by first use in Text
+	Quotes    []Quote
+	// Grounded: every citation kept names a passage that was given, and
+	// there is at least one. Refused: the notes do not hold the answer.
+	Grounded, Refused bool
+	// Extracted: no model answered; Text holds sentences from the notes.
+	Extracted bool
+	// Dropped counts the distinct invented citation numbers removed.
+	Dropped int
+	// Passages are the passages given to the model (or searched for
+	// extraction), numbered, in the order they were given.
+	Passages []Passage
+	Channel  search.Channel
+	Warnings []string
+	// Model is "provider/model", empty when extracted.
+	Model                     string
+	InputTokens, OutputTokens int
+	// ContextTokens is the size of the packed passages; Budget what was
+	// allowed.
+	ContextTokens, Budget int
+	Took                  time.Duration
+}
+
+// FlaggedQuotes counts the quotations not found in a cited passage.
+func (a Answer) FlaggedQuotes() int {
+	n := 0
+	for _, q := range a.Quotes {
+		if !q.Verified {
+			n++
+		}
+	}
+	return n
+}
+
+// Ask answers q. onDelta, when not nil, receives the answer's text as it
+// is generated (decoded from the model's JSON, with invented citations
+// already left out); the final Answer.Text can still differ (a refusal,
+// or extracted sentences when the model failed mid-way), and replaces it.
+// Ask fails only when retrieval fails, ctx ends, or the question is empty:
+// a model failure becomes a warning and an extracted answer.
+func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer, error) {
+	start := a.now()
+	q.Question = strings.TrimSpace(q.Question)
+	if q.Question == "" {
+		return Answer{}, ErrNoQuestion
+	}
+	if onDelta == nil {
+		onDelta = func(string) {}
+	}
+	ans := Answer{Question: q.Question, Lang: questionLang(q.Question)}
+
+	k := q.K
+	if k <= 0 {
+		k = a.K
+	}
+	if k <= 0 {
+		k = 20
+	}
+	ch := q.Channel
+	if ch == "" {
+		ch = a.Channel
+	}
+	res, err := a.retrieve(ctx, q.Question, k, ch)
+	if err != nil {
+		return Answer{}, fmt.Errorf("ask: %w", err)
+	}
+	ans.Channel = res.Channel
+	if res.Warning != "" {
+		ans.Warnings = append(ans.Warnings, res.Warning)
+	}
+
+	model := a.Model
+	if model == nil {
+		ans.Warnings = append(ans.Warnings, "no model configured (set model.provider and model.model in .quire/config.yaml): answering with extracted sentences")
+	}
+	sys := systemPrompt(ans.Lang)
+	ans.Budget = a.budget(sys, q.Question)
+	ans.Passages = Pack(res.Passages, ans.Budget, countTokens)
+	for _, p := range ans.Passages {
+		ans.ContextTokens += p.Tokens
+	}
+
+	if model != nil && len(ans.Passages) > 0 {
+		cfg := model.Config()
+		ans.Model = cfg.Provider + "/" + cfg.Model
+		err := a.generate(ctx, model, sys, &ans, onDelta)
+		if err != nil && ctx.Err() != nil {
+			return Answer{}, fmt.Errorf("ask: %w", ctx.Err())
+		}
+		if err != nil {
+			ans.Warnings = append(ans.Warnings, "model failed, answering with extracted sentences: "+err.Error())
+			model = nil
+		}
+	}
+	if model == nil || len(ans.Passages) == 0 {
+		a.extract(&ans, res.Passages)
+		onDelta(ans.Text)
+	}
+	ans.Took = a.now().Sub(start)
+	if err := a.log(ans); err != nil {
+		ans.Warnings = append(ans.Warnings, err.Error())
+	}
+	return ans, nil
+}
+
+// retrieve searches the channel asked for; hybrid without vectors falls
+// back to keywords, which is the best channel such an index has.
+func (a *Asker) retrieve(ctx context.Context, question string, k int, ch search.Channel) (search.Result, error) {
+	if ch == "" {
+		ch = search.Hybrid
+	}
+	res, err := a.Search.Query(ctx, question, k, ch)
+	if errors.Is(err, search.ErrUnavailable) && ch != search.BM25 {
+		res, err = a.Search.Query(ctx, question, k, search.BM25)
+	}
+	if err != nil {
+		return search.Result{}, err
+	}
+	if res.Channel == "" {
+		res.Channel = ch
+	}
+	return res, nil
+}
+
+// generate asks the model and checks its answer into ans. It returns the
+// model's error, if any, for the caller to fall back on.
+func (a *Asker) generate(ctx context.Context, m Model, sys string, ans *Answer, onDelta func(string)) error {
+	msgs := Messages(sys, ans.Passages, ans.Question)
+	stream := newAnswerStream(len(ans.Passages), onDelta)
+	rep, err := m.Stream(ctx, msgs, llm.Options{JSONSchema: ReplySchema, MaxTokens: a.answerTokens()}, stream.write)
+	stream.flush()
+	ans.InputTokens, ans.OutputTokens = rep.InputTokens, rep.OutputTokens
+	if ans.InputTokens == 0 {
+		ans.InputTokens = countTokens(sys) + countTokens(msgs[len(msgs)-1].Content)
+	}
+	var r reply
+	switch {
+	case err == nil:
+		r, err = parseReply(rep.Text)
+		if err != nil {
+			return err
+		}
+	case errors.Is(err, llm.ErrBadJSON) && strings.TrimSpace(rep.Text) != "":
+		// A model that answered in prose still cited in it; check that.
+		r = reply{Answer: strings.TrimSpace(rep.Text)}
+	default:
+		return err
+	}
+	check(ans, r)
+	return nil
+}
+
+func (a *Asker) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func (a *Asker) answerTokens() int {
+	if a.AnswerTokens > 0 {
+		return a.AnswerTokens
+	}
+	return 1024
+}
+
+// Default context windows when neither Asker nor the model config gives
+// one. Ollama's own default num_ctx is 2048–4096 and silently truncates a
+// longer prompt, so assume the smaller window it is usually run with;
+// hosted models have far larger windows, but 8k of passages is already
+// more than a question needs and costs less.
+const (
+	defaultLocalContext  = 4096
+	defaultHostedContext = 12288
+	// minBudget keeps at least a passage or two even in a tiny window.
+	minBudget = 384
+)
+
+// budget is how many tokens of passages fit: the window less the reply,
+// the system prompt, the question and the frame, less a tenth because
+// tokens are counted with cl100k and the model's tokenizer may need more.
+func (a *Asker) budget(sys, question string) int {
+	window := a.ContextTokens
+	var cfg llm.Config
+	if a.Model != nil {
+		cfg = a.Model.Config()
+	}
+	if window <= 0 {
+		window = cfg.ContextTokens
+	}
+	if window <= 0 {
+		window = defaultLocalContext
+		if cfg.Provider == llm.OpenAI || cfg.Provider == llm.Anthropic {
+			window = defaultHostedContext
+		}
+	}
+	b := window - a.answerTokens() - countTokens(sys) - countTokens(question) - 64
+	b -= b / 10
+	return max(b, minBudget)
+}
+
+func hashText(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// questionLang is the language the answer must be in: the question's, or
+// English when it gives no evidence.
+func questionLang(q string) lang.Lang {
+	if l := lang.Detect(q); l != lang.Unknown {
+		return l
+	}
+	return lang.English
+}

@@ -1,0 +1,252 @@
+package ask
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/quire-app/quire/sidecar/lang"
+	"github.com/quire-app/quire/sidecar/markdown"
+	"github.com/quire-app/quire/sidecar/search"
+)
+
+// Extraction limits: the top passages are read for sentences, and the
+// best few are shown.
+const (
+	extractPassages  = 5
+	extractSentences = 3
+	maxSentenceBytes = 400
+)
+
+// refusals say "I can't find this in your notes." per language.
+var refusals = map[lang.Lang]string{
+	lang.English: "I can't find this in your notes.",
+	lang.Czech:   "To ve vašich poznámkách nemohu najít.",
+	lang.Spanish: "No encuentro esto en tus notas.",
+	lang.Italian: "Non lo trovo nelle tue note.",
+	lang.German:  "Das finde ich nicht in deinen Notizen.",
+	lang.French:  "Je ne trouve pas cela dans tes notes.",
+}
+
+// extractLabels head an extracted answer, so that nobody takes it for a
+// generated one.
+var extractLabels = map[lang.Lang]string{
+	lang.English: "Extracted from your notes (no model answered; these are the closest sentences, not a generated answer):",
+	lang.Czech:   "Vybráno z vašich poznámek (žádný model neodpověděl; toto jsou nejbližší věty, ne vygenerovaná odpověď):",
+	lang.Spanish: "Extraído de tus notas (ningún modelo respondió; son las frases más cercanas, no una respuesta generada):",
+	lang.Italian: "Estratto dalle tue note (nessun modello ha risposto; sono le frasi più vicine, non una risposta generata):",
+	lang.German:  "Aus deinen Notizen entnommen (kein Modell hat geantwortet; das sind die passendsten Sätze, keine erzeugte Antwort):",
+	lang.French:  "Extrait de tes notes (aucun modèle n'a répondu ; ce sont les phrases les plus proches, pas une réponse générée) :",
+}
+
+// Refusal is the answer given when the notes do not hold one, in the
+// language l (English for a language it has no sentence for).
+func Refusal(l lang.Lang) string { return refusal(l) }
+
+func refusal(l lang.Lang) string {
+	if s, ok := refusals[l]; ok {
+		return s
+	}
+	return refusals[lang.English]
+}
+
+func extractLabel(l lang.Lang) string {
+	if s, ok := extractLabels[l]; ok {
+		return s
+	}
+	return extractLabels[lang.English]
+}
+
+// sentence is a candidate for an extracted answer.
+type sentence struct {
+	text  string
+	n     int // passage number
+	score float64
+	order int // position among all candidates, for stable ties
+}
+
+// extract answers from the passages without a model: the sentences of the
+// top passages that share the most question words (or their translations)
+// are given, best first, each cited. No matching sentence is a refusal.
+func (a *Asker) extract(ans *Answer, ranked []search.Passage) {
+	ans.Extracted = true
+	ans.Model = ""
+	ans.Quotes = nil
+	ans.Citations = nil
+	ans.Dropped = 0
+	terms := a.questionTerms(ans.Question, ans.Lang)
+
+	// Read the best passages in retrieval order.
+	top := append([]Passage(nil), ans.Passages...)
+	sort.SliceStable(top, func(i, j int) bool { return top[i].Rank < top[j].Rank })
+	if len(top) > extractPassages {
+		top = top[:extractPassages]
+	}
+	var cands []sentence
+	for _, p := range top {
+		for _, s := range sentences(p.Text) {
+			sc := terms.score(s)
+			if sc <= 0 {
+				continue
+			}
+			// A sentence from a better passage wins a tie, and a little more.
+			sc *= 1 / (1 + 0.15*float64(p.Rank))
+			cands = append(cands, sentence{text: s, n: p.N, score: sc, order: len(cands)})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	if len(cands) > extractSentences {
+		cands = cands[:extractSentences]
+	}
+	if len(cands) == 0 {
+		ans.Text = refusal(ans.Lang)
+		ans.Refused, ans.Grounded = true, false
+		return
+	}
+	byN := map[int]Passage{}
+	for _, p := range ans.Passages {
+		byN[p.N] = p
+	}
+	var b strings.Builder
+	b.WriteString(extractLabel(ans.Lang))
+	b.WriteString("\n")
+	for _, c := range cands {
+		b.WriteString("\n> ")
+		b.WriteString(c.text)
+		b.WriteString(" [" + strconv.Itoa(c.n) + "]")
+		if !citedAlready(ans.Citations, c.n) {
+			p := byN[c.n]
+			ans.Citations = append(ans.Citations, Citation{N: c.n, Passage: p.Passage, Hash: hashText(p.Text)})
+		}
+	}
+	ans.Text = b.String()
+	ans.Grounded, ans.Refused = true, false
+}
+
+func citedAlready(cs []Citation, n int) bool {
+	for _, c := range cs {
+		if c.N == n {
+			return true
+		}
+	}
+	return false
+}
+
+// termSet holds the question's content words as stems, per language, with
+// a weight each (translations count less than the user's own words).
+type termSet map[lang.Lang]map[string]float64
+
+func (a *Asker) questionTerms(q string, ql lang.Lang) termSet {
+	ts := termSet{}
+	add := func(l lang.Lang, w string, weight float64) {
+		if l == lang.Unknown {
+			l = lang.English
+		}
+		if utf8.RuneCountInString(w) < 2 || lang.IsStop(l, w) {
+			return
+		}
+		st := lang.Fold(lang.Stem(l, w))
+		if ts[l] == nil {
+			ts[l] = map[string]float64{}
+		}
+		if weight > ts[l][st] {
+			ts[l][st] = weight
+		}
+	}
+	for _, w := range lang.Words(q) {
+		add(ql, w, 1)
+		if ql != lang.English {
+			// Names and borrowed words are often the same across languages.
+			add(lang.English, w, 0.8)
+		}
+	}
+	if tr, ok := a.Search.(translator); ok {
+		_, extra := tr.Translations(q)
+		for _, t := range extra {
+			for _, w := range lang.Words(t.Text) {
+				add(lang.Parse(t.Lang), w, 0.8*max(min(t.Weight, 1), 0.1))
+			}
+		}
+	}
+	return ts
+}
+
+// score sums the weights of the distinct question terms a sentence has,
+// over a length penalty so that a long sentence does not win by size.
+func (ts termSet) score(s string) float64 {
+	words := lang.Words(s)
+	matched := map[string]float64{}
+	for _, w := range words {
+		for l, set := range ts {
+			st := lang.Fold(lang.Stem(l, w))
+			if wt, ok := set[st]; ok {
+				k := string(l) + ":" + st
+				// A term and its translation are one idea: count the best.
+				if wt > matched[k] {
+					matched[k] = wt
+				}
+			}
+		}
+	}
+	sum := 0.0
+	for _, wt := range matched {
+		sum += wt
+	}
+	if sum == 0 {
+		return 0
+	}
+	return sum / math.Sqrt(1+float64(len(words))/20)
+}
+
+// sentences splits a passage's Markdown into plain sentences of at least
+// four words, without headings, and cuts an over-long one at a word.
+func sentences(md string) []string {
+	var out []string
+	for _, line := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "|") {
+			continue
+		}
+		t = strings.TrimLeft(t, "-*+> ")
+		for _, s := range splitSentences(markdown.Plain(t)) {
+			s = strings.TrimSpace(s)
+			if len(strings.Fields(s)) < 4 {
+				continue
+			}
+			if len(s) > maxSentenceBytes {
+				cut := strings.LastIndexByte(s[:maxSentenceBytes], ' ')
+				s = s[:cut] + " …"
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// splitSentences cuts after . ! ? … when a space and a capital letter,
+// digit or opening quote follow: "e.g. the" does not end a sentence.
+func splitSentences(s string) []string {
+	var out []string
+	start := 0
+	rs := []rune(s)
+	pos := 0 // byte offset of rs[i]
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		size := utf8.RuneLen(r)
+		if (r == '.' || r == '!' || r == '?' || r == '…') && i+2 < len(rs) && rs[i+1] == ' ' {
+			next := rs[i+2]
+			if unicode.IsUpper(next) || unicode.IsDigit(next) || strings.ContainsRune("\"“«¿¡(", next) {
+				out = append(out, s[start:pos+size])
+				start = pos + size + 1
+			}
+		}
+		pos += size
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
