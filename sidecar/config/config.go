@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/quire-app/quire/sidecar/llm"
 )
 
 // FileName is the config file's name inside the state folder.
@@ -29,6 +31,9 @@ type Config struct {
 	Chunk        Chunk  `yaml:"chunk"`
 	Search       Search `yaml:"search"`
 	Dense        Dense  `yaml:"dense"`
+	// Model is the language model ask answers with; no provider means
+	// none, and ask answers with extracted sentences.
+	Model llm.Config `yaml:"model"`
 }
 
 // Dense sets the embedder for search by meaning.
@@ -64,6 +69,7 @@ func Default() Config {
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
 		Search:       Search{K: 10},
 		Dense:        Dense{Embedder: "builtin"},
+		Model:        llm.Default(),
 	}
 }
 
@@ -82,6 +88,9 @@ func (c Config) Validate() error {
 		return errors.New("search.k: must be positive")
 	case c.Dense.Embedder != "builtin" && c.Dense.Embedder != "none":
 		return fmt.Errorf("dense.embedder: %q is not builtin or none", c.Dense.Embedder)
+	}
+	if err := c.Model.Validate(); err != nil {
+		return fmt.Errorf("model.%w", err)
 	}
 	for _, p := range c.Ignore {
 		if strings.TrimSpace(p) == "" {

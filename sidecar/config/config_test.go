@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/quire-app/quire/sidecar/llm"
 )
 
 func TestDefaultIsValid(t *testing.T) {
@@ -38,6 +41,16 @@ func TestLoad(t *testing.T) {
 			check: func(c Config) bool { return c.Chunk.MaxTokens == 256 }},
 		{name: "bad value names key", yaml: "chunk:\n  overlap_tokens: 900\n", wantErr: "chunk.overlap_tokens"},
 		{name: "wrong type", yaml: "search:\n  k: many\n", wantErr: "config.yaml"},
+		{name: "model", yaml: "model:\n  provider: ollama\n  model: qwen3:8b\n  timeout: 90s\n  context_tokens: 8192\n",
+			check: func(c Config) bool {
+				return c.Model.Provider == "ollama" && c.Model.Model == "qwen3:8b" && c.Model.Timeout == 90*time.Second && c.Model.ContextTokens == 8192
+			}},
+		{name: "model keeps its default timeout", yaml: "model:\n  provider: openai\n  model: gpt-4.1-mini\n",
+			check: func(c Config) bool { return c.Model.Timeout == llm.Default().Timeout }},
+		{name: "bad model value names model.key", yaml: "model:\n  provider: gpt\n  model: x\n", wantErr: "model.provider"},
+		{name: "model without a model name", yaml: "model:\n  provider: ollama\n", wantErr: "model.model"},
+		{name: "unknown model key warns", yaml: "model:\n  temprature: 1\n", wantWarn: `"model.temprature"`,
+			check: func(c Config) bool { return c.Model.Provider == "" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
