@@ -1,32 +1,84 @@
-import { Plugin } from "obsidian";
+import { FileSystemAdapter, Notice, Plugin } from "obsidian";
 import { type QuireSettings, QuireSettingTab, mergeSettings } from "./settings";
+import { stateDir } from "./sidecar/connfile";
+import { Sidecar } from "./sidecar/lifecycle";
+import { isAlive, isExecutable, readFileOrNull, spawnProcess } from "./sidecar/node";
+import { StatusTracker } from "./sidecar/status";
+import { NoteOpener } from "./views/open";
+import { RELATED_VIEW, RelatedView, openRelatedView, workspaceEvents } from "./views/related";
+import { StatusBar, StatusModal } from "./views/status";
 
 /**
  * QuirePlugin wires Quire's surfaces into Obsidian. It stays short: each
  * surface is a narrow object built here, and everything it registers is
- * undone by Obsidian on unload.
+ * undone on unload (the sidecar process too, when the plugin started it).
  */
 export default class QuirePlugin extends Plugin {
   override settings: QuireSettings = mergeSettings(undefined);
-  private statusEl: HTMLElement | null = null;
 
   override async onload(): Promise<void> {
     this.settings = mergeSettings(await this.loadData());
+    const { vault, workspace } = this.app;
+    const vaultPath = vault.adapter instanceof FileSystemAdapter ? vault.adapter.getBasePath() : "";
+    const log = (msg: string, ...detail: unknown[]) => console.debug(`[${this.manifest.id}] ${msg}`, ...detail);
 
-    this.statusEl = this.addStatusBarItem();
-    this.statusEl.addClass("quire-status");
-    this.statusEl.setText("Quire: offline");
+    const sidecar = new Sidecar({
+      vaultPath,
+      stateDir: () => stateDir(vaultPath, this.settings.stateFolder),
+      binaryPath: () => this.settings.binaryPath,
+      readFile: readFileOrNull,
+      isExecutable,
+      spawn: (cmd, args) => spawnProcess(cmd, args, (line) => log(line)),
+      isAlive,
+      socket: (url) => new WebSocket(url),
+      notify: (msg) => new Notice(msg, 10_000),
+      log,
+      clientName: `obsidian-plugin ${this.manifest.version}`,
+    });
+    this.register(() => sidecar.stop());
+    const tracker = new StatusTracker(sidecar);
+    this.register(() => tracker.dispose());
+    const opener = new NoteOpener({ vault, workspace });
+    const start = () => sidecar.start();
+    const rebuild = async () => {
+      await sidecar.client?.request("index.rebuild", {}).catch((err: unknown) => new Notice(`Quire: rebuild failed: ${String(err)}`));
+    };
+    const showStatus = () => new StatusModal(this.app, { tracker, rebuild, start }).open();
+
+    const statusEl = this.addStatusBarItem();
+    this.register(new StatusBar({ el: statusEl, tracker }).bind());
+    this.registerDomEvent(statusEl, "click", showStatus);
+
+    this.registerView(
+      RELATED_VIEW,
+      (leaf) =>
+        new RelatedView(leaf, {
+          sidecar,
+          tracker,
+          activeNote: () => {
+            const f = workspace.getActiveFile();
+            return f && f.extension === "md" ? { path: f.path } : null;
+          },
+          readNote: (path) => opener.read(path),
+          openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
+          subscribe: workspaceEvents(workspace),
+        }),
+    );
+    this.addCommand({ id: "open-related", name: "Open related pages", callback: () => void openRelatedView(workspace) });
+    this.addCommand({ id: "show-status", name: "Show sidecar status", callback: showStatus });
+    this.addCommand({ id: "start-sidecar", name: "Start or reconnect the sidecar", callback: () => void start() });
+    this.addCommand({ id: "rebuild-index", name: "Rebuild the index", callback: () => void rebuild() });
 
     this.addSettingTab(
       new QuireSettingTab(this.app, this, {
         settings: this.settings,
-        save: (change) => this.saveSettings(change),
+        save: async (change) => {
+          await this.saveSettings(change);
+          if (sidecar.state.kind === "offline" && ("binaryPath" in change || "stateFolder" in change)) void start();
+        },
       }),
     );
-  }
-
-  override onunload(): void {
-    this.statusEl = null;
+    workspace.onLayoutReady(() => void start());
   }
 
   private async saveSettings(change: Partial<QuireSettings>): Promise<void> {

@@ -1,12 +1,25 @@
 // A small stand-in for the `obsidian` module, which exists only inside the
-// app. vitest.config.ts aliases `obsidian` to this file. It implements just
-// what the plugin calls, with the same names and shapes as obsidian.d.ts, and
-// records what was registered so tests can look.
+// app. vitest.config.ts aliases `obsidian` to this file, and the browser
+// harness bundles it for the page that loads the built main.js. It
+// implements just what the plugin calls, with the same names and shapes as
+// obsidian.d.ts, and records what was registered so tests can look. Names
+// ending in ForTest are the stub's own hooks.
+
+type DomInfo = { cls?: string | string[]; text?: string; attr?: Record<string, string | number | boolean> };
 
 /** installDomHelpers adds the few HTMLElement helpers Obsidian defines globally. */
 function installDomHelpers(): void {
   if (typeof HTMLElement === "undefined") return;
   const proto = HTMLElement.prototype as unknown as Record<string, unknown>;
+  const make = (parent: HTMLElement, tag: string, o?: DomInfo | string) => {
+    const el = parent.ownerDocument.createElement(tag);
+    const info: DomInfo = typeof o === "string" ? { cls: o } : (o ?? {});
+    if (info.cls) el.className = Array.isArray(info.cls) ? info.cls.join(" ") : info.cls;
+    if (info.text !== undefined) el.textContent = info.text;
+    for (const [k, v] of Object.entries(info.attr ?? {})) el.setAttribute(k, String(v));
+    parent.appendChild(el);
+    return el;
+  };
   proto["empty"] ??= function (this: HTMLElement) {
     this.replaceChildren();
   };
@@ -16,12 +29,27 @@ function installDomHelpers(): void {
   proto["addClass"] ??= function (this: HTMLElement, ...cls: string[]) {
     this.classList.add(...cls);
   };
-  proto["createDiv"] ??= function (this: HTMLElement, o?: { cls?: string; text?: string }) {
-    const el = document.createElement("div");
-    if (o?.cls) el.className = o.cls;
-    if (o?.text) el.textContent = o.text;
-    this.appendChild(el);
-    return el;
+  proto["removeClass"] ??= function (this: HTMLElement, ...cls: string[]) {
+    this.classList.remove(...cls);
+  };
+  proto["toggleClass"] ??= function (this: HTMLElement, cls: string, on: boolean) {
+    this.classList.toggle(cls, on);
+  };
+  proto["hasClass"] ??= function (this: HTMLElement, cls: string) {
+    return this.classList.contains(cls);
+  };
+  proto["setAttr"] ??= function (this: HTMLElement, k: string, v: string | number | boolean | null) {
+    if (v === null) this.removeAttribute(k);
+    else this.setAttribute(k, String(v));
+  };
+  proto["createEl"] ??= function (this: HTMLElement, tag: string, o?: DomInfo | string) {
+    return make(this, tag, o);
+  };
+  proto["createDiv"] ??= function (this: HTMLElement, o?: DomInfo | string) {
+    return make(this, "div", o);
+  };
+  proto["createSpan"] ??= function (this: HTMLElement, o?: DomInfo | string) {
+    return make(this, "span", o);
   };
 }
 installDomHelpers();
@@ -36,26 +64,340 @@ export interface PluginManifest {
   isDesktopOnly?: boolean;
 }
 
-export class App {}
+export interface EventRef {
+  name: string;
+  cb: (...args: unknown[]) => unknown;
+  owner: Events;
+}
+
+export class Events {
+  private handlers = new Map<string, Set<EventRef>>();
+  on(name: string, cb: (...args: never[]) => unknown): EventRef {
+    const ref: EventRef = { name, cb: cb as EventRef["cb"], owner: this };
+    let set = this.handlers.get(name);
+    if (!set) this.handlers.set(name, (set = new Set()));
+    set.add(ref);
+    return ref;
+  }
+  offref(ref: EventRef): void {
+    this.handlers.get(ref.name)?.delete(ref);
+  }
+  trigger(name: string, ...args: unknown[]): void {
+    for (const ref of [...(this.handlers.get(name) ?? [])]) ref.cb(...args);
+  }
+  /** listenerCountForTest counts the handlers of an event, to check that unload removed them. */
+  listenerCountForTest(name: string): number {
+    return this.handlers.get(name)?.size ?? 0;
+  }
+}
 
 export class Component {
   private cleanups: (() => void)[] = [];
+  private loaded = false;
   onload(): void | Promise<void> {}
   onunload(): void {}
+  load(): void {
+    if (this.loaded) return;
+    this.loaded = true;
+    void this.onload();
+  }
+  unload(): void {
+    this.onunload();
+    for (const cb of this.cleanups.splice(0).reverse()) cb();
+    this.loaded = false;
+  }
   register(cb: () => void): void {
     this.cleanups.push(cb);
   }
+  registerEvent(ref: EventRef): void {
+    this.register(() => ref.owner.offref(ref));
+  }
+  registerDomEvent(el: HTMLElement | Window | Document, type: string, cb: (evt: never) => unknown): void {
+    const h = cb as unknown as EventListener;
+    el.addEventListener(type, h);
+    this.register(() => el.removeEventListener(type, h));
+  }
+  registerInterval(id: number): number {
+    this.register(() => clearInterval(id));
+    return id;
+  }
   /** unloadForTest runs what Obsidian runs when it disables a plugin. */
   unloadForTest(): void {
-    this.onunload();
-    for (const cb of this.cleanups.splice(0).reverse()) cb();
+    this.unload();
   }
+}
+
+export abstract class TAbstractFile {
+  constructor(
+    public path: string,
+    public name = path.split("/").at(-1) ?? path,
+  ) {}
+}
+
+export class TFile extends TAbstractFile {
+  get extension(): string {
+    const i = this.name.lastIndexOf(".");
+    return i < 0 ? "" : this.name.slice(i + 1);
+  }
+  get basename(): string {
+    const i = this.name.lastIndexOf(".");
+    return i < 0 ? this.name : this.name.slice(0, i);
+  }
+}
+
+export class FileSystemAdapter {
+  constructor(private readonly basePath: string) {}
+  getBasePath(): string {
+    return this.basePath;
+  }
+}
+
+export class Vault extends Events {
+  files = new Map<string, string>();
+  constructor(public adapter: FileSystemAdapter = new FileSystemAdapter("")) {
+    super();
+  }
+  getAbstractFileByPath(path: string): TAbstractFile | null {
+    return this.files.has(path) ? new TFile(path) : null;
+  }
+  getMarkdownFiles(): TFile[] {
+    return [...this.files.keys()].filter((p) => p.endsWith(".md")).map((p) => new TFile(p));
+  }
+  async cachedRead(file: TFile): Promise<string> {
+    const t = this.files.get(file.path);
+    if (t === undefined) throw new Error(`no file ${file.path}`);
+    return t;
+  }
+  async read(file: TFile): Promise<string> {
+    return this.cachedRead(file);
+  }
+}
+
+export abstract class View extends Component {
+  app: App;
+  containerEl: HTMLElement;
+  constructor(public leaf: WorkspaceLeaf) {
+    super();
+    this.app = leaf.app;
+    this.containerEl = leaf.containerEl;
+  }
+  abstract getViewType(): string;
+  abstract getDisplayText(): string;
+  getIcon(): string {
+    return "";
+  }
+  async onOpen(): Promise<void> {}
+  async onClose(): Promise<void> {}
+}
+
+export abstract class ItemView extends View {
+  contentEl: HTMLElement;
+  constructor(leaf: WorkspaceLeaf) {
+    super(leaf);
+    this.containerEl.empty();
+    const header = this.containerEl.createDiv({ cls: "view-header" });
+    header.createDiv({ cls: "view-header-title" });
+    this.contentEl = this.containerEl.createDiv({ cls: "view-content" });
+  }
+}
+
+/** Editor is the stub's editor: text, a cursor and the line scrolled to. */
+export class Editor {
+  cursor = { line: 0, ch: 0 };
+  scrolledToForTest: number | null = null;
+  constructor(
+    private text: string,
+    private readonly onScroll: (line: number) => void = () => {},
+  ) {}
+  getValue(): string {
+    return this.text;
+  }
+  setValue(t: string): void {
+    this.text = t;
+  }
+  setCursor(pos: { line: number; ch: number }): void {
+    this.cursor = pos;
+  }
+  getCursor(): { line: number; ch: number } {
+    return this.cursor;
+  }
+  scrollIntoView(range: { from: { line: number; ch: number } }, _center?: boolean): void {
+    this.scrolledToForTest = range.from.line;
+    this.onScroll(range.from.line);
+  }
+}
+
+export class MarkdownView extends ItemView {
+  file: TFile | null = null;
+  editor: Editor = new Editor("");
+  getViewType(): string {
+    return "markdown";
+  }
+  getDisplayText(): string {
+    return this.file?.basename ?? "";
+  }
+  /** showForTest draws the note as lines, so that a screenshot shows where it scrolled. */
+  showForTest(file: TFile, text: string): void {
+    this.file = file;
+    this.contentEl.empty();
+    this.contentEl.addClass("markdown-source-view");
+    const lines = text.split("\n").map((l) => {
+      const div = this.contentEl.createDiv({ cls: "cm-line", text: l || "\u200b" });
+      return div;
+    });
+    this.editor = new Editor(text, (line) => {
+      for (const l of lines) l.removeClass("is-target");
+      const target = lines[line];
+      target?.addClass("is-target");
+      target?.scrollIntoView({ block: "start" });
+    });
+    (this.containerEl.querySelector(".view-header-title") as HTMLElement | null)?.setText(file.basename);
+  }
+  /** typeForTest replaces the text as typing would and fires editor-change. */
+  typeForTest(text: string): void {
+    this.editor.setValue(text);
+    this.app.workspace.trigger("editor-change", this.editor, this);
+  }
+}
+
+export class WorkspaceLeaf {
+  view: View | null = null;
+  containerEl: HTMLElement;
+  openStateForTest: unknown = null;
+  constructor(
+    public app: App,
+    parent: HTMLElement,
+  ) {
+    this.containerEl = parent.createDiv({ cls: "workspace-leaf" });
+  }
+  async setViewState(state: { type: string; active?: boolean }): Promise<void> {
+    const factory = this.app.viewRegistryForTest.get(state.type);
+    if (!factory) throw new Error(`no view ${state.type}`);
+    await this.replaceView(factory(this));
+  }
+  async openFile(file: TFile, openState?: unknown): Promise<void> {
+    const text = await this.app.vault.cachedRead(file);
+    const view = new MarkdownView(this);
+    view.showForTest(file, text);
+    await this.replaceView(view);
+    this.openStateForTest = openState ?? null;
+    this.app.workspace.activeFileForTest = file;
+    this.app.workspace.trigger("file-open", file);
+    this.app.workspace.trigger("active-leaf-change", this);
+  }
+  detach(): void {
+    if (this.view) {
+      void this.view.onClose();
+      this.view.unload();
+    }
+    this.view = null;
+    this.containerEl.remove();
+    this.app.workspace.leavesForTest = this.app.workspace.leavesForTest.filter((l) => l !== this);
+  }
+  getViewState(): { type: string } {
+    return { type: this.view?.getViewType() ?? "empty" };
+  }
+  private async replaceView(view: View): Promise<void> {
+    if (this.view) {
+      await this.view.onClose();
+      this.view.unload();
+    }
+    this.view = view;
+    view.load();
+    await view.onOpen();
+  }
+}
+
+export class Workspace extends Events {
+  containerEl: HTMLElement;
+  rootEl: HTMLElement;
+  rightEl: HTMLElement;
+  leavesForTest: WorkspaceLeaf[] = [];
+  activeFileForTest: TFile | null = null;
+  private mainLeaf: WorkspaceLeaf | null = null;
+  private readyCbs: (() => void)[] = [];
+  private ready = false;
+  constructor(public app: App) {
+    super();
+    this.containerEl = document.createElement("div");
+    this.containerEl.className = "workspace";
+    this.rootEl = this.containerEl.createDiv({ cls: "workspace-split mod-root" });
+    this.rightEl = this.containerEl.createDiv({ cls: "workspace-split mod-right-split" });
+  }
+  getActiveFile(): TFile | null {
+    return this.activeFileForTest;
+  }
+  getLeaf(_newLeaf?: boolean | string): WorkspaceLeaf {
+    if (!this.mainLeaf || _newLeaf) {
+      const leaf = new WorkspaceLeaf(this.app, this.rootEl);
+      this.leavesForTest.push(leaf);
+      if (!this.mainLeaf) this.mainLeaf = leaf;
+      return leaf;
+    }
+    return this.mainLeaf;
+  }
+  getRightLeaf(_split: boolean): WorkspaceLeaf | null {
+    const leaf = new WorkspaceLeaf(this.app, this.rightEl);
+    this.leavesForTest.push(leaf);
+    return leaf;
+  }
+  getLeavesOfType(type: string): WorkspaceLeaf[] {
+    return this.leavesForTest.filter((l) => l.view?.getViewType() === type);
+  }
+  detachLeavesOfType(type: string): void {
+    for (const l of this.getLeavesOfType(type)) l.detach();
+  }
+  async revealLeaf(_leaf: WorkspaceLeaf): Promise<void> {}
+  getActiveViewOfType<T>(type: abstract new (...args: never[]) => T): T | null {
+    const v = this.mainLeaf?.view;
+    return v instanceof type ? v : null;
+  }
+  onLayoutReady(cb: () => void): void {
+    if (this.ready) cb();
+    else this.readyCbs.push(cb);
+  }
+  /** layoutReadyForTest runs the onLayoutReady callbacks, as the app does once it has drawn. */
+  layoutReadyForTest(): void {
+    this.ready = true;
+    for (const cb of this.readyCbs.splice(0)) cb();
+  }
+  /** openForTest opens a vault file in the main leaf, as clicking it in the file list would. */
+  async openForTest(path: string): Promise<MarkdownView> {
+    const leaf = this.getLeaf(false);
+    await leaf.openFile(new TFile(path));
+    return leaf.view as MarkdownView;
+  }
+}
+
+export class App {
+  vault: Vault;
+  workspace: Workspace;
+  containerEl: HTMLElement;
+  statusBarEl: HTMLElement;
+  viewRegistryForTest = new Map<string, (leaf: WorkspaceLeaf) => View>();
+  constructor(opts: { basePath?: string; files?: Record<string, string> } = {}) {
+    this.vault = new Vault(new FileSystemAdapter(opts.basePath ?? ""));
+    for (const [p, t] of Object.entries(opts.files ?? {})) this.vault.files.set(p, t);
+    this.workspace = new Workspace(this);
+    this.containerEl = document.createElement("div");
+    this.containerEl.className = "app-container";
+    this.containerEl.appendChild(this.workspace.containerEl);
+    this.statusBarEl = this.containerEl.createDiv({ cls: "status-bar" });
+  }
+}
+
+export interface Command {
+  id: string;
+  name: string;
+  callback?: () => unknown;
 }
 
 export class Plugin extends Component {
   settings?: unknown;
   statusBarItems: HTMLElement[] = [];
   settingTabs: PluginSettingTab[] = [];
+  commands: Command[] = [];
+  ribbonIcons: HTMLElement[] = [];
   data: unknown = null;
   savedData: unknown[] = [];
 
@@ -66,10 +408,33 @@ export class Plugin extends Component {
     super();
   }
   addStatusBarItem(): HTMLElement {
-    const el = document.createElement("div");
+    const el = this.app.statusBarEl.createDiv({ cls: "status-bar-item" });
     this.statusBarItems.push(el);
+    this.register(() => {
+      el.remove();
+      this.statusBarItems.splice(this.statusBarItems.indexOf(el), 1);
+    });
+    return el;
+  }
+  addRibbonIcon(_icon: string, title: string, cb: (evt: MouseEvent) => unknown): HTMLElement {
+    const el = document.createElement("div");
+    el.setAttribute("aria-label", title);
+    el.addEventListener("click", (e) => cb(e));
+    this.ribbonIcons.push(el);
     this.register(() => el.remove());
     return el;
+  }
+  addCommand(cmd: Command): Command {
+    this.commands.push(cmd);
+    this.register(() => this.commands.splice(this.commands.indexOf(cmd), 1));
+    return cmd;
+  }
+  registerView(type: string, factory: (leaf: WorkspaceLeaf) => View): void {
+    this.app.viewRegistryForTest.set(type, factory);
+    this.register(() => {
+      this.app.workspace.detachLeavesOfType(type);
+      this.app.viewRegistryForTest.delete(type);
+    });
   }
   addSettingTab(tab: PluginSettingTab): void {
     this.settingTabs.push(tab);
@@ -145,8 +510,9 @@ export class Setting {
     this.nameEl.textContent = name;
     return this;
   }
-  setDesc(desc: string): this {
-    this.descEl.textContent = desc;
+  setDesc(desc: string | DocumentFragment): this {
+    if (typeof desc === "string") this.descEl.textContent = desc;
+    else this.descEl.replaceChildren(desc);
     return this;
   }
   addText(cb: (text: TextComponent) => unknown): this {
@@ -157,10 +523,49 @@ export class Setting {
   }
 }
 
+export class Modal {
+  containerEl: HTMLElement;
+  modalEl: HTMLElement;
+  titleEl: HTMLElement;
+  contentEl: HTMLElement;
+  /** open lists the modals open now, for tests and the harness. */
+  static openForTest: Modal[] = [];
+  constructor(public app: App) {
+    this.containerEl = document.createElement("div");
+    this.containerEl.className = "modal-container";
+    this.modalEl = this.containerEl.createDiv({ cls: "modal" });
+    this.titleEl = this.modalEl.createDiv({ cls: "modal-title" });
+    this.contentEl = this.modalEl.createDiv({ cls: "modal-content" });
+  }
+  open(): void {
+    document.body.appendChild(this.containerEl);
+    Modal.openForTest.push(this);
+    this.onOpen();
+  }
+  close(): void {
+    this.onClose();
+    this.containerEl.remove();
+    Modal.openForTest = Modal.openForTest.filter((m) => m !== this);
+  }
+  onOpen(): void {}
+  onClose(): void {}
+}
+
 export class Notice {
   static shown: string[] = [];
-  constructor(public message: string) {
+  constructor(
+    public message: string,
+    _timeout?: number,
+  ) {
     Notice.shown.push(message);
   }
   hide(): void {}
 }
+
+export class Keymap {
+  static isModEvent(evt?: { ctrlKey?: boolean; metaKey?: boolean } | null): boolean {
+    return !!(evt?.ctrlKey || evt?.metaKey);
+  }
+}
+
+export function setIcon(_el: HTMLElement, _icon: string): void {}

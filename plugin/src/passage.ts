@@ -1,0 +1,47 @@
+// Passages are byte ranges of a note's raw Markdown (see proto.Passage).
+// Editors count lines and UTF-16 units, so these turn one into the other.
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** lineAtByte is the zero-based line on which byte offset lies in text's UTF-8 encoding. */
+export function lineAtByte(text: string, offset: number): number {
+  const bytes = encoder.encode(text);
+  const end = Math.max(0, Math.min(offset, bytes.length));
+  let line = 0;
+  for (let i = 0; i < end; i++) if (bytes[i] === 10) line++;
+  return line;
+}
+
+/** sliceBytes returns the text between two UTF-8 byte offsets of text, clamped to it. */
+export function sliceBytes(text: string, start: number, end: number): string {
+  const bytes = encoder.encode(text);
+  const s = Math.max(0, Math.min(start, bytes.length));
+  const e = Math.max(s, Math.min(end, bytes.length));
+  return decoder.decode(bytes.subarray(s, e));
+}
+
+/** headingLabel is a passage's breadcrumb, "Method › Proofing", or "" above the first heading. */
+export function headingLabel(headingPath: readonly string[]): string {
+  return headingPath.join(" › ");
+}
+
+/**
+ * snippet is a short plain line from a passage for a list: heading lines
+ * and Markdown markers dropped, whitespace folded, cut at a word near max.
+ */
+export function snippet(text: string, max = 160): string {
+  const body = text
+    .split("\n")
+    .filter((l) => !/^\s*#{1,6}\s/.test(l) && !/^\s*(---|```|~~~)/.test(l))
+    .join(" ")
+    .replace(/!?\[\[([^\]|]*)\|?([^\]]*)\]\]/g, (_m, target: string, alias: string) => alias || target)
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/[*_`>]+/g, "")
+    .replace(/^\s*[-+]\s+/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (body.length <= max) return body;
+  const cut = body.lastIndexOf(" ", max);
+  return body.slice(0, cut > max / 2 ? cut : max).trimEnd() + "…";
+}

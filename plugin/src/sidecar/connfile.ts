@@ -1,0 +1,65 @@
+// Reading the sidecar's connection file, <state>/sidecar.json, which a
+// running `quire serve` writes (mode 0600) and removes when it exits.
+
+/** ConnFile mirrors server.ConnFile in the sidecar: how to reach the running sidecar. */
+export interface ConnFile {
+  port: number;
+  token: string;
+  pid: number;
+  protocol: number;
+  version: string;
+}
+
+/** CONN_FILE_NAME is the connection file's name in the state folder. */
+export const CONN_FILE_NAME = "sidecar.json";
+
+/**
+ * parseConnFile reads a connection file's text, or returns null when it is
+ * not one (half written, hand edited, from an unrelated tool).
+ */
+export function parseConnFile(text: string): ConnFile | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof v !== "object" || v === null) return null;
+  const r = v as Record<string, unknown>;
+  const port = r["port"];
+  const token = r["token"];
+  if (typeof port !== "number" || !Number.isInteger(port) || port <= 0 || port > 65535) return null;
+  if (typeof token !== "string" || token === "") return null;
+  return {
+    port,
+    token,
+    pid: typeof r["pid"] === "number" ? r["pid"] : 0,
+    protocol: typeof r["protocol"] === "number" ? r["protocol"] : 0,
+    version: typeof r["version"] === "string" ? r["version"] : "",
+  };
+}
+
+/**
+ * stateDir is the sidecar's state folder for a vault: the configured one
+ * (absolute, or relative to the vault) or <vault>/.quire.
+ */
+export function stateDir(vaultPath: string, configured: string): string {
+  const c = configured.trim();
+  if (c === "") return joinPath(vaultPath, ".quire");
+  if (isAbsolute(c)) return c;
+  return joinPath(vaultPath, c);
+}
+
+/** connFilePath is where the sidecar serving stateFolder writes its connection file. */
+export function connFilePath(state: string): string {
+  return joinPath(state, CONN_FILE_NAME);
+}
+
+function isAbsolute(p: string): boolean {
+  return p.startsWith("/") || p.startsWith("\\") || /^[A-Za-z]:[\\/]/.test(p);
+}
+
+function joinPath(dir: string, name: string): string {
+  const sep = dir.includes("\\") && !dir.includes("/") ? "\\" : "/";
+  return dir.endsWith("/") || dir.endsWith("\\") ? dir + name : dir + sep + name;
+}

@@ -1,0 +1,35 @@
+import { MarkdownView, Notice, TFile, type Vault, type Workspace } from "obsidian";
+import { lineAtByte } from "../passage";
+
+/** NoteOpener opens notes at passages; the related view and citation hovers use it. */
+export class NoteOpener {
+  constructor(private readonly deps: { vault: Vault; workspace: Workspace }) {}
+
+  /** read returns a note's current text from the vault (not the sidecar's copy). */
+  async read(path: string): Promise<string> {
+    const file = this.deps.vault.getAbstractFileByPath(path);
+    if (!(file instanceof TFile)) throw new Error(`${path} is not in the vault`);
+    return this.deps.vault.cachedRead(file);
+  }
+
+  /**
+   * open opens path with the line holding byte offset start at the top
+   * and the cursor on it. newLeaf opens a new tab.
+   */
+  async open(path: string, start: number, newLeaf = false): Promise<void> {
+    const file = this.deps.vault.getAbstractFileByPath(path);
+    if (!(file instanceof TFile)) {
+      new Notice(`Quire: ${path} is no longer in the vault.`);
+      return;
+    }
+    const line = lineAtByte(await this.deps.vault.cachedRead(file), start);
+    const leaf = this.deps.workspace.getLeaf(newLeaf ? "tab" : false);
+    await leaf.openFile(file, { active: true, eState: { line } });
+    const view = leaf.view;
+    if (view instanceof MarkdownView) {
+      const pos = { line, ch: 0 };
+      view.editor.setCursor(pos);
+      view.editor.scrollIntoView({ from: pos, to: pos }, true);
+    }
+  }
+}
