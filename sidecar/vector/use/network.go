@@ -157,11 +157,11 @@ type workspace struct {
 	qkv     []float32 // rows × 1536
 	ctx     []float32 // rows × 512: attention output before projection
 	y       []float32 // rows × 512: the residual stream
-	f       []float32 // rows × ffnWidth
+	f       []float32 // 2·rows × ffnWidth: hidden rows, then their means
 	kT, v   []float32 // packed keys and values of one head
 	scores  []float32 // maxTokens × maxTokens(16)
-	pooled  []float32 // sequences × dims
-	pooled2 []float32
+	pooled  []float32 // sequences × dims: mean of the last layer
+	pooled2 []float32 // sequences × dims: after the tanh layer
 	s       scratch
 	// split asks mul to share each weight product with a helper goroutine:
 	// worth it when one short input (a query) would leave cores idle.
@@ -178,7 +178,7 @@ func (n *network) newWorkspace(rows int) *workspace {
 		qkv:     make([]float32, rows*n.maxQKVWidth),
 		ctx:     make([]float32, rows*n.maxAttnDim),
 		y:       make([]float32, rows*dims),
-		f:       make([]float32, 2*rows*n.ffnWidth), // second half: pooled rows
+		f:       make([]float32, 2*rows*n.ffnWidth),
 		kT:      make([]float32, t16*n.maxAttnDim),
 		v:       make([]float32, t16*n.maxAttnDim),
 		scores:  make([]float32, n.maxTokens*t16),
@@ -187,8 +187,8 @@ func (n *network) newWorkspace(rows int) *workspace {
 	}
 }
 
-// forward embeds a group of sequences (at most ws.rows pieces in all, each
-// at most maxTokens) into out.
+// forward embeds a group of sequences (at most ws.rows of them and ws.rows
+// pieces in all, each at most maxTokens) into out.
 func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 	T := 0
 	for _, s := range seqs {

@@ -78,7 +78,8 @@ var (
 )
 
 // Load returns the embedded model, decoding it on first use (about a tenth
-// of a second and some 40 MB); later calls return the same Model.
+// of a second; the model keeps some 16 MB of heap, plus about 8 MB per
+// worker while embedding); later calls return the same Model.
 func Load() (*Model, error) {
 	loadOnce.Do(func() {
 		loaded, loadError = decode(weightsFile)
