@@ -228,42 +228,59 @@ func tile(a, b []float32, bh []uint16, k int, c []float32, ldc int, bias []float
 }
 
 // kernelGo is the portable micro-kernel, the same sums in plain Go; B is
-// float32 (b) or float16 (bh).
+// float32 (b) or float16 (bh, which only tests use off amd64: there the
+// weights are packed as float32).
 func kernelGo(a, b []float32, bh []uint16, k int, c []float32, ldc int, bias []float32, flags int) {
-	var acc [tileRows][tileCols]float32
-	for i := range acc {
-		for j := range acc[i] {
-			acc[i][j] = bias[j]
+	if bh != nil {
+		wide := make([]float32, k*tileCols)
+		for i, h := range bh[:k*tileCols] {
+			wide[i] = halfTable[h]
+		}
+		b = wide
+	}
+	a, b = a[:k*tileRows], b[:k*tileCols]
+	// Two rows by eight columns at a time: sixteen accumulators, eight B
+	// values and two A values fit the 32 float registers of arm64.
+	for i := 0; i < tileRows; i += 2 {
+		for j := 0; j < tileCols; j += 8 {
+			c0, c1 := c[i*ldc+j:i*ldc+j+8], c[(i+1)*ldc+j:(i+1)*ldc+j+8]
+			bs := bias[j : j+8]
+			x0, x1, x2, x3, x4, x5, x6, x7 := bs[0], bs[1], bs[2], bs[3], bs[4], bs[5], bs[6], bs[7]
+			y0, y1, y2, y3, y4, y5, y6, y7 := x0, x1, x2, x3, x4, x5, x6, x7
 			if flags&accumulate != 0 {
-				acc[i][j] += c[i*ldc+j]
+				x0, x1, x2, x3, x4, x5, x6, x7 = x0+c0[0], x1+c0[1], x2+c0[2], x3+c0[3], x4+c0[4], x5+c0[5], x6+c0[6], x7+c0[7]
+				y0, y1, y2, y3, y4, y5, y6, y7 = y0+c1[0], y1+c1[1], y2+c1[2], y3+c1[3], y4+c1[4], y5+c1[5], y6+c1[6], y7+c1[7]
 			}
-		}
-	}
-	var wide [tileCols]float32
-	for p := 0; p < k; p++ {
-		var bp []float32
-		if bh != nil {
-			for j, h := range bh[p*tileCols : p*tileCols+tileCols] {
-				wide[j] = halfTable[h]
+			for p := 0; p < k; p++ {
+				av := a[p*tileRows+i : p*tileRows+i+2 : p*tileRows+i+2]
+				bv := b[p*tileCols+j : p*tileCols+j+8 : p*tileCols+j+8]
+				a0, a1 := av[0], av[1]
+				b0, b1, b2, b3, b4, b5, b6, b7 := bv[0], bv[1], bv[2], bv[3], bv[4], bv[5], bv[6], bv[7]
+				x0 += a0 * b0
+				x1 += a0 * b1
+				x2 += a0 * b2
+				x3 += a0 * b3
+				x4 += a0 * b4
+				x5 += a0 * b5
+				x6 += a0 * b6
+				x7 += a0 * b7
+				y0 += a1 * b0
+				y1 += a1 * b1
+				y2 += a1 * b2
+				y3 += a1 * b3
+				y4 += a1 * b4
+				y5 += a1 * b5
+				y6 += a1 * b6
+				y7 += a1 * b7
 			}
-			bp = wide[:]
-		} else {
-			bp = b[p*tileCols : p*tileCols+tileCols]
-		}
-		for i := 0; i < tileRows; i++ {
-			av := a[p*tileRows+i]
-			row := &acc[i]
-			for j, bv := range bp {
-				row[j] += av * bv
+			out := [16]float32{x0, x1, x2, x3, x4, x5, x6, x7, y0, y1, y2, y3, y4, y5, y6, y7}
+			if flags&relu != 0 {
+				for q, v := range out {
+					out[q] = max(v, 0)
+				}
 			}
-		}
-	}
-	for i := range acc {
-		for j, v := range acc[i] {
-			if flags&relu != 0 && v < 0 {
-				v = 0
-			}
-			c[i*ldc+j] = v
+			copy(c0, out[:8])
+			copy(c1, out[8:])
 		}
 	}
 }

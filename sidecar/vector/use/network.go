@@ -68,12 +68,15 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 	}
 	get := func(name string, shape ...int) []float32 { return getT(name, shape...).floats() }
 	// Weight matrices stay float16 (the file's precision) and are widened
-	// inside the kernel; a float32 matrix is packed as it is.
+	// inside the assembly kernel; elsewhere they are widened here.
 	mat := func(name string, k, n int) packed {
 		t := getT(name, k, n)
 		switch {
-		case t.half != nil:
+		case t.half != nil && haveSIMD:
 			return packHalf(t.half, k, n)
+		case t.half != nil:
+			// The portable kernel is faster on float32 than widening.
+			return packMatrix(t.floats(), k, n)
 		case t.data != nil:
 			return packMatrix(t.data, k, n)
 		}
