@@ -15,7 +15,7 @@
 //	}
 //	// for each chunk without a vector (!s.Has(id)): embed, s.Put(id, vec)
 //	// for each key in s.Keys() whose chunk is gone: s.Delete(key)
-//	// now and then, from the same goroutine: s.Save()
+//	// now and then, and at shutdown: s.Save()
 //	hits, err := s.Search(q, k, nil)
 package vector
 
@@ -67,19 +67,24 @@ var (
 	ErrDims = hnsw.ErrDims
 )
 
-// Store maps chunk keys to vectors. It is safe for concurrent use: searches
-// run in parallel, writers take turns with them.
+// Store maps chunk keys to vectors. It is safe for concurrent use: writers
+// take turns, searches run beside each other and beside writers, waiting
+// only for the brief moments a writer changes the data.
 type Store struct {
 	dir string
 	fp  Fingerprint
 
-	mu         sync.RWMutex
 	g          *hnsw.Graph
-	keys       []string // by graph id; "" for ids not in use
-	ids        map[string]uint32
 	exactBelow int
 
-	saveMu   sync.Mutex    // one Save at a time
+	// wmu serialises Put, Delete and Save. Writers call the graph holding
+	// only wmu, so that a graph vacuum or a save, which take seconds at
+	// 100k vectors, never leaves a writer queued on mu ahead of searches.
+	wmu  sync.Mutex
+	mu   sync.RWMutex // guards keys and ids
+	keys []string     // by graph id; "" for ids not (or not yet) in use
+	ids  map[string]uint32
+
 	gen      atomic.Uint64 // bumped by every change
 	savedGen atomic.Uint64 // gen at the last successful Save or Open
 }
@@ -133,38 +138,47 @@ func (s *Store) Put(key string, vec []float32) error {
 	if len(vec) != s.fp.Dims {
 		return fmt.Errorf("put vector %s: %w: got %d, want %d", key, ErrDims, len(vec), s.fp.Dims)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if old, ok := s.ids[key]; ok {
-		s.g.Delete(old)
-		s.keys[old] = ""
-	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	// Until keys[id] is set below, searches skip the new node.
 	id, err := s.g.Add(vec)
 	if err != nil {
 		return fmt.Errorf("put vector %s: %w", key, err)
+	}
+	s.mu.Lock()
+	old, had := s.ids[key]
+	if had {
+		s.keys[old] = ""
 	}
 	if int(id) >= len(s.keys) {
 		s.keys = append(s.keys, make([]string, int(id)+1-len(s.keys))...)
 	}
 	s.keys[id] = key
 	s.ids[key] = id
+	s.mu.Unlock()
+	if had {
+		s.g.Delete(old) // may vacuum the graph; searches go on
+	}
 	s.gen.Add(1)
 	return nil
 }
 
 // Delete removes key's vector and reports whether there was one.
 func (s *Store) Delete(key string) bool {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	id, ok := s.ids[key]
-	if !ok {
-		return false
+	if ok {
+		s.keys[id] = ""
+		delete(s.ids, key)
 	}
-	s.g.Delete(id)
-	s.keys[id] = ""
-	delete(s.ids, key)
-	s.gen.Add(1)
-	return true
+	s.mu.Unlock()
+	if ok {
+		s.g.Delete(id) // may vacuum the graph; searches go on
+		s.gen.Add(1)
+	}
+	return ok
 }
 
 // Has reports whether key has a vector.
@@ -202,9 +216,12 @@ func (s *Store) Keys() []string {
 func (s *Store) Search(query []float32, k int, filter func(key string) bool) ([]Hit, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	var accept func(uint32) bool
-	if filter != nil {
-		accept = func(id uint32) bool { return filter(s.keys[id]) }
+	// A node without a key is being put or deleted right now.
+	accept := func(id uint32) bool {
+		if int(id) >= len(s.keys) || s.keys[id] == "" {
+			return false
+		}
+		return filter == nil || filter(s.keys[id])
 	}
 	var res []hnsw.Result
 	var err error
@@ -226,15 +243,11 @@ func (s *Store) Search(query []float32, k int, filter func(key string) bool) ([]
 // Save writes the store to <dir>/vectors.bin atomically: a temporary file
 // is written, synced and renamed over the old one, so a crash at any point
 // leaves either the old or the new file. Saving an unchanged store does
-// nothing.
-//
-// Save holds the read lock while it writes (about a second at 100k vectors
-// of 512 dimensions). Searches go on, but a Put from another goroutine
-// waits, and searches arriving behind a waiting writer wait too: call
-// Save from the goroutine that calls Put.
+// nothing. Searches go on while it writes (about a second at 100k vectors
+// of 512 dimensions); Put and Delete wait.
 func (s *Store) Save() error {
-	s.saveMu.Lock()
-	defer s.saveMu.Unlock()
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
 	gen := s.gen.Load()
 	if gen == s.savedGen.Load() && fileExists(filepath.Join(s.dir, FileName)) {
 		return nil

@@ -312,15 +312,21 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 			}
 		}()
 	}
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		for i := 200; i < 1000; i++ {
 			s.Put(keys[i], vecs[i])
 			if i%3 == 0 {
-				s.Delete(keys[i-100])
+				s.Put(keys[i-50], vecs[i]) // replace
 			}
-			if i%200 == 0 {
+		}
+	}()
+	go func() { // a second writer: deletes (and so vacuums) and saves
+		defer wg.Done()
+		for i := range 400 {
+			s.Delete(keys[i])
+			if i%100 == 0 {
 				if err := s.Save(); err != nil {
 					t.Error(err)
 				}
@@ -328,4 +334,21 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 		}
 	}()
 	wg.Wait()
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(s.dir, testFP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.Len(), s.Len(); got != want {
+		t.Errorf("Len after reload: got %d, want %d", got, want)
+	}
+	for _, k := range s.Keys() {
+		// Replacements gave some keys the same vector: look a little wider.
+		hs, _ := s.Search(s.g.Vector(s.ids[k]), 3, nil)
+		if !slices.Contains(hitKeys(hs), k) {
+			t.Fatalf("search for %s's own vector: got %v", k, hs)
+		}
+	}
 }

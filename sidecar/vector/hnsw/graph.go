@@ -87,6 +87,10 @@ const maxLevels = 16
 
 // Graph is an HNSW graph. Create one with New or Read.
 type Graph struct {
+	// wmu serialises writers. mu guards the data: searches hold it shared,
+	// writers exclusively, except that Vacuum computes its repairs holding
+	// only wmu, so that searches (which only read) go on meanwhile.
+	wmu sync.Mutex
 	mu  sync.RWMutex
 	cfg Config
 	dim int
@@ -256,6 +260,8 @@ func (g *Graph) Add(vec []float32) (uint32, error) {
 	if len(vec) != g.dim {
 		return 0, fmt.Errorf("add: %w: got %d, want %d", ErrDims, len(vec), g.dim)
 	}
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	id := g.alloc()
@@ -503,15 +509,32 @@ func (g *Graph) Exact(q []float32, k int, accept func(uint32) bool) ([]Result, e
 // links are repaired by the next Vacuum, which Delete runs itself past
 // Config.VacuumRatio. It reports whether id was live.
 func (g *Graph) Delete(id uint32) bool {
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if int(id) >= len(g.state) || g.state[id] != live {
+		g.mu.Unlock()
 		return false
 	}
 	g.state[id] = tomb
 	g.nTomb++
-	if r := g.cfg.VacuumRatio; r > 0 && g.nTomb >= 64 && float64(g.nTomb) > r*float64(len(g.state)-len(g.free)) {
+	due := g.vacuumDue()
+	g.mu.Unlock()
+	if due {
 		g.vacuum()
 	}
 	return true
+}
+
+// NeedsVacuum reports whether tombstones exceed Config.VacuumRatio (and
+// number at least 64), for callers that vacuum at a time of their choosing.
+func (g *Graph) NeedsVacuum() bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.vacuumDue()
+}
+
+func (g *Graph) vacuumDue() bool {
+	r := g.cfg.VacuumRatio
+	return r > 0 && g.nTomb >= 64 && float64(g.nTomb) > r*float64(len(g.state)-len(g.free))
 }

@@ -10,10 +10,13 @@ import (
 // reuse. Every live node that linked to a tombstone gets its list rebuilt
 // from its live links plus the live nodes the tombstones linked to (the
 // repair hnswlib uses for updates), so the graph stays navigable without a
-// full rebuild. It holds the write lock; the work is spread over all CPUs.
+// full rebuild. Searches go on while the repairs are computed (a few
+// seconds per 10,000 tombstones at 100k nodes of 512 dimensions, spread
+// over all CPUs) and wait only while they are applied; other writers wait
+// throughout.
 func (g *Graph) Vacuum() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
 	g.vacuum()
 }
 
@@ -24,12 +27,16 @@ type relink struct {
 	links []uint32
 }
 
+// vacuum runs with wmu held and mu not: it reads freely (only readers run
+// beside it) and takes mu to write.
 func (g *Graph) vacuum() {
 	if g.nTomb == 0 {
 		return
 	}
 	n := len(g.state)
 	if g.nTomb == n-len(g.free) { // nothing live is left
+		g.mu.Lock()
+		defer g.mu.Unlock()
 		for i := range g.state {
 			g.unlink(uint32(i))
 		}
@@ -65,6 +72,8 @@ func (g *Graph) vacuum() {
 		}()
 	}
 	wg.Wait()
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	for _, rs := range out {
 		for _, r := range rs {
 			g.setLinks(r.id, r.l, r.links)
@@ -135,7 +144,12 @@ func (g *Graph) unlink(id uint32) {
 }
 
 // repair returns the new layer-l list of live node id, or false if none of
-// its links point to a tombstone.
+// its links point to a tombstone. The live links stay, since they were
+// chosen by the heuristic when they were made; each dead link is replaced
+// by one of the live nodes the tombstones linked to, closest first and
+// spread by the heuristic among themselves. A full heuristic over all
+// candidates measured the same recall at 100k nodes and took six times
+// the CPU.
 func (g *Graph) repair(id uint32, l int, seen *map[uint32]bool) ([]uint32, bool) {
 	lst := g.links(id, l)
 	if !slices.ContainsFunc(lst, func(x uint32) bool { return g.state[x] != live }) {
@@ -147,11 +161,23 @@ func (g *Graph) repair(id uint32, l int, seen *map[uint32]bool) ([]uint32, bool)
 	clear(*seen)
 	s := *seen
 	s[id] = true
+	kept := make([]uint32, 0, g.maxLinks(l))
+	var frontier []uint32
+	for _, x := range lst {
+		s[x] = true
+		if g.state[x] == live {
+			kept = append(kept, x)
+		} else {
+			frontier = append(frontier, g.links(x, l)...)
+		}
+	}
+	want := len(lst) - len(kept)
 	v := g.vec(id)
 	var cs []cand
-	// Walk through tombstones (up to two hops) to the live nodes beyond.
-	frontier := lst
-	for hop := 0; hop < 3 && len(frontier) > 0; hop++ {
+	// A second hop, through tombstones the first reached, is taken only
+	// when the first found nothing live: it multiplies the distances
+	// computed by four for no measurable recall.
+	for hop := 0; hop < 2 && len(frontier) > 0 && len(cs) == 0; hop++ {
 		var next []uint32
 		for _, x := range frontier {
 			if s[x] {
@@ -160,22 +186,27 @@ func (g *Graph) repair(id uint32, l int, seen *map[uint32]bool) ([]uint32, bool)
 			s[x] = true
 			if g.state[x] == live {
 				cs = append(cs, cand{dist(v, g.vec(x)), x})
-			} else if hop < 2 && int(g.level[x]) >= l {
+			} else if int(g.level[x]) >= l {
 				next = append(next, g.links(x, l)...)
 			}
 		}
 		frontier = next
 	}
 	slices.SortFunc(cs, cmpCand)
-	// The heuristic costs candidates × kept distances; beyond a few times
-	// the list length the far candidates are never kept anyway.
-	cs = cs[:min(len(cs), 3*g.maxLinks(l))]
-	sel := g.heuristic(cs, g.maxLinks(l), nil)
-	ids := make([]uint32, len(sel))
-	for i, c := range sel {
-		ids[i] = c.id
+	cs = cs[:min(len(cs), 4*want)]
+	fill := g.heuristic(cs, want, nil)
+	for _, c := range cs { // the heuristic may keep too few
+		if len(fill) >= want {
+			break
+		}
+		if !slices.Contains(fill, c) {
+			fill = append(fill, c)
+		}
 	}
-	return ids, true
+	for _, c := range fill {
+		kept = append(kept, c.id)
+	}
+	return kept, true
 }
 
 // relinkAlone gives an isolated live node new links on every layer it is
