@@ -59,3 +59,27 @@ func (c IndexChanged) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(plain(c))
 }
+
+// MarshalJSON encodes Citations, Quotes and Passages as [] when nil.
+func (d AskDone) MarshalJSON() ([]byte, error) {
+	type plain AskDone
+	if d.Citations == nil {
+		d.Citations = []Citation{}
+	}
+	if d.Quotes == nil {
+		d.Quotes = []Quote{}
+	}
+	if d.Passages == nil {
+		d.Passages = []string{}
+	}
+	return json.Marshal(plain(d))
+}
+
+// MarshalJSON encodes HeadingPath as [] when nil.
+func (c Citation) MarshalJSON() ([]byte, error) {
+	type plain Citation
+	if c.HeadingPath == nil {
+		c.HeadingPath = []string{}
+	}
+	return json.Marshal(plain(c))
+}

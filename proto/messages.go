@@ -50,6 +50,10 @@ var Messages = []Message{
 	{Type: TypeRelatedQuery, Kind: KindRequest, Reply: TypeRelatedResult, Payload: RelatedQuery{}},
 	{Type: TypeRelatedResult, Kind: KindReply, Payload: RelatedResult{}},
 
+	{Type: TypeAskQuery, Kind: KindRequest, Reply: TypeAskDone, Stream: true, Payload: AskQuery{}},
+	{Type: TypeAskDelta, Kind: KindPart, Payload: AskDelta{}},
+	{Type: TypeAskDone, Kind: KindDone, Payload: AskDone{}},
+
 	{Type: TypeNoteGet, Kind: KindRequest, Reply: TypeNoteResult, Payload: NoteGet{}},
 	{Type: TypeNoteResult, Kind: KindReply, Payload: NoteResult{}},
 

@@ -3,6 +3,13 @@
  * scripts/gen-proto; scripts/check-generated fails when this file is stale. */
 
 /**
+ * Channel selects how a search ranks passages.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "Channel".
+ */
+export type Channel = "bm25" | "dense" | "hybrid";
+/**
  * ErrorCode is one of a closed set of failure kinds that a client can branch on.
  *
  * This interface was referenced by `Payloads`'s JSON-Schema
@@ -25,13 +32,6 @@ export type ErrorCode =
  */
 export type Phase = "scan" | "index" | "embed";
 /**
- * Channel selects how a search ranks passages.
- *
- * This interface was referenced by `Payloads`'s JSON-Schema
- * via the `definition` "Channel".
- */
-export type Channel = "bm25" | "dense" | "hybrid";
-/**
  * MessageType is every envelope type of this protocol version.
  *
  * This interface was referenced by `Payloads`'s JSON-Schema
@@ -47,6 +47,9 @@ export type MessageType =
   | "search.result"
   | "related.query"
   | "related.result"
+  | "ask.query"
+  | "ask.delta"
+  | "ask.done"
   | "note.get"
   | "note.result"
   | "index.rebuild"
@@ -59,6 +62,9 @@ export type MessageType =
  * Quire wire protocol version 1, generated from package proto by scripts/gen-proto: do not edit. The root maps each message type to its payload; x-messages lists each type's kind and reply.
  */
 export interface Payloads {
+  "ask.delta": AskDelta;
+  "ask.done": AskDone;
+  "ask.query": AskQuery;
   error: ErrorPayload;
   hello: Hello;
   "index.changed": IndexChanged;
@@ -75,6 +81,172 @@ export interface Payloads {
   "status.get": StatusGet;
   "status.result": StatusResult;
   welcome: Welcome;
+}
+/**
+ * AskDelta carries the next piece of the answer's text as the model writes it; a client appends the pieces.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "AskDelta".
+ */
+export interface AskDelta {
+  /**
+   * Text is the piece to append.
+   */
+  text: string;
+}
+/**
+ * AskDone is the final, checked answer.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "AskDone".
+ */
+export interface AskDone {
+  /**
+   * Answer is the answer's Markdown with [n] after each claim, where n is
+   * a citation's number; or the refusal; or, when extracted, a label line
+   * followed by quoted sentences from the notes.
+   */
+  answer: string;
+  /**
+   * Lang is the question's language code ("en", "es", "it", "cs"), which
+   * the answer is in.
+   */
+  lang: string;
+  /**
+   * Citations are the passages the answer cites, in order of first use.
+   */
+  citations: Citation[];
+  /**
+   * Quotes are the quotations in the answer, each checked against the
+   * cited passages; an unverified one should be shown as doubtful.
+   */
+  quotes: Quote[];
+  /**
+   * Grounded is true when the answer has at least one citation and every
+   * citation names a passage that was given.
+   */
+  grounded: boolean;
+  /**
+   * Refused is true when the notes do not hold the answer; Answer is then
+   * a sentence saying so.
+   */
+  refused: boolean;
+  /**
+   * Extracted is true when no model answered (none configured, or it
+   * failed: see Warning) and Answer holds sentences from the notes.
+   */
+  extracted: boolean;
+  /**
+   * DroppedCitations counts the invented citation numbers removed from
+   * the model's answer.
+   */
+  droppedCitations: number;
+  /**
+   * Passages are the ids of the passages given to the model, in the
+   * order given ([1] first).
+   */
+  passages: string[];
+  channel: Channel;
+  /**
+   * Warning says why the answer is degraded (no model, model down,
+   * keyword results only); empty when all is well.
+   */
+  warning?: string;
+  /**
+   * Model is "provider/model"; empty when extracted.
+   */
+  model?: string;
+  /**
+   * InputTokens and OutputTokens are as the model server counted them.
+   */
+  inputTokens: number;
+  outputTokens: number;
+  /**
+   * Ms is how long the question took, end to end.
+   */
+  ms: number;
+}
+/**
+ * Citation is a passage an answer cites: enough to show it in a hover and to notice that the note changed since (compare Hash with the SHA-256 of the note's bytes Start..End).
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "Citation".
+ */
+export interface Citation {
+  /**
+   * Number is what the answer cites it by: [Number].
+   */
+  number: number;
+  /**
+   * ID is the passage's id in the index.
+   */
+  id: string;
+  /**
+   * Path is the note's vault-relative path.
+   */
+  path: string;
+  /**
+   * Title is the note's title.
+   */
+  title: string;
+  /**
+   * HeadingPath is the breadcrumb of headings above the passage,
+   * outermost first.
+   */
+  headingPath: string[];
+  /**
+   * Start and End are the passage's byte range in the note file.
+   */
+  start: number;
+  end: number;
+  /**
+   * Text is the passage's raw Markdown.
+   */
+  text: string;
+  /**
+   * Hash is the hex SHA-256 of Text.
+   */
+  hash: string;
+}
+/**
+ * Quote is a quotation in an answer.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "Quote".
+ */
+export interface Quote {
+  /**
+   * Number is the citation it was found in or attributed to; 0 if none.
+   */
+  number: number;
+  /**
+   * Text is the quotation as the model wrote it.
+   */
+  text: string;
+  /**
+   * Verified is true when Text occurs in a cited passage (case and
+   * whitespace aside).
+   */
+  verified: boolean;
+}
+/**
+ * AskQuery asks a question of the vault.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "AskQuery".
+ */
+export interface AskQuery {
+  /**
+   * Question is the user's question, in any language; the answer comes
+   * in the same language.
+   */
+  question: string;
+  /**
+   * K is how many passages to retrieve before packing the model's
+   * context; 0 means the sidecar's default.
+   */
+  k?: number;
+  channel?: Channel;
 }
 /**
  * Error is the payload of an error frame.
@@ -512,6 +684,9 @@ export const MESSAGES: { readonly [T in MessageType]: MessageInfo } = {
   "search.result": { kind: "reply" },
   "related.query": { kind: "request", reply: "related.result" },
   "related.result": { kind: "reply" },
+  "ask.query": { kind: "request", reply: "ask.done", stream: true },
+  "ask.delta": { kind: "part" },
+  "ask.done": { kind: "done" },
   "note.get": { kind: "request", reply: "note.result" },
   "note.result": { kind: "reply" },
   "index.rebuild": { kind: "request", reply: "index.result" },

@@ -1,0 +1,111 @@
+package proto
+
+// Ask message types. ask.query is a streaming request: zero or more
+// ask.delta frames, then one ask.done (or an error).
+const (
+	TypeAskQuery = "ask.query"
+	TypeAskDelta = "ask.delta"
+	TypeAskDone  = "ask.done"
+)
+
+// AskQuery asks a question of the vault. The answer is built only from
+// the vault's passages, and every citation in it is checked.
+type AskQuery struct {
+	// Question is the user's question, in any language; the answer comes
+	// in the same language.
+	Question string `json:"question"`
+	// K is how many passages to retrieve before packing the model's
+	// context; 0 means the sidecar's default.
+	K int `json:"k,omitempty"`
+	// Channel picks the retrieval; empty means hybrid when the index has
+	// vectors, else bm25.
+	Channel Channel `json:"channel,omitempty"`
+}
+
+// AskDelta carries the next piece of the answer's text as the model
+// writes it; a client appends the pieces. Citations of passages that were
+// not given are already left out. The ask.done answer replaces the
+// streamed text: it can differ (a refusal, or extracted sentences when the
+// model failed mid-answer).
+type AskDelta struct {
+	// Text is the piece to append.
+	Text string `json:"text"`
+}
+
+// AskDone is the final, checked answer.
+type AskDone struct {
+	// Answer is the answer's Markdown with [n] after each claim, where n is
+	// a citation's number; or the refusal; or, when extracted, a label line
+	// followed by quoted sentences from the notes.
+	Answer string `json:"answer"`
+	// Lang is the question's language code ("en", "es", "it", "cs"), which
+	// the answer is in.
+	Lang string `json:"lang"`
+	// Citations are the passages the answer cites, in order of first use.
+	Citations []Citation `json:"citations"`
+	// Quotes are the quotations in the answer, each checked against the
+	// cited passages; an unverified one should be shown as doubtful.
+	Quotes []Quote `json:"quotes"`
+	// Grounded is true when the answer has at least one citation and every
+	// citation names a passage that was given.
+	Grounded bool `json:"grounded"`
+	// Refused is true when the notes do not hold the answer; Answer is then
+	// a sentence saying so.
+	Refused bool `json:"refused"`
+	// Extracted is true when no model answered (none configured, or it
+	// failed: see Warning) and Answer holds sentences from the notes.
+	Extracted bool `json:"extracted"`
+	// DroppedCitations counts the invented citation numbers removed from
+	// the model's answer.
+	DroppedCitations int `json:"droppedCitations"`
+	// Passages are the ids of the passages given to the model, in the
+	// order given ([1] first).
+	Passages []string `json:"passages"`
+	// Channel is the retrieval actually used.
+	Channel Channel `json:"channel"`
+	// Warning says why the answer is degraded (no model, model down,
+	// keyword results only); empty when all is well.
+	Warning string `json:"warning,omitempty"`
+	// Model is "provider/model"; empty when extracted.
+	Model string `json:"model,omitempty"`
+	// InputTokens and OutputTokens are as the model server counted them.
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+	// Ms is how long the question took, end to end.
+	Ms float64 `json:"ms"`
+}
+
+// Citation is a passage an answer cites: enough to show it in a hover and
+// to notice that the note changed since (compare Hash with the SHA-256 of
+// the note's bytes Start..End).
+type Citation struct {
+	// Number is what the answer cites it by: [Number].
+	Number int `json:"number"`
+	// ID is the passage's id in the index.
+	ID string `json:"id"`
+	// Path is the note's vault-relative path.
+	Path string `json:"path"`
+	// Title is the note's title.
+	Title string `json:"title"`
+	// HeadingPath is the breadcrumb of headings above the passage,
+	// outermost first.
+	HeadingPath []string `json:"headingPath"`
+	// Start and End are the passage's byte range in the note file.
+	Start int `json:"start"`
+	End   int `json:"end"`
+	// Text is the passage's raw Markdown.
+	Text string `json:"text"`
+	// Hash is the hex SHA-256 of Text.
+	Hash string `json:"hash"`
+}
+
+// Quote is a quotation in an answer.
+type Quote struct {
+	// Number is the citation it was found in or attributed to; 0 if none.
+	Number int `json:"number"`
+	// Text is the quotation as the model wrote it.
+	Text string `json:"text"`
+	// Verified is true when Text occurs in a cited passage (case and
+	// whitespace aside).
+	Verified bool `json:"verified"`
+}
