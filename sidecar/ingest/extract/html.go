@@ -104,8 +104,8 @@ func HTML(body []byte, pageURL, contentType string) (doc *Doc, err error) {
 	if err != nil {
 		return nil, &Error{Name: name, Kind: ErrBroken, Detail: "convert to markdown", Err: err}
 	}
-	doc.Markdown = md
-	doc.Text = plainText(md)
+	doc.Markdown = dropBylineBlock(md, doc.Author)
+	doc.Text = plainText(doc.Markdown)
 	if strings.TrimSpace(doc.Text) == "" {
 		return nil, &Error{Name: name, Kind: ErrEmpty}
 	}
@@ -266,6 +266,22 @@ func byline(s string) string {
 	return s
 }
 
+// dropBylineBlock removes a first paragraph that only repeats the byline
+// ("By Marta Kowalska"): the author is in the metadata already.
+func dropBylineBlock(md, author string) string {
+	if author == "" {
+		return md
+	}
+	first, rest, ok := strings.Cut(md, "\n\n")
+	if !ok {
+		return md
+	}
+	if strings.EqualFold(byline(plainText(first)), author) {
+		return rest
+	}
+	return md
+}
+
 // canonical returns the page's declared canonical URL when it is http(s)
 // and on the page's own host: a page must not be able to claim to be
 // another site's article.
@@ -307,7 +323,12 @@ var clutterWords = map[string]bool{
 // clean removes what readability might keep but a note never wants:
 // scripts and styles, navigation, footers, sidebars, forms, ads, cookie
 // banners, share bars, hidden elements.
-func clean(n *html.Node) {
+func clean(n *html.Node) { cleanIn(n, false) }
+
+// cleanIn does the work of clean; inArticle tells whether n is inside an
+// <article> or <main>, where a <header> holds the article's own title and
+// byline rather than the site's logo and menu.
+func cleanIn(n *html.Node, inArticle bool) {
 	var next *html.Node
 	for c := n.FirstChild; c != nil; c = next {
 		next = c.NextSibling
@@ -319,10 +340,11 @@ func clean(n *html.Node) {
 			// Readability reads the publication date and author from
 			// JSON-LD, and removes every script itself afterwards.
 		case dropTags[c.DataAtom], dropRoles[strings.ToLower(attr(c, "role"))],
+			c.DataAtom == atom.Header && !inArticle,
 			hasAttr(c, "hidden"), attr(c, "aria-hidden") == "true", isClutter(c):
 			n.RemoveChild(c)
 		default:
-			clean(c)
+			cleanIn(c, inArticle || c.DataAtom == atom.Article || c.DataAtom == atom.Main)
 		}
 	}
 }

@@ -40,7 +40,7 @@ func TestHTML(t *testing.T) {
 			},
 			hasNot: []string{"TRACKING-SCRIPT-TEXT", "ACCEPT-ALL-COOKIES", "NAV-LINK-TEXT", "BUY-OUR-FLOUR",
 				"SIDEBAR-POPULAR-POST", "SIDEBAR-AD-TEXT", "FOOTER-COPYRIGHT-TEXT", "SHARE-ON-SOCIAL", "pixel.gif",
-				"font-family", "<script", "UA-123"},
+				"font-family", "<script", "UA-123", "By [Marta Kowalska]"},
 			text: []string{"Patience is the main ingredient of a good loaf.", "Read more in our starter care guide."},
 		},
 		{
@@ -168,6 +168,21 @@ func TestHTMLHostileLinks(t *testing.T) {
 	}
 	if doc.URL != "https://site.example/dir/page" {
 		t.Errorf("url: got %q, want the page's own", doc.URL)
+	}
+}
+
+// A short page is kept whole by readability, so the site's own header must
+// already be gone; an article's header stays.
+func TestHTMLShortPage(t *testing.T) {
+	page := `<html><head><title>Short note</title></head><body><header><a href="/">SITE-LOGO</a></header>
+<article><header><p>ARTICLE-HEADER</p></header><p>Just one short paragraph here.</p></article></body></html>`
+	doc, err := HTML([]byte(page), "https://x.example/s", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(doc.Markdown, "SITE-LOGO") || !strings.Contains(doc.Markdown, "ARTICLE-HEADER") ||
+		!strings.Contains(doc.Markdown, "Just one short paragraph here.") {
+		t.Errorf("markdown:\n%s", doc.Markdown)
 	}
 }
 

@@ -120,6 +120,7 @@ func layoutPDF(raw *rawPDF, name string) (*Doc, error) {
 	for i, h := range raw.pages {
 		pages[i] = parsePage(h)
 	}
+	dropRunning(pages)
 	body, levels := fontClasses(pages)
 
 	doc := &Doc{Pages: len(pages)}
@@ -349,6 +350,79 @@ func dataURI(src string) (pdfImage, bool) {
 		return pdfImage{}, false
 	}
 	return pdfImage{mime: strings.TrimSuffix(meta, ";base64"), data: data}, true
+}
+
+var (
+	digitRun   = regexp.MustCompile(`[0-9]+`)
+	pageNumber = regexp.MustCompile(`(?i)^(page|p\.|seite|página|strana)?\s*([0-9]{1,4}|[ivxlc]{1,6})(\s*(of|/|von|de|z)\s*[0-9]{1,4})?$`)
+)
+
+// dropRunning removes running heads and feet: a line at the top or bottom
+// of a page that recurs, numbers aside, on at least half the pages (three
+// at least), and a bare page number as a page's first or last line. Left
+// in, they would split paragraphs across pages and, set in bold or a
+// larger size, pass for headings.
+func dropRunning(pages []pageContent) {
+	key := func(s string) string { return digitRun.ReplaceAllString(strings.ToLower(s), "#") }
+	count := map[string]int{}
+	for _, pg := range pages {
+		seen := map[string]bool{}
+		for _, i := range edgeLines(pg.lines, 2) {
+			if k := key(pg.lines[i].text); !seen[k] {
+				seen[k] = true
+				count[k]++
+			}
+		}
+	}
+	threshold := max(3, (len(pages)+1)/2)
+	for p := range pages {
+		lines := pages[p].lines
+		drop := map[int]bool{}
+		for _, i := range edgeLines(lines, 2) {
+			if count[key(lines[i].text)] >= threshold {
+				drop[i] = true
+			}
+		}
+		for _, i := range edgeLines(lines, 1) {
+			if pageNumber.MatchString(lines[i].text) {
+				drop[i] = true
+			}
+		}
+		if len(drop) == 0 {
+			continue
+		}
+		kept := lines[:0]
+		for i, l := range lines {
+			if !drop[i] {
+				kept = append(kept, l)
+			}
+		}
+		pages[p].lines = kept
+	}
+}
+
+// edgeLines returns the indexes of the n highest and n lowest lines of a
+// page (fewer when the page has few lines).
+func edgeLines(lines []line, n int) []int {
+	idx := make([]int, len(lines))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(lines[a].top, lines[b].top) })
+	if len(idx) <= 2*n {
+		return idx
+	}
+	return append(idx[:n:n], idx[len(idx)-n:]...)
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // fontClasses finds the body text size (the size most characters are set

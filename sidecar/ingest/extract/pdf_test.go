@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -206,6 +207,54 @@ func TestPDFOwnerPasswordOnly(t *testing.T) {
 	}
 	if !strings.Contains(doc.Text, "Readable without a password.") {
 		t.Errorf("text: %q", doc.Text)
+	}
+}
+
+// Running heads and feet (a title and "Page N of M" on every page) are not
+// text of the document, nor headings.
+func TestPDFRunningHeads(t *testing.T) {
+	p := fpdf.New("P", "pt", "A4", "")
+	p.SetMargins(50, 60, 50)
+	p.SetHeaderFunc(func() {
+		p.SetY(20)
+		p.SetFont("Helvetica", "B", 14)
+		p.CellFormat(0, 16, "Quarterly Review - Draft", "", 0, "", false, 0, "")
+		p.SetY(60)
+	})
+	p.SetFooterFunc(func() {
+		p.SetY(-40)
+		p.SetFont("Helvetica", "", 9)
+		p.CellFormat(0, 12, fmt.Sprintf("Page %d of {nb}", p.PageNo()), "", 0, "C", false, 0, "")
+	})
+	p.AliasNbPages("")
+	body := []string{
+		"Sales rose in the north while the south held steady through the quarter.",
+		"Costs fell after the move to the new warehouse in March.",
+		"Hiring slowed; two teams merged and one office closed.",
+		"The outlook for the next quarter is cautious but stable.",
+	}
+	for _, b := range body {
+		p.AddPage()
+		p.SetFont("Helvetica", "", 11)
+		p.MultiCell(0, 14, b, "", "", false)
+	}
+	var out bytes.Buffer
+	if err := p.Output(&out); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := PDF(out.Bytes(), "review.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"Quarterly Review", "Page 1 of 4", "Page 4 of 4", "#"} {
+		if strings.Contains(doc.Text, bad) || strings.Contains(doc.Markdown, "# ") {
+			t.Errorf("output keeps %q:\n%s", bad, doc.Markdown)
+		}
+	}
+	for _, w := range body {
+		if !strings.Contains(doc.Text, w) {
+			t.Errorf("text lacks %q:\n%s", w, doc.Text)
+		}
 	}
 }
 
