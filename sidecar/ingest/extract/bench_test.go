@@ -12,6 +12,7 @@ import (
 // benchPDF is a text-heavy report: a title, then per page a heading and
 // about 500 words of body text.
 func benchPDF(b *testing.B, pages int) []byte {
+	needPDF(b)
 	p := fpdf.New("P", "pt", "A4", "")
 	p.SetMargins(50, 50, 50)
 	para := strings.Repeat("Measured soil moisture rose after each irrigation and fell over the following days as roots drew water. ", 8)

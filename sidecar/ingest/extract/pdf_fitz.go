@@ -10,6 +10,9 @@ import (
 	"github.com/gen2brain/go-fitz"
 )
 
+// PDFSupported reports whether this build reads PDFs (it needs cgo).
+const PDFSupported = true
+
 // readPDF opens the PDF in MuPDF and returns its metadata and the
 // structured-text HTML of every page. MuPDF is C: go-fitz catches its
 // exceptions for opening a document and loading a page, and the recover

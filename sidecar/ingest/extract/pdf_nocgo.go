@@ -2,6 +2,9 @@
 
 package extract
 
+// PDFSupported reports whether this build reads PDFs (it needs cgo).
+const PDFSupported = false
+
 // readPDF without cgo: MuPDF is linked through cgo, so a build without it
 // cannot read PDFs but still extracts web pages and text.
 func readPDF(data []byte, name string) (*rawPDF, error) {

@@ -21,6 +21,7 @@ import (
 // page two.
 func makePDF(t testing.TB, protect bool) []byte {
 	t.Helper()
+	needPDF(t)
 	p := fpdf.New("P", "pt", "A4", "")
 	p.SetTitle("Soil Moisture and Crop Yield", true)
 	p.SetAuthor("Ada Field", true)
@@ -192,6 +193,7 @@ func TestPDFEncryptedMessage(t *testing.T) {
 // A PDF with only an owner password (printing or copying restricted) opens
 // without one, as in any viewer.
 func TestPDFOwnerPasswordOnly(t *testing.T) {
+	needPDF(t)
 	p := fpdf.New("P", "pt", "A4", "")
 	p.SetProtection(fpdf.CnProtectPrint, "", "owner")
 	p.AddPage()
@@ -213,6 +215,7 @@ func TestPDFOwnerPasswordOnly(t *testing.T) {
 // Running heads and feet (a title and "Page N of M" on every page) are not
 // text of the document, nor headings.
 func TestPDFRunningHeads(t *testing.T) {
+	needPDF(t)
 	p := fpdf.New("P", "pt", "A4", "")
 	p.SetMargins(50, 60, 50)
 	p.SetHeaderFunc(func() {
@@ -255,6 +258,23 @@ func TestPDFRunningHeads(t *testing.T) {
 		if !strings.Contains(doc.Text, w) {
 			t.Errorf("text lacks %q:\n%s", w, doc.Text)
 		}
+	}
+}
+
+// needPDF skips a test in a build without cgo, where PDF reports
+// ErrUnsupported (see TestPDFWithoutCgo).
+func needPDF(t testing.TB) {
+	if !PDFSupported {
+		t.Skip("built without cgo: no PDF support")
+	}
+}
+
+func TestPDFWithoutCgo(t *testing.T) {
+	if PDFSupported {
+		t.Skip("built with cgo")
+	}
+	if _, err := PDF([]byte("%PDF-1.4\n%%EOF\n"), "a.pdf"); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("got %v, want ErrUnsupported", err)
 	}
 }
 
