@@ -9,14 +9,21 @@ import (
 	"sync"
 )
 
-// ProgressFunc receives how many of the notes a run must (re-)read it has
-// handled so far.
-type ProgressFunc func(done, total int)
+// Progress phases reported to a [ProgressFunc].
+const (
+	PhaseIndex = "index" // Run: notes (re-)read and chunked
+	PhaseEmbed = "embed" // Embed: passages given vectors
+)
+
+// ProgressFunc receives how far a phase has come: notes for PhaseIndex,
+// passages for PhaseEmbed.
+type ProgressFunc func(phase string, done, total int)
 
 // ProgressWriter returns a writer to set as [Index.Progress] that calls f
-// for every progress line a run prints ("indexing: 1,200/9,876 notes"), so
-// that a server can push structured progress without a second reporting
-// path through the writer. Other lines are ignored.
+// for every progress line Run and Embed print ("indexing: 1,200/9,876
+// notes", "vectors 300/4,000 chunks"), so that a server can push
+// structured progress without a second reporting path through the writer.
+// Other lines are ignored.
 func ProgressWriter(f ProgressFunc) io.Writer {
 	return &progressWriter{f: f}
 }
@@ -38,31 +45,32 @@ func (w *progressWriter) Write(p []byte) (int, error) {
 		}
 		line := string(w.buf[:i])
 		w.buf = w.buf[i+1:]
-		if done, total, ok := parseProgress(line); ok {
-			w.f(done, total)
+		if phase, done, total, ok := parseProgress(line); ok {
+			w.f(phase, done, total)
 		}
 	}
 	return len(p), nil
 }
 
-// parseProgress reads the line writer.add prints.
-func parseProgress(line string) (done, total int, ok bool) {
-	rest, found := strings.CutPrefix(line, "indexing: ")
-	if !found {
-		return 0, 0, false
-	}
-	rest, found = strings.CutSuffix(rest, " notes")
-	if !found {
-		return 0, 0, false
+// parseProgress reads the lines writer.add and Embed print.
+func parseProgress(line string) (phase string, done, total int, ok bool) {
+	var rest string
+	switch {
+	case strings.HasPrefix(line, "indexing: ") && strings.HasSuffix(line, " notes"):
+		phase, rest = PhaseIndex, strings.TrimSuffix(strings.TrimPrefix(line, "indexing: "), " notes")
+	case strings.HasPrefix(line, "vectors ") && strings.HasSuffix(line, " chunks"):
+		phase, rest = PhaseEmbed, strings.TrimSuffix(strings.TrimPrefix(line, "vectors "), " chunks")
+	default:
+		return "", 0, 0, false
 	}
 	a, b, found := strings.Cut(rest, "/")
 	if !found {
-		return 0, 0, false
+		return "", 0, 0, false
 	}
 	var err1, err2 error
 	done, err1 = strconv.Atoi(strings.ReplaceAll(a, ",", ""))
 	total, err2 = strconv.Atoi(strings.ReplaceAll(b, ",", ""))
-	return done, total, err1 == nil && err2 == nil
+	return phase, done, total, err1 == nil && err2 == nil
 }
 
 // Invalidate makes the next Run re-read and re-chunk every note, as a

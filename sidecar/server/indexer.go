@@ -60,13 +60,17 @@ const progressEvery = 250 * time.Millisecond
 // index.changed and sidecar.warning events. It returns when ctx ends, after
 // the pass in progress has stopped; only then may the index be closed.
 func (s *Server) Watch(ctx context.Context) error {
-	s.ix.Progress = index.ProgressWriter(func(done, total int) {
+	s.ix.Progress = index.ProgressWriter(func(phase string, done, total int) {
 		now := time.Now().UnixNano()
 		if last := s.lastPush.Load(); now-last < int64(progressEvery) && done < total {
 			return
 		}
 		s.lastPush.Store(now)
-		s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: proto.PhaseIndex, Done: done, Total: total})
+		p := proto.PhaseIndex
+		if phase == index.PhaseEmbed {
+			p = proto.PhaseEmbed
+		}
+		s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: p, Done: done, Total: total})
 	})
 	defer func() { s.ix.Progress = nil }()
 
