@@ -3,11 +3,14 @@ package extract
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/go-pdf/fpdf"
 )
+
+var sections = []string{"Methods", "Site and soils", "Irrigation", "Sensors", "Results", "Yield", "Discussion"}
 
 // benchPDF is a text-heavy report: a title, then per page a heading and
 // about 500 words of body text.
@@ -23,7 +26,7 @@ func benchPDF(b *testing.B, pages int) []byte {
 			p.CellFormat(0, 28, "Irrigation Trial Report", "", 1, "", false, 0, "")
 		}
 		p.SetFont("Helvetica", "B", 15)
-		p.CellFormat(0, 22, fmt.Sprintf("Section %d", i+1), "", 1, "", false, 0, "")
+		p.CellFormat(0, 22, sections[i%len(sections)], "", 1, "", false, 0, "")
 		p.SetFont("Helvetica", "", 10)
 		for range 4 {
 			p.MultiCell(0, 13, para, "", "", false)
@@ -37,6 +40,8 @@ func benchPDF(b *testing.B, pages int) []byte {
 	return out.Bytes()
 }
 
+var heading2 = regexp.MustCompile(`(?m)^## `)
+
 // BenchmarkPDF reports pages per second for a 20-page text PDF.
 func BenchmarkPDF(b *testing.B) {
 	const pages = 20
@@ -47,6 +52,9 @@ func BenchmarkPDF(b *testing.B) {
 		doc, err := PDF(data, "report.pdf")
 		if err != nil || doc.Pages != pages {
 			b.Fatal(err)
+		}
+		if n := len(heading2.FindAllString(doc.Markdown, -1)); n != pages {
+			b.Fatalf("%d section headings, want %d", n, pages)
 		}
 	}
 	b.ReportMetric(float64(b.N*pages)/b.Elapsed().Seconds(), "pages/s")

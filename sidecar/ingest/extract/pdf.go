@@ -401,18 +401,40 @@ func dropRunning(pages []pageContent) {
 	}
 }
 
-// edgeLines returns the indexes of the n highest and n lowest lines of a
-// page (fewer when the page has few lines).
+// edgeLines returns the indexes of the lines in the top and bottom margin
+// zones of a page: at most n lines at either end that are set apart from
+// the rest of the page by a gap of more than one and a half lines. Body
+// text that merely starts at the top of a page is not set apart, so it is
+// never taken for a running head.
 func edgeLines(lines []line, n int) []int {
 	idx := make([]int, len(lines))
 	for i := range idx {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(lines[a].top, lines[b].top) })
-	if len(idx) <= 2*n {
-		return idx
+	apart := func(a, b line) bool {
+		return math.Abs(b.top-a.top) > 1.6*max(a.height, a.size, b.height, b.size)
 	}
-	return append(idx[:n:n], idx[len(idx)-n:]...)
+	var out []int
+	// The zone at the top ends at the first wide gap within n lines.
+	for k := 0; k < n && k+1 < len(idx); k++ {
+		if apart(lines[idx[k]], lines[idx[k+1]]) {
+			out = append(out, idx[:k+1]...)
+			break
+		}
+	}
+	for k := 0; k < n && len(idx)-2-k >= 0; k++ {
+		j := len(idx) - 1 - k
+		if apart(lines[idx[j-1]], lines[idx[j]]) {
+			for _, i := range idx[j:] {
+				if !slices.Contains(out, i) {
+					out = append(out, i)
+				}
+			}
+			break
+		}
+	}
+	return out
 }
 
 func cmpFloat(a, b float64) int {

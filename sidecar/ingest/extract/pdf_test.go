@@ -261,6 +261,33 @@ func TestPDFRunningHeads(t *testing.T) {
 	}
 }
 
+// Body text that starts each page the same way is not a running head: it
+// is not set apart from the rest of the page.
+func TestPDFRepeatedBodyKept(t *testing.T) {
+	needPDF(t)
+	p := fpdf.New("P", "pt", "A4", "")
+	for range 4 {
+		p.AddPage()
+		p.SetFont("Helvetica", "", 11)
+		p.MultiCell(0, 14, "Same opening line.", "", "", false)
+		p.MultiCell(0, 14, "And the same second line.", "", "", false)
+		p.MultiCell(0, 14, "Then the same third line.", "", "", false)
+	}
+	var out bytes.Buffer
+	if err := p.Output(&out); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := PDF(out.Bytes(), "same.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Same opening line.", "And the same second line.", "Then the same third line."} {
+		if got := strings.Count(doc.Text, w); got != 4 {
+			t.Errorf("%q appears %d times, want 4:\n%s", w, got, doc.Text)
+		}
+	}
+}
+
 // needPDF skips a test in a build without cgo, where PDF reports
 // ErrUnsupported (see TestPDFWithoutCgo).
 func needPDF(t testing.TB) {
