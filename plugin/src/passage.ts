@@ -34,11 +34,11 @@ export function snippet(text: string, max = 160): string {
   const body = text
     .split("\n")
     .filter((l) => !/^\s*#{1,6}\s/.test(l) && !/^\s*(---|```|~~~)/.test(l))
+    .map((l) => l.replace(/^\s*(?:[-+*]|\d+[.)])\s+(?:\[[ xX]\]\s+)?/, ""))
     .join(" ")
     .replace(/!?\[\[([^\]|]*)\|?([^\]]*)\]\]/g, (_m, target: string, alias: string) => alias || target)
     .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
     .replace(/[*_`>]+/g, "")
-    .replace(/^\s*[-+]\s+/g, "")
     .replace(/\s+/g, " ")
     .trim();
   if (body.length <= max) return body;

@@ -303,6 +303,7 @@ export class WorkspaceLeaf {
       this.view.unload();
     }
     this.view = view;
+    (this.containerEl.querySelector(".view-header-title") as HTMLElement | null)?.setText(view.getDisplayText());
     view.load();
     await view.onOpen();
   }

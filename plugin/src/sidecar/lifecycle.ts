@@ -252,7 +252,8 @@ export class Sidecar {
   private async waitForChild(run: number, child: ChildHandle): Promise<void> {
     const deadline = Date.now() + this.timing.startTimeoutMs;
     while (run === this.run && this.child === child && !this.childExited) {
-      if (await this.attach(run, child.pid)) return;
+      // No pid yet means the spawn has not happened (or failed: onExit follows).
+      if (child.pid !== undefined && (await this.attach(run, child.pid))) return;
       if (Date.now() >= deadline) {
         this.set({ kind: "offline", reason: "The sidecar did not start in time.", canStart: true });
         return;

@@ -101,7 +101,7 @@ export class StatusModal extends Modal {
           ? `${count.format(c.vectorsDone)} / ${count.format(c.vectorsTotal)} passages (${v ?? percent(c.vectorsDone, c.vectorsTotal)}%)`
           : "no embedder: keyword search only",
       );
-      if (st.fingerprint.embedder) row("Embedder", `${st.fingerprint.embedder} (${st.fingerprint.dims} dims)`);
+      if (st.fingerprint.embedder) row("Embedder", st.fingerprint.dims > 0 ? `${st.fingerprint.embedder} (${st.fingerprint.dims} dims)` : st.fingerprint.embedder);
       row("Chunking", st.fingerprint.chunking);
       const langs = Object.entries(st.languages)
         .filter((e): e is [string, number] => typeof e[1] === "number")

@@ -1,0 +1,120 @@
+// The harness page's side of the Obsidian desktop renderer: `require` for
+// the modules the built main.js asks for (obsidian from the stub; fs and
+// child_process forwarded to the harness's Node process), and the
+// WebSocket origin Obsidian's renderer has (see run.mjs's origin proxy).
+(function () {
+  const params = new URLSearchParams(location.search);
+  const proxyPort = params.get("proxy");
+
+  const call = (name, ...args) => window[name](...args);
+  const fail = (r, path) => {
+    const err = new Error(`${r.error}: ${path}`);
+    err.code = r.error;
+    throw err;
+  };
+  const fs = {
+    constants: { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1 },
+    promises: {
+      async readFile(path) {
+        const r = await call("harnessFs", { op: "read", path });
+        return r.error ? fail(r, path) : r.text;
+      },
+      async stat(path) {
+        const r = await call("harnessFs", { op: "stat", path });
+        return r.error ? fail(r, path) : { isFile: () => r.isFile };
+      },
+      async access(path, mode) {
+        const r = await call("harnessFs", { op: "access", path, mode });
+        if (r.error) fail(r, path);
+      },
+    },
+  };
+
+  const children = new Map();
+  let nextChild = 1;
+  const childProcess = {
+    spawn(cmd, args) {
+      const id = nextChild++;
+      const handlers = { exit: [], error: [] };
+      const dataCbs = [];
+      const child = {
+        pid: undefined,
+        stderr: { setEncoding() {}, on(ev, cb) { if (ev === "data") dataCbs.push(cb); } },
+        on(ev, cb) { (handlers[ev] ??= []).push(cb); },
+        kill(signal) { void call("harnessKill", id, signal ?? "SIGTERM"); return true; },
+      };
+      children.set(id, { child, handlers, dataCbs });
+      call("harnessSpawn", id, cmd, args).then((r) => {
+        if (r.error) for (const cb of handlers.error) cb(new Error(r.error));
+        else child.pid = r.pid;
+      });
+      return child;
+    },
+  };
+  // Called by the harness when a child writes to stderr or exits.
+  window.__harnessChild = (id, type, a, b) => {
+    const c = children.get(id);
+    if (!c) return;
+    if (type === "stderr") for (const cb of c.dataCbs) cb(a);
+    if (type === "exit") for (const cb of c.handlers.exit) cb(a, b);
+  };
+
+  const modules = { obsidian: window.ObsidianStub, fs, "child_process": childProcess };
+  window.require = (name) => {
+    const m = modules[name.replace(/^node:/, "")];
+    if (!m) throw new Error(`harness: no module ${name}`);
+    return m;
+  };
+  // The plugin checks that processes named in sidecar.json still run; the
+  // harness's processes do while it runs.
+  window.process = { kill() { return true; }, platform: "linux", env: {} };
+
+  // Obsidian's renderer sends Origin app://obsidian.md, which a page
+  // cannot: every socket goes through the harness's proxy, which sets it.
+  const NativeWebSocket = window.WebSocket;
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(url, protocols) {
+      const u = new URL(url);
+      if (u.hostname !== "127.0.0.1") throw new Error(`harness: unexpected socket host ${u.hostname}`);
+      super(`ws://127.0.0.1:${proxyPort}/${u.port}${u.pathname}${u.search}`, protocols);
+    }
+  };
+
+  const stub = window.ObsidianStub;
+  let app = null;
+  let plugin = null;
+  window.harness = {
+    stub,
+    get app() { return app; },
+    get plugin() { return plugin; },
+    async load({ basePath, files, settings, manifest }) {
+      const module = { exports: {} };
+      const res = await fetch("/main.js");
+      const code = await res.text();
+      new Function("module", "exports", "require", code)(module, module.exports, window.require);
+      app = new stub.App({ basePath, files });
+      document.body.replaceChildren(app.containerEl);
+      plugin = new module.exports.default(app, manifest);
+      plugin.data = settings;
+      await plugin.onload();
+      app.workspace.layoutReadyForTest();
+    },
+    unload() { plugin.unloadForTest(); },
+    command(id) {
+      const cmd = plugin.commands.find((c) => c.id === id);
+      if (!cmd) throw new Error(`no command ${id}`);
+      return cmd.callback();
+    },
+    open(path) { return app.workspace.openForTest(path).then(() => undefined); },
+    type(text) { app.workspace.getActiveViewOfType(stub.MarkdownView).typeForTest(text); },
+    statusText() { return plugin.statusBarItems[0]?.textContent ?? ""; },
+    relatedTitles() {
+      return [...document.querySelectorAll(".quire-related-item .quire-related-title")].map((e) => e.textContent);
+    },
+    mainNote() {
+      const v = app.workspace.getActiveViewOfType(stub.MarkdownView);
+      return v ? { path: v.file?.path ?? null, line: v.editor.scrolledToForTest } : null;
+    },
+    theme(name) { document.body.className = `theme-${name}`; },
+  };
+})();
