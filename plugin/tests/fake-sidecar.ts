@@ -1,0 +1,75 @@
+// A fake sidecar end for the client and lifecycle tests: sockets that the
+// test drives by hand, and a server that answers hello like the real one.
+import type { Socket } from "../src/sidecar/client";
+
+type Frame = { id?: string; type: string; payload?: unknown };
+
+/** FakeSocket is one client socket whose server side the test plays. */
+export class FakeSocket implements Socket {
+  onopen: ((ev: Event) => unknown) | null = null;
+  onmessage: ((ev: MessageEvent) => unknown) | null = null;
+  onclose: ((ev: CloseEvent) => unknown) | null = null;
+  onerror: ((ev: Event) => unknown) | null = null;
+  sent: Frame[] = [];
+  closed = false;
+  onSend: (f: Frame) => void = () => {};
+  constructor(readonly url: string) {}
+  send(data: string): void {
+    if (this.closed) throw new Error("send on closed socket");
+    const f = JSON.parse(data) as Frame;
+    this.sent.push(f);
+    this.onSend(f);
+  }
+  close(code = 1000, reason = ""): void {
+    this.drop(code, reason);
+  }
+  open(): void {
+    this.onopen?.({} as Event);
+  }
+  /** push delivers a frame (or raw text) from the server. */
+  push(f: Frame | string): void {
+    this.onmessage?.({ data: typeof f === "string" ? f : JSON.stringify(f) } as MessageEvent);
+  }
+  /** drop closes the socket from the server's side. */
+  drop(code = 1006, reason = ""): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.({ code, reason } as CloseEvent);
+  }
+}
+
+/** FakeServer answers hello with welcome when the token matches, and requests with reply(). */
+export class FakeServer {
+  up = true;
+  token = "secret";
+  sockets: FakeSocket[] = [];
+  reply: (f: Frame, s: FakeSocket) => void = () => {};
+  factory = (url: string): Socket => {
+    const s = new FakeSocket(url);
+    this.sockets.push(s);
+    queueMicrotask(() => {
+      if (!this.up) return s.drop(1006, "");
+      s.open();
+    });
+    s.onSend = (f) => {
+      if (f.type === "hello") {
+        const p = f.payload as { token: string };
+        if (p.token !== this.token) {
+          s.push({ type: "error", payload: { code: "unauthorized", message: "bad token" } });
+          s.drop(1008, "bad token");
+          return;
+        }
+        s.push({ type: "welcome", payload: { protocol: 1, version: "0.1.0", vault: "/v" } });
+        return;
+      }
+      this.reply(f, s);
+    };
+    return s;
+  };
+  /** last is the newest socket. */
+  get last(): FakeSocket {
+    const s = this.sockets.at(-1);
+    if (!s) throw new Error("no socket yet");
+    return s;
+  }
+}
