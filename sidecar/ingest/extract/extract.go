@@ -66,6 +66,18 @@ type Image struct {
 	Page int    // 1-based page of a PDF figure
 }
 
+// MoveImage records that the figure Images[i] was saved at path (a
+// vault-relative path, e.g. the one raw.Save returned when the planned
+// name was taken) and points the Markdown's link at it.
+func (d *Doc) MoveImage(i int, path string) {
+	old := d.Images[i].Path
+	if old == "" || old == path {
+		return
+	}
+	d.Markdown = strings.ReplaceAll(d.Markdown, "]("+old+")", "]("+path+")")
+	d.Images[i].Path = path
+}
+
 // AttachmentsFolder is where PDF figures go, one sub-folder per source.
 const AttachmentsFolder = "Quire/attachments"
 

@@ -145,6 +145,20 @@ func TestPDF(t *testing.T) {
 	}
 }
 
+func TestMoveImage(t *testing.T) {
+	doc, err := PDF(makePDF(t, false), "Soil Report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.MoveImage(0, "Quire/attachments/soil-report/page-1-figure-1-2.png")
+	if want := "![Figure 1 (page 1)](Quire/attachments/soil-report/page-1-figure-1-2.png)"; !strings.Contains(doc.Markdown, want) {
+		t.Errorf("markdown lacks %q:\n%s", want, doc.Markdown)
+	}
+	if strings.Contains(doc.Markdown, "page-1-figure-1.png") || doc.Images[0].Path != "Quire/attachments/soil-report/page-1-figure-1-2.png" {
+		t.Errorf("old path kept: %q\n%s", doc.Images[0].Path, doc.Markdown)
+	}
+}
+
 func TestPDFErrors(t *testing.T) {
 	good := makePDF(t, false)
 	tests := []struct {
