@@ -11,7 +11,8 @@ const (
 // Channel selects how a search ranks passages.
 type Channel string
 
-// Channels. The empty channel means [ChannelHybrid].
+// Channels. The empty channel means the best the sidecar serves:
+// [ChannelHybrid] when an embedder is configured, else [ChannelBM25].
 const (
 	// ChannelBM25 ranks by keywords only.
 	ChannelBM25 Channel = "bm25"
@@ -31,7 +32,8 @@ type SearchQuery struct {
 	Query string `json:"query"`
 	// K is how many passages to return; 0 means the sidecar's default.
 	K int `json:"k,omitempty"`
-	// Channel picks the ranking; empty means hybrid.
+	// Channel picks the ranking; empty means hybrid when the sidecar has
+	// an embedder, else bm25.
 	Channel Channel `json:"channel,omitempty"`
 }
 

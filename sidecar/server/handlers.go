@@ -132,9 +132,15 @@ func (s *Server) k(k int) (int, error) {
 	return k, nil
 }
 
-func channel(c proto.Channel) (search.Channel, error) {
+// channel reads a requested channel. Empty means the best one the index
+// serves: hybrid with an embedder, else keywords, without a warning, since
+// a vault set up without an embedder is not a fault.
+func (s *Server) channel(c proto.Channel) (search.Channel, error) {
 	if c == "" {
-		return search.Hybrid, nil
+		if s.ix.Dense() {
+			return search.Hybrid, nil
+		}
+		return search.BM25, nil
 	}
 	ch, err := search.ParseChannel(string(c))
 	if err != nil {
@@ -151,7 +157,7 @@ func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchR
 	if err != nil {
 		return proto.SearchResult{}, err
 	}
-	ch, err := channel(q.Channel)
+	ch, err := s.channel(q.Channel)
 	if err != nil {
 		return proto.SearchResult{}, err
 	}
@@ -227,7 +233,8 @@ func (s *Server) related(ctx context.Context, q proto.RelatedQuery) (proto.Relat
 		}
 		text = n.Title + "\n" + string(n.Body())
 	}
-	ps, _, warning, err := s.rank(ctx, clip(text, relatedQuery), k*relatedPool, search.Hybrid)
+	ch, _ := s.channel("")
+	ps, _, warning, err := s.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch)
 	if err != nil {
 		return proto.RelatedResult{}, err
 	}

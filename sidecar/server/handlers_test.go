@@ -68,13 +68,21 @@ func TestSearch(t *testing.T) {
 		t.Errorf("text %q is not bytes %d..%d of the note (%q)", p.Text, p.Start, p.End, got)
 	}
 
-	// Hybrid (the default) is not served yet: keyword results, said so.
+	// Without an embedder, the default channel is keywords, and asking
+	// for hybrid gets keyword results that say so.
 	res, err = c.Search(t.Context(), proto.SearchQuery{Query: "starter"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Channel != proto.ChannelBM25 || !strings.Contains(res.Warning, "keyword") || len(res.Passages) == 0 {
+	if res.Channel != proto.ChannelBM25 || res.Warning != "" || len(res.Passages) == 0 {
 		t.Errorf("default channel: got channel %q warning %q, %d passages", res.Channel, res.Warning, len(res.Passages))
+	}
+	res, err = c.Search(t.Context(), proto.SearchQuery{Query: "starter", Channel: proto.ChannelHybrid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Channel != proto.ChannelBM25 || !strings.Contains(res.Warning, "keyword") || len(res.Passages) == 0 {
+		t.Errorf("hybrid without an embedder: got channel %q warning %q, %d passages", res.Channel, res.Warning, len(res.Passages))
 	}
 
 	res, err = c.Search(t.Context(), proto.SearchQuery{Query: "zzzunknownword", Channel: proto.ChannelBM25})
@@ -110,7 +118,7 @@ func TestRelated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Notes) == 0 || res.Notes[0].Path != "Kitchen/Rye bread.md" {
+	if len(res.Notes) == 0 || res.Notes[0].Path != "Kitchen/Rye bread.md" || res.Warning != "" {
 		t.Fatalf("related to Sourdough: %+v, want Rye bread first", res.Notes)
 	}
 	seen := map[string]bool{}
