@@ -494,7 +494,7 @@ func toMarkdown(n *html.Node, pageURL string) (string, error) {
 	}
 	out = bytes.TrimSpace(out)
 	out = manyBlankLines.ReplaceAll(out, []byte("\n\n"))
-	return string(out) + "\n", nil
+	return escapeObsidian(string(out)) + "\n", nil
 }
 
 func attr(n *html.Node, key string) string {

@@ -186,6 +186,34 @@ func TestHTMLShortPage(t *testing.T) {
 	}
 }
 
+// Page text cannot become vault syntax: no [[links]], embeds, %%comments%%,
+// #tags or HTML in the note, while the plain text keeps every character and
+// code keeps its own.
+func TestHTMLVaultSyntaxEscaped(t *testing.T) {
+	page := `<html><body><article><p>` + strings.Repeat("Filler words for length. ", 30) + `</p>
+<p>Try [[Secret Page]] and ![[embed.png]] and %%hidden%% and &lt;script&gt;x&lt;/script&gt; and #politics (#news) but C# and #1.</p>
+<p>Code <code>a %% b #c</code> stays.</p><pre><code>x := "%%" // #tag
+</code></pre></article></body></html>`
+	doc, err := HTML([]byte(page), "https://x.example/", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"[[Secret", "![[embed", "%%hidden", "<script>", " #politics", "(#news"} {
+		if strings.Contains(doc.Markdown, bad) {
+			t.Errorf("markdown has %q:\n%s", bad, doc.Markdown)
+		}
+	}
+	for _, good := range []string{"C# and #1.", "`a %% b #c`", "x := \"%%\" // #tag"} {
+		if !strings.Contains(doc.Markdown, good) {
+			t.Errorf("markdown lacks %q:\n%s", good, doc.Markdown)
+		}
+	}
+	want := "Try [[Secret Page]] and ![[embed.png]] and %%hidden%% and <script>x</script> and #politics (#news) but C# and #1."
+	if !strings.Contains(doc.Text, want) {
+		t.Errorf("text lacks %q:\n%s", want, doc.Text)
+	}
+}
+
 func TestHTMLEmpty(t *testing.T) {
 	for _, page := range []string{"", "<html><body><nav>menu</nav><script>x()</script></body></html>"} {
 		_, err := HTML([]byte(page), "https://x.example/", "text/html")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"mime"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -225,9 +226,14 @@ func escapeMarkdown(s string) string {
 }
 
 // escapeInline escapes what would turn text into markup anywhere in a line:
-// HTML tags, code spans, backslashes, and Obsidian's [[links]], ![[embeds]]
-// and %%comments%%, so a source cannot add links or hide text in the vault.
+// HTML tags, code spans, backslashes, and Obsidian's [[links]], ![[embeds]],
+// %%comments%% and #tags, so a source cannot add links, tags or hidden text
+// to the vault.
 func escapeInline(line string) string {
+	return escapeTags(escapeSyntax(line))
+}
+
+func escapeSyntax(line string) string {
 	var b strings.Builder
 	for j := 0; j < len(line); j++ {
 		c := line[j]
@@ -271,6 +277,40 @@ func escapeBlockStart(line string) string {
 		return line[:i] + `\` + line[i:]
 	}
 	return line
+}
+
+// hashtag matches what Obsidian takes for a tag: # after a space or at the
+// start, followed by something other than a space, a digit or another #.
+var hashtag = regexp.MustCompile(`(^|[\s(])#([^\s#\d\\])`)
+
+func escapeTags(s string) string { return hashtag.ReplaceAllString(s, `$1\#$2`) }
+
+// escapeObsidian escapes, in Markdown made from HTML, the Obsidian syntax
+// that the HTML converter leaves alone (%%comments%%, #tags), outside code
+// blocks and code spans.
+func escapeObsidian(md string) string {
+	lines := strings.Split(md, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if fence != "" {
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = t[:3]
+			continue
+		}
+		// Segments between backticks alternate between text and code.
+		parts := strings.Split(l, "`")
+		for j := 0; j < len(parts); j += 2 {
+			parts[j] = escapeTags(strings.ReplaceAll(parts[j], "%%", `\%\%`))
+		}
+		lines[i] = strings.Join(parts, "`")
+	}
+	return strings.Join(lines, "\n")
 }
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

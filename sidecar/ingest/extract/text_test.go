@@ -53,7 +53,7 @@ func TestMarkdownClip(t *testing.T) {
 }
 
 func TestText(t *testing.T) {
-	in := "Meeting notes\r\n\r\n# not a heading\n<b>not bold</b> and [[not a link]]\n\n1. a list? no\n"
+	in := "Meeting notes\r\n\r\n# not a heading\n<b>not bold</b> and [[not a link]] #notatag\n\n1. a list? no\n"
 	doc, err := Text([]byte(in), "notes.txt", "text/plain")
 	if err != nil {
 		t.Fatal(err)
@@ -61,11 +61,11 @@ func TestText(t *testing.T) {
 	if doc.Title != "Meeting notes" {
 		t.Errorf("title: got %q", doc.Title)
 	}
-	wantMD := "Meeting notes\n\n\\# not a heading\n\\<b>not bold\\</b> and \\[[not a link]]\n\n1\\. a list? no\n"
+	wantMD := "Meeting notes\n\n\\# not a heading\n\\<b>not bold\\</b> and \\[[not a link]] \\#notatag\n\n1\\. a list? no\n"
 	if doc.Markdown != wantMD {
 		t.Errorf("markdown:\ngot  %q\nwant %q", doc.Markdown, wantMD)
 	}
-	wantText := "Meeting notes\n\n# not a heading\n<b>not bold</b> and [[not a link]]\n\n1. a list? no"
+	wantText := "Meeting notes\n\n# not a heading\n<b>not bold</b> and [[not a link]] #notatag\n\n1. a list? no"
 	if doc.Text != wantText {
 		t.Errorf("text:\ngot  %q\nwant %q", doc.Text, wantText)
 	}
