@@ -54,7 +54,6 @@ type DenseInfo struct {
 	Embedder string  `json:"embedder"`
 	Coverage float64 `json:"coverage"`  // share of passages with vectors
 	TextSeen float64 `json:"text_seen"` // share of their words inside a window
-	Windows  int     `json:"windows"`
 }
 
 // Miss records a question whose span was not in the top k.

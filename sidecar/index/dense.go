@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,13 +24,17 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// dense is the vector side of the index: one vector per window of a
-// passage, keyed "<passage id>@<window>", so that the model reads every
-// word of a passage even when the passage is longer than its input.
+// dense is the vector side of the index. The model reads a passage in
+// windows that fit its input, so no word goes unseen, and the passage
+// keeps the normalised mean of its windows' vectors, keyed
+// "<passage id>@0". On the dev set the mean beat scoring a passage by its
+// best window (hybrid 0.625 against 0.609) and it stores a third of the
+// vectors (README, "Figures").
 type dense struct {
 	emb    Embedder
 	store  *vector.Store
-	budget int // model tokens per window, breadcrumb included
+	budget int  // model tokens per window, breadcrumb included
+	mean   bool // one vector per passage: the mean of its windows'
 }
 
 // DenseStats describes the vectors.
@@ -37,7 +42,7 @@ type DenseStats struct {
 	Embedder string `json:"embedder"`
 	Passages int    `json:"passages"` // passages in the keyword index
 	Embedded int    `json:"embedded"` // passages with vectors
-	Windows  int    `json:"windows"`  // vectors
+	Vectors  int    `json:"vectors"`  // vectors stored: one per embedded passage
 	// TextSeen is the share of words of the embedded passages that lie
 	// inside some window, so that the model actually read them.
 	TextSeen float64 `json:"textSeen"`
@@ -54,7 +59,7 @@ func (d DenseStats) Coverage() float64 {
 // EnableDense opens the vector store for emb in <state>/vectors. Vectors
 // made by another embedder or chunking are discarded and rebuilt by Embed.
 func (ix *Index) EnableDense(st *state.Dir, emb Embedder) (warning string, err error) {
-	fp := vector.Fingerprint{Embedder: emb.Name(), Dims: emb.Dims(), Chunking: ix.Fingerprint() + " windows=" + strconv.Itoa(emb.MaxTokens())}
+	fp := vector.Fingerprint{Embedder: emb.Name(), Dims: emb.Dims(), Chunking: ix.Fingerprint() + " windows=" + strconv.Itoa(emb.MaxTokens()) + " pool=mean"}
 	store, err := vector.Open(st.Join("vectors"), fp)
 	if errors.Is(err, vector.ErrFingerprint) || errors.Is(err, vector.ErrCorrupt) {
 		warning = fmt.Sprintf("vectors: %v; embedding again", err)
@@ -147,7 +152,7 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	total := len(want)
 	done := total - len(todo)
 	lastNote, lastSave := time.Now(), time.Now()
-	var seen, words int
+	var seen, words, windowsRead int
 	const batch = 32
 	for start := 0; start < len(todo); start += batch {
 		if err := ctx.Err(); err != nil {
@@ -172,11 +177,13 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 				keys = append(keys, id+"@"+strconv.Itoa(w))
 			}
 		}
+		windowsRead += len(texts)
 		vecs, err := d.emb.Embed(ctx, texts)
 		if err != nil {
 			_ = d.store.Save()
 			return ix.DenseStats(), fmt.Errorf("embed: %w", err)
 		}
+		keys, vecs = meanPool(keys, vecs)
 		if err := ix.putVectors(ctx, ids, docs, keys, vecs); err != nil {
 			return ix.DenseStats(), err
 		}
@@ -200,7 +207,7 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	}
 	st := ix.DenseStats()
 	if ix.Progress != nil && len(todo) > 0 {
-		fmt.Fprintf(ix.Progress, "Embedded %s chunks in %s windows (%s).\n", thousands(len(todo)), thousands(st.Windows), d.emb.Name())
+		fmt.Fprintf(ix.Progress, "Embedded %s chunks, read in %s windows (%s).\n", thousands(len(todo)), thousands(windowsRead), d.emb.Name())
 	}
 	return st, nil
 }
@@ -227,12 +234,42 @@ func (ix *Index) putVectors(ctx context.Context, ids []string, embedded map[stri
 	return nil
 }
 
+// meanPool replaces each passage's window vectors by their normalised mean,
+// keyed as the passage's first window.
+func meanPool(keys []string, vecs [][]float32) ([]string, [][]float32) {
+	var outK []string
+	var outV [][]float32
+	for i := 0; i < len(keys); {
+		id := KeyPassage(keys[i])
+		sum := make([]float32, len(vecs[i]))
+		j := i
+		for ; j < len(keys) && KeyPassage(keys[j]) == id; j++ {
+			for d, x := range vecs[j] {
+				sum[d] += x
+			}
+		}
+		var n float64
+		for _, x := range sum {
+			n += float64(x) * float64(x)
+		}
+		if n > 0 {
+			inv := float32(1 / math.Sqrt(n))
+			for d := range sum {
+				sum[d] *= inv
+			}
+		}
+		outK, outV = append(outK, id+"@0"), append(outV, sum)
+		i = j
+	}
+	return outK, outV
+}
+
 // DenseStats counts passages and vectors.
 func (ix *Index) DenseStats() DenseStats {
 	if ix.dense == nil {
 		return DenseStats{}
 	}
-	st := DenseStats{Embedder: ix.dense.emb.Name(), Windows: ix.dense.store.Len(), TextSeen: ix.textSeen}
+	st := DenseStats{Embedder: ix.dense.emb.Name(), Vectors: ix.dense.store.Len(), TextSeen: ix.textSeen}
 	entries, err := ix.cat.entries()
 	if err != nil {
 		return st

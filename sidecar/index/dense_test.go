@@ -88,8 +88,11 @@ func TestEmbedFillsResumesAndRebuilds(t *testing.T) {
 	if st.Coverage() != 1 || st.Passages == 0 || st.TextSeen != 1 {
 		t.Fatalf("after Embed: %+v, want every passage and every word embedded", st)
 	}
-	if st.Windows <= st.Passages {
-		t.Errorf("%d windows for %d passages: the long passage should need several", st.Windows, st.Passages)
+	if n := e.texts.Load(); n <= int64(st.Passages) {
+		t.Errorf("%d windows read for %d passages: the long passage should need several", n, st.Passages)
+	}
+	if st.Vectors != st.Passages {
+		t.Errorf("%d vectors for %d passages, want one each", st.Vectors, st.Passages)
 	}
 	hits, err := f.ix.SearchDense(context.Background(), "keel leeway", 3)
 	if err != nil || len(hits) == 0 || !strings.HasPrefix(hits[0].ID, "b.md#") {
@@ -155,6 +158,16 @@ func TestKeywordSearchServesDuringEmbedding(t *testing.T) {
 	}
 }
 
+func TestMeanPool(t *testing.T) {
+	keys, vecs := meanPool([]string{"a#0@0", "a#0@1", "b#1@0"}, [][]float32{{1, 0}, {0, 1}, {3, 4}})
+	if len(keys) != 2 || keys[0] != "a#0@0" || keys[1] != "b#1@0" {
+		t.Fatalf("keys = %v", keys)
+	}
+	if d := vecs[0][0] - float32(math.Sqrt(0.5)); d > 1e-6 || d < -1e-6 || vecs[1][0] != 0.6 {
+		t.Errorf("vectors = %v, want normalised means", vecs)
+	}
+}
+
 // Vectors left for a passage that the keyword index no longer has (a crash
 // between the two) are removed, never served.
 func TestStaleVectorsAreDropped(t *testing.T) {
@@ -179,7 +192,7 @@ func TestStaleVectorsAreDropped(t *testing.T) {
 	}
 	f.st, f.ix = st, ix
 	f.enableDense(e)
-	if n := f.ix.DenseStats().Windows; n != 0 {
+	if n := f.ix.DenseStats().Vectors; n != 0 {
 		t.Errorf("chunking changed but %d vectors were kept", n)
 	}
 }

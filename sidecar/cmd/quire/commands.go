@@ -295,7 +295,7 @@ func cmdStatus(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("Vault:   %s\nState:   %s\nNotes:   %d (%d chunks)\nIndexed: %s\nIndex:   %s\n", out.Vault, out.State, out.Notes, out.Chunks, last, out.Fingerprint)
 	if v := out.Vectors; v != nil {
-		fmt.Printf("Vectors: %d/%d chunks (%.0f%%), %d windows, %s\n", v.Embedded, v.Passages, 100*v.Coverage(), v.Windows, v.Embedder)
+		fmt.Printf("Vectors: %d/%d chunks (%.0f%%), %s\n", v.Embedded, v.Passages, 100*v.Coverage(), v.Embedder)
 	}
 	if len(out.Skipped) > 0 {
 		fmt.Printf("Skipped: %d\n", len(out.Skipped))
@@ -372,7 +372,7 @@ func cmdEval(ctx context.Context, args []string) error {
 	}
 	rep.Channel = string(ch)
 	if ds.Embedder != "" {
-		rep.Dense = &eval.DenseInfo{Embedder: ds.Embedder, Coverage: ds.Coverage(), TextSeen: ds.TextSeen, Windows: ds.Windows}
+		rep.Dense = &eval.DenseInfo{Embedder: ds.Embedder, Coverage: ds.Coverage(), TextSeen: ds.TextSeen}
 	}
 	logErr := eval.Append(a.st.Join("evals.jsonl"), eval.LogEntry{
 		Time: time.Now().UTC(), Gold: *gold, Report: rep,

@@ -150,3 +150,50 @@ func TestStatusAfterIndex(t *testing.T) {
 		t.Errorf("status = %+v", st)
 	}
 }
+
+// TestHybridOnBenchCorpus embeds the corpus with the built-in model (a
+// couple of minutes on two cores) and holds the hybrid to the dense
+// issue's promise: on every question type at least as good as the better
+// single channel.
+func TestHybridOnBenchCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("embeds the whole corpus")
+	}
+	sh := shared(t)
+	st := t.TempDir()
+	recall := map[string]map[string]float64{}
+	for _, ch := range []string{"bm25", "dense", "hybrid"} {
+		out, err := runCLI(t, "eval", "--json", "--channel", ch,
+			"--vault", filepath.Join(sh, "bench", "ariostea-wiki", "corpus"),
+			"--gold", filepath.Join(sh, "bench", "ariostea-wiki", "dev", "gold.dev.json"),
+			"--state", st)
+		if err != nil {
+			t.Fatalf("%s: %v", ch, err)
+		}
+		var rep struct {
+			Recall float64 `json:"span_recall_at_k"`
+			ByType map[string]struct {
+				Recall float64 `json:"span_recall_at_k"`
+			} `json:"by_type"`
+			Dense *struct {
+				Coverage float64 `json:"coverage"`
+			} `json:"dense"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		recall[ch] = map[string]float64{"all": rep.Recall}
+		for typ, m := range rep.ByType {
+			recall[ch][typ] = m.Recall
+		}
+		if ch != "bm25" && (rep.Dense == nil || rep.Dense.Coverage != 1) {
+			t.Errorf("%s: dense info %+v, want full coverage", ch, rep.Dense)
+		}
+	}
+	t.Logf("span recall@5: %v", recall)
+	for typ, h := range recall["hybrid"] {
+		if best := max(recall["bm25"][typ], recall["dense"][typ]); h < best {
+			t.Errorf("%s: hybrid %.3f below the better single channel %.3f", typ, h, best)
+		}
+	}
+}
