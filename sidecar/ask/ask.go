@@ -325,3 +325,34 @@ func questionLang(q string) lang.Lang {
 	}
 	return lang.English
 }
+
+// ModelFor returns the model cfg names: nil when none is configured
+// (answers are then extracted, with a warning saying how to configure
+// one); the client; or, when no client can be made from cfg (an Anthropic
+// key is missing), a Model whose every call fails with that error, so that
+// each answer says why it was extracted instead of claiming no model is
+// configured.
+func ModelFor(cfg llm.Config) Model {
+	if cfg.Provider == "" {
+		return nil
+	}
+	c, err := llm.New(cfg)
+	switch {
+	case errors.Is(err, llm.ErrNotConfigured):
+		return nil
+	case err != nil:
+		return failing{cfg: cfg, err: err}
+	}
+	return c
+}
+
+type failing struct {
+	cfg llm.Config
+	err error
+}
+
+func (f failing) Stream(context.Context, []llm.Message, llm.Options, func(string)) (llm.Reply, error) {
+	return llm.Reply{}, f.err
+}
+
+func (f failing) Config() llm.Config { return f.cfg }

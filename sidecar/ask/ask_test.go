@@ -170,7 +170,7 @@ type deltas struct {
 }
 
 func (d *deltas) add(s string) { d.mu.Lock(); d.got = append(d.got, s); d.mu.Unlock() }
-func (d *deltas) text() string  { d.mu.Lock(); defer d.mu.Unlock(); return strings.Join(d.got, "") }
+func (d *deltas) text() string { d.mu.Lock(); defer d.mu.Unlock(); return strings.Join(d.got, "") }
 
 func TestGroundedAnswerKeepsCitations(t *testing.T) {
 	f := newFixture(t, notes)
@@ -555,5 +555,27 @@ func TestProseReplyIsChecked(t *testing.T) {
 	}
 	if !ans.Grounded || ans.Dropped != 1 || len(ans.Citations) != 1 || strings.Contains(ans.Text, "55") {
 		t.Errorf("got %q grounded %v dropped %d", ans.Text, ans.Grounded, ans.Dropped)
+	}
+}
+
+func TestModelFor(t *testing.T) {
+	if m := ModelFor(llm.Config{}); m != nil {
+		t.Errorf("no provider: got %T, want nil", m)
+	}
+	if m := ModelFor(llm.Config{Provider: llm.Ollama, EmbedModel: "nomic-embed-text", Timeout: time.Second}); m != nil {
+		t.Errorf("embeddings only: got %T, want nil", m)
+	}
+	if _, ok := ModelFor(llm.Config{Provider: llm.Ollama, Model: "m", Timeout: time.Second}).(*llm.Client); !ok {
+		t.Error("ollama: want a client")
+	}
+	t.Setenv("QUIRE_TEST_NO_KEY", "")
+	f := newFixture(t, notes)
+	m := ModelFor(llm.Config{Provider: llm.Anthropic, Model: "claude", APIKeyEnv: "QUIRE_TEST_NO_KEY", Timeout: time.Second})
+	ans, err := f.asker(m).Ask(context.Background(), Query{Question: "What does rennet do?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Extracted || len(ans.Warnings) != 1 || !strings.Contains(ans.Warnings[0], "model_auth") {
+		t.Errorf("no key: extracted %v, warnings %q; want one naming model_auth", ans.Extracted, ans.Warnings)
 	}
 }

@@ -3,7 +3,6 @@ package ask
 import (
 	"strings"
 
-	"github.com/quire-app/quire/sidecar/markdown"
 	"github.com/quire-app/quire/sidecar/search"
 )
 
@@ -19,10 +18,6 @@ type Passage struct {
 	// Tokens is what its block in the prompt costs (cl100k).
 	Tokens int
 }
-
-// countTokens is the token counter for budgets: cl100k, the tokenizer the
-// chunker cuts passages with.
-func countTokens(s string) int { return markdown.CountTokens(s) }
 
 // Pack chooses passages for a prompt of at most budget tokens: whole
 // passages only (one that does not fit is skipped, never cut, and a

@@ -2,6 +2,7 @@ package ask
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,22 +86,42 @@ func (a *Asker) extract(ans *Answer, ranked []search.Passage) {
 	if len(top) > extractPassages {
 		top = top[:extractPassages]
 	}
+	// Score the sentences on the question's terms, each weighted by how
+	// rare it is among them: in a cheese note "cheese" says little, and
+	// the sentence with the question's rarer words is the one to show.
 	var cands []sentence
+	var matches []map[string]float64
+	df := map[string]int{}
 	for _, p := range top {
 		for _, s := range sentences(p.Text) {
-			sc := terms.score(s)
-			if sc <= 0 {
+			m, length := terms.match(s)
+			if len(m) == 0 {
 				continue
 			}
+			for k := range m {
+				df[k]++
+			}
 			// A sentence from a better passage wins a tie, and a little more.
-			sc *= 1 / (1 + 0.15*float64(p.Rank))
-			cands = append(cands, sentence{text: s, n: p.N, score: sc, order: len(cands)})
+			rankBoost := 1 / (1 + 0.15*float64(p.Rank))
+			cands = append(cands, sentence{text: s, n: p.N, score: rankBoost / math.Sqrt(1+float64(length)/20), order: len(cands)})
+			matches = append(matches, m)
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
-	if len(cands) > extractSentences {
-		cands = cands[:extractSentences]
+	for i := range cands {
+		sum := 0.0
+		for k, wt := range matches[i] {
+			sum += wt * math.Log(1+float64(len(cands))/float64(df[k]))
+		}
+		cands[i].score *= sum
 	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	// Keep the best few, and only those close to the best: a weak third
+	// sentence is noise, not an answer.
+	keep := 0
+	for keep < len(cands) && keep < extractSentences && cands[keep].score >= cands[0].score/2 {
+		keep++
+	}
+	cands = cands[:keep]
 	if len(cands) == 0 {
 		ans.Text = refusal(ans.Lang)
 		ans.Refused, ans.Grounded = true, false
@@ -174,43 +195,45 @@ func (a *Asker) questionTerms(q string, ql lang.Lang) termSet {
 	return ts
 }
 
-// score sums the weights of the distinct question terms a sentence has,
-// over a length penalty so that a long sentence does not win by size.
-func (ts termSet) score(s string) float64 {
+// match returns the question terms a sentence has, each with its weight
+// (a term and its translation are one idea: the best counts), and the
+// sentence's length in words.
+func (ts termSet) match(s string) (map[string]float64, int) {
 	words := lang.Words(s)
-	matched := map[string]float64{}
+	var matched map[string]float64
 	for _, w := range words {
 		for l, set := range ts {
 			st := lang.Fold(lang.Stem(l, w))
 			if wt, ok := set[st]; ok {
+				if matched == nil {
+					matched = map[string]float64{}
+				}
 				k := string(l) + ":" + st
-				// A term and its translation are one idea: count the best.
 				if wt > matched[k] {
 					matched[k] = wt
 				}
 			}
 		}
 	}
-	sum := 0.0
-	for _, wt := range matched {
-		sum += wt
-	}
-	if sum == 0 {
-		return 0
-	}
-	return sum / math.Sqrt(1+float64(len(words))/20)
+	return matched, len(words)
 }
 
 // sentences splits a passage's Markdown into plain sentences of at least
 // four words, without headings, and cuts an over-long one at a word.
 func sentences(md string) []string {
 	var out []string
+	code := false
 	for _, line := range strings.Split(md, "\n") {
 		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "|") {
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			code = !code
+			continue
+		}
+		if code || t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|") {
 			continue
 		}
 		t = strings.TrimLeft(t, "-*+> ")
+		t = linkRe.ReplaceAllStringFunc(t, linkText)
 		for _, s := range splitSentences(markdown.Plain(t)) {
 			s = strings.TrimSpace(s)
 			if len(strings.Fields(s)) < 4 {
@@ -226,19 +249,39 @@ func sentences(md string) []string {
 	return out
 }
 
+// linkRe finds wikilinks, which read as their display text in a sentence.
+var linkRe = regexp.MustCompile(`!?\[\[([^\[\]\n]+?)\]\]`)
+
+func linkText(m string) string {
+	inner := strings.TrimSuffix(strings.TrimLeft(m, "!["), "]]")
+	if _, display, ok := strings.Cut(inner, "|"); ok {
+		return display
+	}
+	target, _, _ := strings.Cut(inner, "#")
+	return target
+}
+
 // splitSentences cuts after . ! ? … when a space and a capital letter,
-// digit or opening quote follow: "e.g. the" does not end a sentence.
+// digit or opening quote follow, except inside parentheses and after an
+// abbreviation or an initial: "(e.g. Emmental)", "J. S. Bach".
 func splitSentences(s string) []string {
 	var out []string
 	start := 0
+	depth := 0
 	rs := []rune(s)
 	pos := 0 // byte offset of rs[i]
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
 		size := utf8.RuneLen(r)
-		if (r == '.' || r == '!' || r == '?' || r == '…') && i+2 < len(rs) && rs[i+1] == ' ' {
+		switch {
+		case r == '(' || r == '[':
+			depth++
+		case (r == ')' || r == ']') && depth > 0:
+			depth--
+		case (r == '.' || r == '!' || r == '?' || r == '…') && depth == 0 && i+2 < len(rs) && rs[i+1] == ' ':
 			next := rs[i+2]
-			if unicode.IsUpper(next) || unicode.IsDigit(next) || strings.ContainsRune("\"“«¿¡(", next) {
+			if (unicode.IsUpper(next) || unicode.IsDigit(next) || strings.ContainsRune("\"“«¿¡(", next)) &&
+				!(r == '.' && abbreviation(s[start:pos])) {
 				out = append(out, s[start:pos+size])
 				start = pos + size + 1
 			}
@@ -249,4 +292,20 @@ func splitSentences(s string) []string {
 		out = append(out, s[start:])
 	}
 	return out
+}
+
+// abbreviations end with a period that does not end a sentence.
+var abbreviations = map[string]bool{
+	"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "ca": true, "approx": true, "no": true,
+	"mr": true, "mrs": true, "ms": true, "dr": true, "st": true, "prof": true, "jr": true, "sr": true,
+	"p": true, "pp": true, "fig": true, "vol": true, "ed": true, "sig": true, "sr.a": true, "dott": true,
+	"tzv": true, "např": true, "atd": true, "apod": true, "tj": true,
+}
+
+// abbreviation reports whether text ends with an abbreviation or a single
+// letter (an initial), the period not included.
+func abbreviation(text string) bool {
+	i := strings.LastIndexAny(text, " (\n")
+	w := strings.ToLower(text[i+1:])
+	return abbreviations[w] || utf8.RuneCountInString(w) == 1 && w != "" && unicode.IsLetter([]rune(w)[0])
 }

@@ -110,12 +110,19 @@ var (
 // look-alike that no tokenizer or template reads as structure. The words
 // stay readable, so a passage about chat templates can still be quoted.
 func Fence(text string) string {
-	text = specialRe.ReplaceAllStringFunc(text, func(m string) string {
-		r := strings.NewReplacer("<", "‹", ">", "›")
-		return r.Replace(m)
-	})
-	text = tagRe.ReplaceAllString(text, "‹$1")
-	text = instRe.ReplaceAllString(text, "⟦$1⟧")
-	text = roleRe.ReplaceAllString(text, "$1$2$3∶")
+	// Each pattern needs its bracket or colon: skip the regexp (slow on a
+	// long passage) when the text has none.
+	if strings.IndexByte(text, '<') >= 0 || strings.Contains(text, "｜") {
+		text = specialRe.ReplaceAllStringFunc(text, angleQuotes.Replace)
+		text = tagRe.ReplaceAllString(text, "‹$1")
+	}
+	if strings.IndexByte(text, '[') >= 0 {
+		text = instRe.ReplaceAllString(text, "⟦$1⟧")
+	}
+	if strings.IndexByte(text, ':') >= 0 {
+		text = roleRe.ReplaceAllString(text, "$1$2$3∶")
+	}
 	return text
 }
+
+var angleQuotes = strings.NewReplacer("<", "‹", ">", "›")

@@ -1,0 +1,34 @@
+package ask
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestSplitSentences(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"One two. Three four! Five? 6 is a number.", []string{"One two.", "Three four!", "Five?", "6 is a number."}},
+		{"Swiss-type cheese (e.g. Emmental. Gruyère) has eyes. Next one.", []string{"Swiss-type cheese (e.g. Emmental. Gruyère) has eyes.", "Next one."}},
+		{"Composed by J. S. Bach in 1720. Then more.", []string{"Composed by J. S. Bach in 1720.", "Then more."}},
+		{"Use rennet, e.g. Calf rennet, etc. Or not.", []string{"Use rennet, e.g. Calf rennet, etc. Or not."}},
+		{"¿Qué es? ¡Queso! Sí.", []string{"¿Qué es?", "¡Queso!", "Sí."}},
+		{"version 1.5 is out. it is lower case", []string{"version 1.5 is out. it is lower case"}},
+	}
+	for _, tt := range tests {
+		if got := splitSentences(tt.in); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", tt.want) {
+			t.Errorf("splitSentences(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSentencesSkipHeadingsAndMarkup(t *testing.T) {
+	md := "## Curdling\n\n- The *milk* is [[Rennet|curdled]] with rennet today.\n| a | b |\n```\ncode here is not prose\n```\nShort one."
+	got := sentences(md)
+	want := []string{"The milk is curdled with rennet today."}
+	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

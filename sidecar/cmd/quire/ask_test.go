@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/llm/llmtest"
+)
+
+// TestAskExtractiveOnBenchCorpus asks a dev-set question of the benchmark
+// corpus with no model configured: the answer is extracted, cites the gold
+// note, and is logged.
+func TestAskExtractiveOnBenchCorpus(t *testing.T) {
+	sh := shared(t)
+	bench := filepath.Join(sh, "bench", "ariostea-wiki")
+	data, err := os.ReadFile(filepath.Join(bench, "dev", "gold.dev.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gold []struct {
+		Query         string   `json:"query"`
+		ExpectedNotes []string `json:"expected_notes"`
+	}
+	if err := json.Unmarshal(data, &gold); err != nil {
+		t.Fatal(err)
+	}
+	const question = "What type of bacteria is used in Swiss cheese to create holes?"
+	want := ""
+	for _, g := range gold {
+		if g.Query == question {
+			want = g.ExpectedNotes[0]
+		}
+	}
+	if want == "" {
+		t.Fatalf("the dev set no longer has %q", question)
+	}
+	state := t.TempDir()
+	out, err := runCLI(t, "ask", "--json", "--vault", filepath.Join(bench, "corpus"), "--state", state, question)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done proto.AskDone
+	if err := json.Unmarshal([]byte(out), &done); err != nil {
+		t.Fatalf("ask --json printed %q: %v", out, err)
+	}
+	if !done.Extracted || !done.Grounded || done.Model != "" || !strings.Contains(done.Warning, "no model configured") {
+		t.Errorf("extracted %v grounded %v model %q warning %q, want an extracted answer saying no model is configured",
+			done.Extracted, done.Grounded, done.Model, done.Warning)
+	}
+	cited := false
+	for _, c := range done.Citations {
+		cited = cited || c.Path == want
+		if !strings.Contains(done.Answer, "["+strconv.Itoa(c.Number)+"]") || c.Hash == "" || c.End <= c.Start {
+			t.Errorf("citation %+v is not in the answer or lacks its range and hash", c)
+		}
+	}
+	if !cited {
+		t.Errorf("no citation of the gold note %s in %+v", want, done.Citations)
+	}
+	log, err := os.ReadFile(filepath.Join(state, "asks.jsonl"))
+	if err != nil || !strings.Contains(string(log), question) {
+		t.Errorf("asks.jsonl: %q, %v", log, err)
+	}
+}
+
+// TestAskWithModel runs ask against a fake model named in config.yaml and
+// prints the checked answer with its sources.
+func TestAskWithModel(t *testing.T) {
+	v := writeVault(t)
+	srv := llmtest.New(t)
+	srv.SetDefault(llmtest.Reply{Text: `{"answer": "Rennet curdles milk [1][7].", "citations": [1, 7], "quotes": [], "notFound": false}`})
+	state := filepath.Join(v, ".quire")
+	if err := os.MkdirAll(state, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "model:\n  provider: openai\n  endpoint: " + srv.URL + "\n  model: fake\n  timeout: 5s\n"
+	if err := os.WriteFile(filepath.Join(state, "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "ask", "--vault", v, "what", "does", "rennet", "do?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Rennet curdles milk [1].", "Sources:", "[1] Rennet  (rennet.md", "1 invented citation(s) removed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "[7]") {
+		t.Errorf("the invented [7] was printed:\n%s", out)
+	}
+}
