@@ -261,6 +261,56 @@ func TestShutdown(t *testing.T) {
 	}
 }
 
+// TestShutdownFinishesInFlight holds a request inside its handler while
+// Shutdown starts: requests that arrive meanwhile get not_ready, the held
+// one still gets its reply, and only then do connections close.
+func TestShutdownFinishesInFlight(t *testing.T) {
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	h := start(t, notes, func(o *Options) {})
+	h.srv.hook = func(typ string) {
+		if typ == proto.TypeNoteGet {
+			close(entered)
+			<-release
+		}
+	}
+	held := h.dial()
+	other := h.dial()
+	got := make(chan error, 1)
+	go func() {
+		_, err := call[proto.NoteResult](t, held, proto.TypeNoteGet, proto.NoteGet{Path: "Garden/Tomatoes.md"})
+		got <- err
+	}()
+	<-entered
+	done := make(chan error, 1)
+	go func() { done <- h.srv.Shutdown(t.Context()) }()
+	for {
+		h.srv.mu.Lock()
+		closing := h.srv.closing
+		h.srv.mu.Unlock()
+		if closing {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	_, err := other.Status(t.Context())
+	wantCode(t, err, proto.CodeNotReady)
+	select {
+	case <-done:
+		t.Fatal("Shutdown returned while a request was in flight")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	if err := <-got; err != nil {
+		t.Errorf("in-flight request: %v, want its reply", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	<-held.Done()
+	<-other.Done()
+}
+
 func TestFrameID(t *testing.T) {
 	tests := []struct {
 		prefix string

@@ -33,6 +33,9 @@ const (
 
 // handle answers one request: the reply's type and payload, or an error.
 func (s *Server) handle(ctx context.Context, env proto.Envelope) (string, any, *proto.Error) {
+	if s.hook != nil {
+		s.hook(env.Type)
+	}
 	m, _ := proto.Lookup(env.Type)
 	var payload any
 	var err error

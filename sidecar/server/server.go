@@ -87,6 +87,9 @@ type Server struct {
 	inflight sync.WaitGroup // requests being answered
 	live     sync.WaitGroup // connections being served
 
+	// hook, when set by a test, runs before each request is answered.
+	hook func(typ string)
+
 	snap       atomic.Pointer[snapshot]
 	indexing   atomic.Bool
 	rebuilding atomic.Bool // a rebuild is asked for or running
