@@ -325,6 +325,8 @@ func (ix *Index) SearchDense(ctx context.Context, query string, n int) ([]DenseH
 // then as many words as fit in budget tokens, the next window starting a
 // quarter of a window back so a phrase cut by one lies whole in the next.
 // It returns the windows and how many of the passage's words they hold.
+// The model's pieces never span a space, so a window's count is the sum
+// of its words' counts: each word is counted once.
 func windows(crumbs, text string, count func(string) int, budget int) ([]string, int, int) {
 	words := strings.Fields(text)
 	if len(words) == 0 {
@@ -335,27 +337,24 @@ func windows(crumbs, text string, count func(string) int, budget int) ([]string,
 	if room < budget/3 {
 		prefix, room = "", budget
 	}
+	cost := make([]int, len(words))
+	for i, w := range words {
+		cost[i] = count(w)
+	}
 	var out []string
 	seenTo := 0
 	for start := 0; start < len(words); {
-		// The largest end whose window fits, by binary search.
-		lo, hi := start+1, len(words)
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
-			if count(strings.Join(words[start:mid], " ")) <= room {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
+		end, used := start, 0
+		for end < len(words) && (end == start || used+cost[end] <= room) {
+			used += cost[end]
+			end++
 		}
-		end := lo
 		out = append(out, prefix+strings.Join(words[start:end], " "))
 		seenTo = max(seenTo, end)
 		if end == len(words) {
 			break
 		}
-		step := max((end-start)*3/4, 1)
-		start += step
+		start += max((end-start)*3/4, 1)
 	}
 	return out, seenTo, len(words)
 }
