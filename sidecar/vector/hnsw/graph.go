@@ -13,9 +13,11 @@
 // graph hands out; callers map them to their own keys. Ids of vacuumed
 // nodes are reused by later Adds.
 //
-// A Graph is safe for concurrent use: any number of searches run together,
-// a writer (Add, Delete, Vacuum) excludes them. Given the same Config.Seed
-// and the same sequence of calls, the graph is the same, byte for byte.
+// A Graph is safe for concurrent use: any number of searches run together;
+// writers (Add, Delete, Vacuum) take turns and hold searches off only while
+// they change the data, which for Vacuum is the short last step. Given the
+// same Config.Seed and the same sequence of calls, the graph is the same,
+// byte for byte, whatever the number of CPUs.
 package hnsw
 
 import (
