@@ -17,8 +17,10 @@
 //
 // Bad input is an *Error naming the source, with a kind callers branch on:
 // ErrEncrypted (a PDF with a password), ErrBroken (a truncated or corrupt
-// file), ErrEmpty (nothing readable), ErrUnsupported. Extraction never
-// panics on hostile input: the MuPDF calls run under recover.
+// file), ErrEmpty (nothing readable), ErrUnsupported. A Go panic on hostile
+// input is recovered and reported as ErrBroken; a fault inside MuPDF's C
+// code could not be, which is why damaged PDFs are fuzzed (FuzzPDF) and a
+// file is checked for a PDF header and end marker before MuPDF sees it.
 package extract
 
 import (
