@@ -178,7 +178,7 @@ func (c *conn) handshake() bool {
 		return refuse(proto.CodeUnauthorized, "wrong token")
 	}
 	c.s.log.Info("client connected", "client", h.Client, "remote", c.ws.RemoteAddr().String())
-	c.reply("", proto.TypeWelcome, proto.Welcome{Protocol: proto.Version, Version: c.s.opts.Version, Vault: c.s.ix.Vault}, nil)
+	c.reply("", proto.TypeWelcome, proto.Welcome{Protocol: proto.Version, Version: c.s.opts.Version, Vault: c.s.vault}, nil)
 	return true
 }
 

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -69,6 +70,7 @@ type Options struct {
 
 // Server is a running sidecar's protocol endpoint for one vault.
 type Server struct {
+	vault    string // absolute, as welcome reports it
 	opts     Options
 	ix       *index.Index
 	log      *slog.Logger
@@ -126,7 +128,12 @@ func New(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	vault, err := filepath.Abs(opts.Index.Vault)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	s := &Server{
+		vault:   vault,
 		opts:    opts,
 		ix:      opts.Index,
 		log:     opts.Log,
