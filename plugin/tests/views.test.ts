@@ -1,0 +1,281 @@
+// @vitest-environment jsdom
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { RelatedNote, StatusResult } from "../../proto/proto.gen";
+import { CitationHover, describeCitation } from "../src/hover/citation";
+import { headingLabel, lineAtByte, sliceBytes, snippet } from "../src/passage";
+import { Client } from "../src/sidecar/client";
+import type { SidecarState } from "../src/sidecar/lifecycle";
+import { type IndexSnapshot, statusBarText } from "../src/sidecar/status";
+import { RelatedView } from "../src/views/related";
+import { App, WorkspaceLeaf } from "./obsidian-stub";
+import { FakeServer, type FakeSocket } from "./fake-sidecar";
+
+const status = (over: Partial<StatusResult> = {}): StatusResult => ({
+  version: "0.1.0",
+  notes: 9876,
+  chunks: 20000,
+  skipped: [],
+  warnings: [],
+  languages: {},
+  coverage: { vectorsDone: 12400, vectorsTotal: 20000 },
+  indexing: false,
+  fingerprint: { embedder: "use-lite", dims: 512, chunking: "md" },
+  ...over,
+});
+const snap = (over: Partial<IndexSnapshot> = {}): IndexSnapshot => ({
+  state: "online",
+  offlineReason: "",
+  status: status(),
+  progress: null,
+  warnings: [],
+  ...over,
+});
+
+describe("statusBarText", () => {
+  it.each<[string, IndexSnapshot, string]>([
+    ["offline", snap({ state: "offline", status: null }), "Quire: offline"],
+    ["starting", snap({ state: "starting", status: null }), "Quire: starting…"],
+    ["connected, no status yet", snap({ status: null }), "Quire: connected"],
+    ["notes and vectors", snap(), "Quire: 9,876 notes · vectors 62%"],
+    ["vectors complete", snap({ status: status({ coverage: { vectorsDone: 5, vectorsTotal: 5 } }) }), "Quire: 9,876 notes"],
+    ["no embedder", snap({ status: status({ coverage: { vectorsDone: 0, vectorsTotal: 0 } }) }), "Quire: 9,876 notes"],
+    ["one note", snap({ status: status({ notes: 1, coverage: { vectorsDone: 0, vectorsTotal: 0 } }) }), "Quire: 1 note"],
+    ["embedding in progress", snap({ progress: { phase: "embed", done: 30, total: 120 } }), "Quire: 9,876 notes · vectors 25%"],
+    ["first scan", snap({ status: status({ notes: 0, indexing: true }), progress: { phase: "index", done: 40, total: 100 } }), "Quire: indexing 40%"],
+  ])("%s", (_name, s, want) => {
+    expect(statusBarText(s)).toBe(want);
+  });
+});
+
+describe("passages", () => {
+  const text = "# Tomatoes\n\nRajčata potřebují slunce.\n## Zálivka\nVoda ke kořenům.\n";
+  const bytes = new TextEncoder().encode(text);
+  const at = (s: string) => new TextEncoder().encode(text.slice(0, text.indexOf(s))).length;
+
+  it("maps byte offsets past multi-byte characters to lines", () => {
+    expect(lineAtByte(text, 0)).toBe(0);
+    expect(lineAtByte(text, at("Rajčata"))).toBe(2);
+    expect(lineAtByte(text, at("## Zálivka"))).toBe(3);
+    expect(lineAtByte(text, at("Voda"))).toBe(4);
+    expect(lineAtByte(text, bytes.length + 50)).toBe(5);
+  });
+
+  it("slices by bytes, not UTF-16 units", () => {
+    const s = at("## Zálivka");
+    const e = at("Voda");
+    expect(sliceBytes(text, s, e)).toBe("## Zálivka\n");
+  });
+
+  it.each([
+    ["drops headings and markers", "## Method\n- **Mix** the [[Sourdough starter|starter]]\n- add `salt`", "Mix the starter add salt"],
+  ])("snippet %s", (_n, input, want) => {
+    expect(snippet(input)).toBe(want);
+  });
+
+  it("snippet cuts long text at a word", () => {
+    const got = snippet("word ".repeat(50));
+    expect(got.endsWith("word…")).toBe(true);
+    expect(got.length).toBeLessThanOrEqual(161);
+  });
+
+  it("labels heading paths", () => {
+    expect(headingLabel(["Method", "Proofing"])).toBe("Method › Proofing");
+    expect(headingLabel([])).toBe("");
+  });
+});
+
+describe("citations", () => {
+  const note = "# A\n\nFirst passage.\n\n## B\n\nSecond passage.\n";
+  const start = new TextEncoder().encode("# A\n\n").length;
+  const end = start + "First passage.".length;
+
+  it("shows the cited bytes and notices a change", () => {
+    const c = { path: "Notes/A.md", start, end, headingPath: ["A"], text: "First passage." };
+    expect(describeCitation(c, note)).toEqual({ title: "A", heading: "A", text: "First passage.", changed: false });
+    const edited = note.replace("First", "1st");
+    expect(describeCitation(c, edited)).toMatchObject({ changed: true, text: "1st passage.\n\n" });
+  });
+
+  it("hover draws a popover with the passage; click opens it; dispose cleans up", async () => {
+    const opened: [string, number][] = [];
+    const hover = new CitationHover({ noteText: async () => note, open: (p, s) => opened.push([p, s]) });
+    const el = document.body.createSpan({ text: "[1]" });
+    hover.attach(el, { n: 1, path: "Notes/A.md", start, end, headingPath: ["A"] });
+    const pop = await hover.show(el, { n: 1, path: "Notes/A.md", start, end, headingPath: ["A"] });
+    expect(pop?.querySelector(".quire-citation-text")?.textContent).toBe("First passage.");
+    expect(document.querySelectorAll(".quire-citation-popover")).toHaveLength(1);
+    el.click();
+    expect(opened).toEqual([["Notes/A.md", start]]);
+    expect(document.querySelectorAll(".quire-citation-popover")).toHaveLength(0);
+    hover.dispose();
+    el.click();
+    expect(opened).toHaveLength(1);
+  });
+});
+
+// The related view against a fake sidecar.
+const relNote = (path: string, score: number): RelatedNote => ({
+  path,
+  title: path.replace(/\.md$/, ""),
+  score,
+  passage: { id: `${path}#0`, path, title: path, headingPath: ["Intro"], start: 10, end: 40, text: "Some text about it.", score },
+});
+
+describe("RelatedView", () => {
+  let server: FakeServer;
+  let sock: FakeSocket;
+  let client: Client;
+  let state: SidecarState;
+  let snapshot: IndexSnapshot;
+  let active: string | null;
+  const stateCbs = new Set<(s: SidecarState) => void>();
+  const trackerCbs = new Set<(s: IndexSnapshot) => void>();
+  let handlers: { noteChanged(): void; edited(path: string, text: string): void } | null;
+  let opened: [string, number, boolean][];
+  let starts: number;
+
+  beforeEach(async () => {
+    server = new FakeServer();
+    client = await Client.connect({ url: "ws://x/", token: "secret", clientName: "t", socket: server.factory });
+    sock = server.last;
+    state = { kind: "online", client };
+    snapshot = snap();
+    active = null;
+    handlers = null;
+    opened = [];
+    starts = 0;
+    stateCbs.clear();
+    trackerCbs.clear();
+  });
+  afterEach(() => vi.useRealTimers());
+
+  async function openView(): Promise<RelatedView> {
+    const app = new App();
+    const leaf = new WorkspaceLeaf(app, document.body);
+    const view = new RelatedView(leaf as never, {
+      sidecar: {
+        get state() {
+          return state;
+        },
+        get client() {
+          return state.kind === "online" ? state.client : null;
+        },
+        onChange: (cb) => (stateCbs.add(cb), () => stateCbs.delete(cb)),
+        start: async () => void starts++,
+      },
+      tracker: {
+        get snapshot() {
+          return snapshot;
+        },
+        onChange: (cb) => (trackerCbs.add(cb), () => trackerCbs.delete(cb)),
+      },
+      activeNote: () => (active ? { path: active } : null),
+      readNote: async () => "new note text",
+      openPassage: (p, s, n) => opened.push([p, s, n]),
+      subscribe: (h) => ((handlers = h), () => (handlers = null)),
+      typingDelayMs: 300,
+    });
+    view.load();
+    void view.onOpen(); // it resolves once the first answer is in
+    await Promise.resolve();
+    return view;
+  }
+  const requests = () => sock.sent.filter((f) => f.type === "related.query");
+  const answer = (i: number, notes: RelatedNote[]) =>
+    sock.push({ id: requests()[i]!.id!, type: "related.result", payload: { notes } });
+  const flush = () => new Promise((r) => setTimeout(r, 0));
+
+  it("says to open a note when none is open", async () => {
+    const view = await openView();
+    expect(view.current.kind).toBe("no-note");
+    expect(view.contentEl.textContent).toContain("Open a note");
+  });
+
+  it("offers Start when the sidecar is offline and a binary is set", async () => {
+    active = "a.md";
+    state = { kind: "offline", reason: "Connection lost.", canStart: true };
+    const view = await openView();
+    expect(view.current.kind).toBe("offline");
+    const btn = view.contentEl.querySelector("button");
+    expect(btn?.textContent).toBe("Start");
+    btn!.click();
+    expect(starts).toBe(1);
+  });
+
+  it("shows index building with its percentage", async () => {
+    active = "a.md";
+    snapshot = snap({ status: status({ notes: 0, indexing: true }), progress: { phase: "index", done: 3, total: 12 } });
+    const view = await openView();
+    expect(view.contentEl.textContent).toBe("Index building (25%)…");
+    snapshot = snap({ status: status({ notes: 0, indexing: true }), progress: { phase: "index", done: 6, total: 12 } });
+    for (const cb of trackerCbs) cb(snapshot);
+    expect(view.contentEl.textContent).toBe("Index building (50%)…");
+  });
+
+  it("lists related notes; clicking one opens it at its passage", async () => {
+    active = "a.md";
+    const view = await openView();
+    expect(requests()[0]!.payload).toEqual({ path: "a.md", k: 10 });
+    answer(0, [relNote("b.md", 0.3), relNote("c.md", 0.1)]);
+    await flush();
+    expect(view.current.kind).toBe("results");
+    const items = view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item");
+    expect([...items].map((i) => i.querySelector(".quire-related-title")?.textContent)).toEqual(["b", "c"]);
+    expect(items[0]!.querySelector(".quire-related-heading")?.textContent).toBe("Intro");
+    expect(items[0]!.querySelector(".quire-related-score")?.textContent).toBe("0.300");
+    items[1]!.click();
+    expect(opened).toEqual([["c.md", 10, false]]);
+  });
+
+  it("a newer request supersedes an older one whose answer comes late", async () => {
+    active = "a.md";
+    const view = await openView();
+    active = "b.md";
+    handlers!.noteChanged();
+    expect(requests()).toHaveLength(2);
+    answer(1, [relNote("for-b.md", 0.2)]);
+    await flush();
+    answer(0, [relNote("for-a.md", 0.2)]); // late: dropped
+    await flush();
+    expect(view.current).toMatchObject({ kind: "results", path: "b.md" });
+    expect(view.contentEl.textContent).toContain("for-b");
+    expect(view.contentEl.textContent).not.toContain("for-a");
+  });
+
+  it("asks again with the editor's text once typing pauses, leaving out the note itself", async () => {
+    vi.useFakeTimers();
+    active = "a.md";
+    await openView();
+    answer(0, [relNote("b.md", 0.3)]);
+    handlers!.edited("a.md", "draft 1");
+    await vi.advanceTimersByTimeAsync(100);
+    handlers!.edited("a.md", "draft 2");
+    await vi.advanceTimersByTimeAsync(299);
+    expect(requests()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(requests()).toHaveLength(2);
+    expect(requests()[1]!.payload).toEqual({ text: "draft 2", k: 11 });
+  });
+
+  it("asks by text for a note the index does not hold yet", async () => {
+    active = "new.md";
+    const view = await openView();
+    sock.push({ id: requests()[0]!.id!, type: "error", payload: { code: "not_found", message: "note not indexed: new.md" } });
+    await flush();
+    await flush();
+    expect(requests()[1]!.payload).toEqual({ text: "new note text", k: 11 });
+    answer(1, [relNote("new.md", 0.9), relNote("b.md", 0.3)]);
+    await flush();
+    expect(view.current).toMatchObject({ kind: "results", notes: [{ path: "b.md" }] });
+  });
+
+  it("closing the view drops its workspace handlers", async () => {
+    active = "a.md";
+    const view = await openView();
+    expect(handlers).not.toBeNull();
+    view.unload();
+    expect(handlers).toBeNull();
+    expect(stateCbs.size).toBe(0);
+    expect(trackerCbs.size).toBe(0);
+  });
+});
