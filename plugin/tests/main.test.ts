@@ -11,7 +11,7 @@ const manifest: PluginManifest = {
   id: "quire",
   name: "Quire",
   version: "0.1.0",
-  minAppVersion: "1.5.0",
+  minAppVersion: "1.7.2",
   description: "",
   author: "",
   isDesktopOnly: true,
