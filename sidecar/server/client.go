@@ -32,7 +32,7 @@ type Client struct {
 	wmu sync.Mutex // gorilla allows one writer
 
 	mu      sync.Mutex
-	pending map[string]chan proto.Envelope
+	pending map[string]*pending
 	err     error // why the connection ended
 	done    chan struct{}
 }
@@ -53,7 +53,7 @@ func Dial(ctx context.Context, url, token, name string, header http.Header) (*Cl
 		return nil, fmt.Errorf("dial %s: %w", url, err)
 	}
 	ws.SetReadLimit(64 << 20)
-	c := &Client{ws: ws, events: make(chan proto.Envelope, ClientEventBuffer), pending: map[string]chan proto.Envelope{}, done: make(chan struct{})}
+	c := &Client{ws: ws, events: make(chan proto.Envelope, ClientEventBuffer), pending: map[string]*pending{}, done: make(chan struct{})}
 	if dl, ok := ctx.Deadline(); ok {
 		_ = ws.SetReadDeadline(dl)
 	}
@@ -135,49 +135,86 @@ func (c *Client) Close() error {
 	return c.ws.Close()
 }
 
-// Call sends a request of type typ and decodes its reply into reply. An
-// error frame comes back as a *proto.Error.
+// pending is a request waiting for its frames.
+type pending struct {
+	frames chan proto.Envelope
+	gone   chan struct{} // closed when the caller stops listening
+}
+
+// begin registers a request id and returns its pending entry and a
+// function that forgets it.
+func (c *Client) begin(typ string) (string, *pending, func(), error) {
+	id := strconv.FormatUint(c.next.Add(1), 10)
+	p := &pending{frames: make(chan proto.Envelope, 16), gone: make(chan struct{})}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return "", nil, nil, fmt.Errorf("%s: %w", typ, c.err)
+	}
+	c.pending[id] = p
+	return id, p, func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+		close(p.gone)
+	}, nil
+}
+
+// Call sends a plain request of type typ and decodes its reply into reply.
+// An error frame comes back as a *proto.Error.
 func (c *Client) Call(ctx context.Context, typ string, req, reply any) error {
 	m, ok := proto.Lookup(typ)
 	if !ok || m.Kind != proto.KindRequest || m.Stream {
 		return fmt.Errorf("call %s: not a plain request", typ)
 	}
-	id := strconv.FormatUint(c.next.Add(1), 10)
-	ch := make(chan proto.Envelope, 1)
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
-		return fmt.Errorf("%s: %w", typ, err)
+	return c.roundTrip(ctx, m, req, nil, reply)
+}
+
+// Stream sends a streaming request of type typ, calls part for each part
+// frame as it arrives, and decodes the final ".done" frame into done. An
+// error frame ends the stream as a *proto.Error; an error from part stops
+// listening and is returned.
+func (c *Client) Stream(ctx context.Context, typ string, req any, part func(proto.Envelope) error, done any) error {
+	m, ok := proto.Lookup(typ)
+	if !ok || m.Kind != proto.KindRequest || !m.Stream {
+		return fmt.Errorf("stream %s: not a streaming request", typ)
 	}
-	c.pending[id] = ch
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.pending, id)
-		c.mu.Unlock()
-	}()
-	if err := c.write(id, typ, req); err != nil {
+	return c.roundTrip(ctx, m, req, part, done)
+}
+
+func (c *Client) roundTrip(ctx context.Context, m proto.Message, req any, part func(proto.Envelope) error, reply any) error {
+	id, p, forget, err := c.begin(m.Type)
+	if err != nil {
 		return err
 	}
-	select {
-	case env := <-ch:
-		switch env.Type {
-		case m.Reply:
-			return env.Decode(reply)
-		case proto.TypeError:
-			var pe proto.Error
-			if err := env.Decode(&pe); err != nil {
-				return err
+	defer forget()
+	if err := c.write(id, m.Type, req); err != nil {
+		return err
+	}
+	for {
+		select {
+		case env := <-p.frames:
+			switch {
+			case env.Type == m.Reply:
+				return env.Decode(reply)
+			case env.Type == proto.TypeError:
+				var pe proto.Error
+				if err := env.Decode(&pe); err != nil {
+					return err
+				}
+				return &pe
+			case part != nil:
+				if err := part(env); err != nil {
+					return err
+				}
+			default:
+				return fmt.Errorf("%s: got reply %s, want %s", m.Type, env.Type, m.Reply)
 			}
-			return &pe
-		default:
-			return fmt.Errorf("%s: got reply %s, want %s", typ, env.Type, m.Reply)
+		case <-c.done:
+			return fmt.Errorf("%s: %w", m.Type, c.Err())
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w", m.Type, ctx.Err())
 		}
-	case <-c.done:
-		return fmt.Errorf("%s: %w", typ, c.Err())
-	case <-ctx.Done():
-		return fmt.Errorf("%s: %w", typ, ctx.Err())
 	}
 }
 
@@ -235,12 +272,14 @@ func (c *Client) read() {
 			continue
 		}
 		c.mu.Lock()
-		ch := c.pending[env.ID]
+		p := c.pending[env.ID]
 		c.mu.Unlock()
-		if ch != nil {
+		if p != nil {
+			// A stream's parts must not be lost: wait for its reader,
+			// unless it has stopped listening.
 			select {
-			case ch <- env:
-			default:
+			case p.frames <- env:
+			case <-p.gone:
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -92,6 +93,16 @@ func (c *conn) serve() {
 		c.drain()
 		return
 	}
+	// Requests stop when their client goes or the server shuts down.
+	ctx, cancel := context.WithCancel(c.s.reqCtx)
+	defer cancel()
+	go func() {
+		select {
+		case <-c.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	c.s.join(c)
 	for {
 		data, tooLarge, err := c.read()
@@ -129,7 +140,7 @@ func (c *conn) serve() {
 		c.sem <- struct{}{}
 		go func() {
 			defer func() { <-c.sem; c.s.end() }()
-			typ, payload, perr := c.s.handle(c.s.reqCtx, env)
+			typ, payload, perr := c.s.handle(ctx, env, connStream{c: c, id: env.ID})
 			c.reply(env.ID, typ, payload, perr)
 		}()
 	}

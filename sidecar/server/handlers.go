@@ -32,13 +32,23 @@ const (
 )
 
 // handle answers one request: the reply's type and payload, or an error.
-func (s *Server) handle(ctx context.Context, env proto.Envelope) (string, any, *proto.Error) {
+// A streaming request's parts go out through st before this returns.
+func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (string, any, *proto.Error) {
 	if s.hook != nil {
 		s.hook(env.Type)
 	}
 	m, _ := proto.Lookup(env.Type)
 	var payload any
 	var err error
+	if m.Stream {
+		if f := s.stream(env.Type); f != nil {
+			payload, err = f(ctx, env, st)
+			if err != nil {
+				return "", nil, s.toWire(env.Type, err)
+			}
+			return m.Reply, payload, nil
+		}
+	}
 	switch env.Type {
 	case proto.TypeStatusGet:
 		payload, err = s.status()

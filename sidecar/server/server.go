@@ -90,7 +90,8 @@ type Server struct {
 	live     sync.WaitGroup // connections being served
 
 	// hook, when set by a test, runs before each request is answered.
-	hook func(typ string)
+	hook    func(typ string)
+	streams map[string]StreamFunc // guarded by mu
 
 	snap       atomic.Pointer[snapshot]
 	indexing   atomic.Bool
