@@ -289,3 +289,27 @@ func TestWatchLatency(t *testing.T) {
 		t.Errorf("event with id %q", ev.ID)
 	}
 }
+
+// TestSkipWarning writes a note that is not UTF-8 while the sidecar runs:
+// clients get one sidecar.warning naming it, and status lists it.
+func TestSkipWarning(t *testing.T) {
+	h := start(t, notes)
+	c := h.dial()
+	h.write("Inbox/scan.md", "# Scan\n\n\xff\xfe binary junk\n")
+	ev := waitEvent(t, c, proto.TypeSidecarWarning, func(e proto.Envelope) bool { return true })
+	var w proto.SidecarWarning
+	if err := ev.Decode(&w); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(w.Message, "Inbox/scan.md") {
+		t.Errorf("warning %q does not name the file", w.Message)
+	}
+	h.waitIndexed()
+	st, err := c.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Skipped) != 1 || st.Skipped[0].Path != "Inbox/scan.md" || st.Notes != 4 {
+		t.Errorf("status skipped %+v, %d notes; want Inbox/scan.md skipped, 4 notes", st.Skipped, st.Notes)
+	}
+}
