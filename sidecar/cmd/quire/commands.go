@@ -55,13 +55,16 @@ func open(c common, progress io.Writer) (*app, error) {
 	return &app{st: st, cfg: cfg, ix: ix}, nil
 }
 
+// loadEmbedder gives the built-in model; a benchmark build swaps it.
+var loadEmbedder = func() (index.Embedder, error) { return use.Load() }
+
 // enableDense loads the built-in embedder and the vectors, unless the
 // config turns dense search off.
 func (a *app) enableDense() error {
 	if a.cfg.Dense.Embedder == "none" || a.ix.Dense() {
 		return nil
 	}
-	m, err := use.Load()
+	m, err := loadEmbedder()
 	if err != nil {
 		return fmt.Errorf("load embedder: %w", err)
 	}
