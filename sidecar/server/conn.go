@@ -158,6 +158,11 @@ func (c *conn) handshake() bool {
 	_ = c.ws.SetReadDeadline(time.Now().Add(c.s.opts.HelloTimeout))
 	data, tooLarge, err := c.read()
 	if err != nil {
+		select {
+		case <-c.shutting:
+			return false // the server is shutting down, not the client late
+		default:
+		}
 		var ne interface{ Timeout() bool }
 		if errors.As(err, &ne) && ne.Timeout() {
 			// The read timed out: the connection can no longer be read, but

@@ -244,9 +244,12 @@ func TestShutdown(t *testing.T) {
 
 	ws := h.raw(nil)
 	h.hello(ws)
+	// A client still in its handshake is closed too, not waited for.
+	silent := h.raw(nil)
 	done := make(chan error, 1)
 	go func() { done <- h.srv.Shutdown(t.Context()) }()
 	wantClosed(t, ws, websocket.CloseGoingAway, "sidecar shutting down")
+	wantClosed(t, silent, websocket.CloseGoingAway, "sidecar shutting down")
 	select {
 	case err := <-done:
 		if err != nil {

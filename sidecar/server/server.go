@@ -84,7 +84,7 @@ type Server struct {
 	cancelReq context.CancelFunc
 
 	mu       sync.Mutex
-	conns    map[*conn]struct{}
+	conns    map[*conn]bool // every connection; true once welcomed
 	closing  bool
 	inflight sync.WaitGroup // requests being answered
 	live     sync.WaitGroup // connections being served
@@ -139,7 +139,7 @@ func New(opts Options) (*Server, error) {
 		ix:      opts.Index,
 		log:     opts.Log,
 		token:   token,
-		conns:   map[*conn]struct{}{},
+		conns:   map[*conn]bool{},
 		trigger: make(chan struct{}, 1),
 	}
 	s.reqCtx, s.cancelReq = context.WithCancel(context.Background())
@@ -201,10 +201,12 @@ func (s *Server) Handler() http.Handler {
 			ws.Close()
 			return
 		}
+		c := newConn(s, ws)
+		s.conns[c] = false
 		s.live.Add(1)
 		s.mu.Unlock()
 		defer s.live.Done()
-		newConn(s, ws).serve()
+		c.serve()
 	})
 }
 
@@ -257,7 +259,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, c := range conns {
 		c.shut(websocket.CloseGoingAway, "sidecar shutting down")
 	}
-	s.live.Wait()
+	closed := make(chan struct{})
+	go func() { s.live.Wait(); close(closed) }()
+	select {
+	case <-closed:
+	case <-ctx.Done():
+		// Clients that do not answer the close are cut off.
+		for _, c := range conns {
+			c.ws.Close()
+		}
+		<-closed
+	}
 	return err
 }
 
@@ -278,7 +290,7 @@ func (s *Server) end() { s.inflight.Done() }
 // join makes a welcomed connection receive events.
 func (s *Server) join(c *conn) {
 	s.mu.Lock()
-	s.conns[c] = struct{}{}
+	s.conns[c] = true
 	s.mu.Unlock()
 }
 
@@ -298,8 +310,10 @@ func (s *Server) broadcast(typ string, payload any) {
 	}
 	s.mu.Lock()
 	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
+	for c, welcomed := range s.conns {
+		if welcomed {
+			conns = append(conns, c)
+		}
 	}
 	s.mu.Unlock()
 	for _, c := range conns {
