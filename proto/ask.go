@@ -68,6 +68,9 @@ type AskDone struct {
 	Warning string `json:"warning,omitempty"`
 	// Model is "provider/model"; empty when extracted.
 	Model string `json:"model,omitempty"`
+	// Remote is true when passages were sent to a model that is not on
+	// this machine (passages of private folders never are).
+	Remote bool `json:"remote"`
 	// InputTokens and OutputTokens are as the model server counted them.
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`

@@ -157,6 +157,11 @@ export interface AskDone {
    */
   model?: string;
   /**
+   * Remote is true when passages were sent to a model that is not on
+   * this machine (passages of private folders never are).
+   */
+  remote: boolean;
+  /**
    * InputTokens and OutputTokens are as the model server counted them.
    */
   inputTokens: number;

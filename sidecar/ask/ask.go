@@ -77,6 +77,14 @@ type Asker struct {
 	ContextTokens int
 	// AnswerTokens is reserved in the window for the reply; 0 means 1024.
 	AnswerTokens int
+	// Private lists vault-relative folders whose notes are never sent to a
+	// remote model (one whose endpoint is not on this machine). Their
+	// passages are left out of its context, with a warning; when only
+	// they match, the answer is extracted from them here instead.
+	Private []string
+	// Answers is the folder saved answers are written to (default
+	// DefaultAnswers); its notes are never used as sources.
+	Answers string
 	// Log is the asks.jsonl path; empty means no log.
 	Log string
 	// Now returns the time; nil means time.Now. Tests set it.
@@ -126,7 +134,9 @@ type Answer struct {
 	Channel  search.Channel
 	Warnings []string
 	// Model is "provider/model", empty when extracted.
-	Model                     string
+	Model string
+	// Remote: passages were sent to a model that is not on this machine.
+	Remote                    bool
 	InputTokens, OutputTokens int
 	// ContextTokens is the size of the packed passages; Budget what was
 	// allowed.
@@ -182,13 +192,30 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 		ans.Warnings = append(ans.Warnings, res.Warning)
 	}
 
+	// Earlier answers are copies of passages, not sources: citing one
+	// would point the user at a copy instead of the note.
+	found := a.withoutAnswers(res.Passages)
+
 	model := a.Model
 	if model == nil {
 		ans.Warnings = append(ans.Warnings, "no model configured (set model.provider and model.model in .quire/config.yaml): answering with extracted sentences")
 	}
 	sys := systemPrompt(ans.Lang)
 	ans.Budget = a.budget(sys, q.Question)
-	ans.Passages = Pack(res.Passages, ans.Budget, countTokens)
+	given := found
+	if model != nil && !model.Config().Local() {
+		var withheld int
+		given, withheld = a.public(found)
+		if withheld > 0 {
+			ans.Warnings = append(ans.Warnings, fmt.Sprintf("%d passage(s) from private folders were not sent to the remote model", withheld))
+		}
+		if len(given) == 0 && withheld > 0 {
+			// Only private notes match: answer from them here, without
+			// the remote model.
+			given, model = found, nil
+		}
+	}
+	ans.Passages = Pack(given, ans.Budget, countTokens)
 	for _, p := range ans.Passages {
 		ans.ContextTokens += p.Tokens
 	}
@@ -196,6 +223,7 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	if model != nil && len(ans.Passages) > 0 {
 		cfg := model.Config()
 		ans.Model = cfg.Provider + "/" + cfg.Model
+		ans.Remote = !cfg.Local()
 		err := a.generate(ctx, model, sys, &ans, onDelta)
 		if err != nil && ctx.Err() != nil {
 			return Answer{}, fmt.Errorf("ask: %w", ctx.Err())
@@ -206,7 +234,7 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 		}
 	}
 	if model == nil || len(ans.Passages) == 0 {
-		a.extract(&ans, res.Passages)
+		a.extract(&ans)
 		onDelta(ans.Text)
 	}
 	ans.Took = a.now().Sub(start)
@@ -261,6 +289,49 @@ func (a *Asker) generate(ctx context.Context, m Model, sys string, ans *Answer, 
 	}
 	check(ans, r)
 	return nil
+}
+
+// withoutAnswers leaves out passages of saved answers.
+func (a *Asker) withoutAnswers(ps []search.Passage) []search.Passage {
+	dir := a.Answers
+	if dir == "" {
+		dir = DefaultAnswers
+	}
+	out := make([]search.Passage, 0, len(ps))
+	for _, p := range ps {
+		if !inFolder(p.Path, dir) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// public leaves out passages of private folders, and counts them.
+func (a *Asker) public(ps []search.Passage) ([]search.Passage, int) {
+	if len(a.Private) == 0 {
+		return ps, 0
+	}
+	out := make([]search.Passage, 0, len(ps))
+	for _, p := range ps {
+		private := false
+		for _, dir := range a.Private {
+			private = private || inFolder(p.Path, dir)
+		}
+		if !private {
+			out = append(out, p)
+		}
+	}
+	return out, len(ps) - len(out)
+}
+
+// inFolder reports whether the vault-relative path lies in folder, ignoring
+// case (as macOS and Windows do) and slashes around the folder's name.
+func inFolder(path, folder string) bool {
+	folder = strings.Trim(strings.ReplaceAll(folder, "\\", "/"), "/")
+	if folder == "" {
+		return false
+	}
+	return len(path) > len(folder) && path[len(folder)] == '/' && strings.EqualFold(path[:len(folder)], folder)
 }
 
 func (a *Asker) now() time.Time {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/markdown"
-	"github.com/quire-app/quire/sidecar/search"
 )
 
 // Extraction limits: the top passages are read for sentences, and the
@@ -72,9 +71,10 @@ type sentence struct {
 // extract answers from the passages without a model: the sentences of the
 // top passages that share the most question words (or their translations)
 // are given, best first, each cited. No matching sentence is a refusal.
-func (a *Asker) extract(ans *Answer, ranked []search.Passage) {
+func (a *Asker) extract(ans *Answer) {
 	ans.Extracted = true
 	ans.Model = ""
+	ans.Remote = false
 	ans.Quotes = nil
 	ans.Citations = nil
 	ans.Dropped = 0

@@ -27,6 +27,7 @@ type LogEntry struct {
 	Refused       bool     `json:"refused"`
 	Extracted     bool     `json:"extracted"`
 	Model         string   `json:"model,omitempty"`
+	Remote        bool     `json:"remote,omitempty"`
 	InputTokens   int      `json:"inputTokens"`
 	OutputTokens  int      `json:"outputTokens"`
 	ContextTokens int      `json:"contextTokens"`
@@ -39,7 +40,7 @@ func entryOf(a Answer, at time.Time) LogEntry {
 		Time: at.UTC(), Question: a.Question, Lang: string(a.Lang), Channel: string(a.Channel),
 		Passages: make([]string, len(a.Passages)), Citations: make([]string, len(a.Citations)),
 		Invented: a.Dropped, FlaggedQuotes: a.FlaggedQuotes(), Grounded: a.Grounded, Refused: a.Refused,
-		Extracted: a.Extracted, Model: a.Model, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
+		Extracted: a.Extracted, Model: a.Model, Remote: a.Remote, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
 		ContextTokens: a.ContextTokens, Ms: float64(a.Took.Microseconds()) / 1000, Warnings: a.Warnings,
 	}
 	for i, p := range a.Passages {

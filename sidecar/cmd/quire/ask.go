@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/ask"
@@ -14,11 +15,13 @@ import (
 
 // cmdAsk answers a question from the vault: with the configured model,
 // streamed and then checked, or with extracted sentences when there is no
-// model or it fails. --json prints the ask.done payload.
+// model or it fails. --json prints the ask.done payload; --save also writes
+// the answer as a note.
 func cmdAsk(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("ask", &c)
 	k := fs.Int("k", 0, "passages to retrieve before packing the model's context (default 20)")
+	save := fs.Bool("save", false, "also save the answer as a note in "+ask.DefaultAnswers)
 	pos, err := parse(fs, &c, args)
 	if err != nil {
 		return err
@@ -62,6 +65,13 @@ func cmdAsk(ctx context.Context, args []string) error {
 	for _, w := range ans.Warnings {
 		fmt.Fprintln(os.Stderr, "quire: warning:", w)
 	}
+	if *save {
+		p, err := ask.SaveNote(c.vault, ask.DefaultAnswers, ans, time.Now())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(os.Stderr, "quire: saved", p)
+	}
 	if c.json {
 		return printJSON(askDone(ans))
 	}
@@ -93,7 +103,7 @@ func askDone(a ask.Answer) proto.AskDone {
 	d := proto.AskDone{
 		Answer: a.Text, Lang: string(a.Lang), Grounded: a.Grounded, Refused: a.Refused, Extracted: a.Extracted,
 		DroppedCitations: a.Dropped, Channel: proto.Channel(a.Channel), Warning: strings.Join(a.Warnings, "; "),
-		Model: a.Model, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
+		Model: a.Model, Remote: a.Remote, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
 		Ms:        float64(a.Took.Microseconds()) / 1000,
 		Citations: make([]proto.Citation, len(a.Citations)), Quotes: make([]proto.Quote, len(a.Quotes)),
 		Passages: make([]string, len(a.Passages)),

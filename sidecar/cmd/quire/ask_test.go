@@ -82,7 +82,7 @@ func TestAskWithModel(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(state, "config.yaml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runCLI(t, "ask", "--vault", v, "what", "does", "rennet", "do?")
+	out, err := runCLI(t, "ask", "--vault", v, "--save", "what", "does", "rennet", "do?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,5 +93,9 @@ func TestAskWithModel(t *testing.T) {
 	}
 	if strings.Contains(out, "[7]") {
 		t.Errorf("the invented [7] was printed:\n%s", out)
+	}
+	note, err := os.ReadFile(filepath.Join(v, "Quire", "Answers", "what does rennet do.md"))
+	if err != nil || !strings.Contains(string(note), "[1] [[rennet|Rennet]]") {
+		t.Errorf("saved note: %q, %v", note, err)
 	}
 }

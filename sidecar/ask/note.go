@@ -1,0 +1,189 @@
+package ask
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// DefaultAnswers is the vault folder saved answers go to.
+const DefaultAnswers = "Quire/Answers"
+
+// noteMeta is a saved answer's frontmatter: what the plugin's citation
+// hover needs to find each passage again and to notice that it changed.
+type noteMeta struct {
+	Quire     string         `yaml:"quire"`
+	Question  string         `yaml:"question"`
+	Asked     string         `yaml:"asked"`
+	Model     string         `yaml:"model,omitempty"`
+	Extracted bool           `yaml:"extracted,omitempty"`
+	Grounded  bool           `yaml:"grounded"`
+	Refused   bool           `yaml:"refused,omitempty"`
+	Lang      string         `yaml:"lang"`
+	Citations []noteCitation `yaml:"citations"`
+}
+
+type noteCitation struct {
+	N       int    `yaml:"number"`
+	Note    string `yaml:"note"`
+	Heading string `yaml:"heading,omitempty"`
+	Start   int    `yaml:"start"`
+	End     int    `yaml:"end"`
+	Hash    string `yaml:"hash"`
+}
+
+// RenderNote writes ans as an Obsidian note: frontmatter with each
+// citation's note, byte range and hash; the question as the title; the
+// answer with its [n] citations; and a Sources section where each
+// citation is a link to its note and heading followed by the cited
+// passage, quoted.
+func RenderNote(ans Answer, at time.Time) ([]byte, error) {
+	meta := noteMeta{Quire: "answer", Question: ans.Question, Asked: at.UTC().Format(time.RFC3339), Model: ans.Model,
+		Extracted: ans.Extracted, Grounded: ans.Grounded, Refused: ans.Refused, Lang: string(ans.Lang),
+		Citations: []noteCitation{}}
+	for _, c := range ans.Citations {
+		meta.Citations = append(meta.Citations, noteCitation{N: c.N, Note: c.Path, Heading: strings.Join(headings(c), " › "),
+			Start: c.Start, End: c.End, Hash: c.Hash})
+	}
+	front, err := yaml.Marshal(meta)
+	if err != nil {
+		return nil, fmt.Errorf("render answer: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("---\n")
+	b.Write(front)
+	b.WriteString("---\n\n# ")
+	b.WriteString(strings.Join(strings.Fields(ans.Question), " "))
+	b.WriteString("\n\n")
+	b.WriteString(strings.TrimSpace(ans.Text))
+	b.WriteString("\n")
+	if len(ans.Citations) > 0 {
+		b.WriteString("\n## Sources\n")
+		for _, c := range ans.Citations {
+			fmt.Fprintf(&b, "\n[%d] %s\n", c.N, link(c))
+			for _, line := range strings.Split(strings.TrimSpace(c.Text), "\n") {
+				b.WriteString(strings.TrimRight("> "+line, " "))
+				b.WriteString("\n")
+			}
+		}
+	}
+	return []byte(b.String()), nil
+}
+
+// headings is the citation's heading path, without the note's title.
+func headings(c Citation) []string {
+	if c.Crumbs == "" {
+		return nil
+	}
+	hs := strings.Split(c.Crumbs, " › ")
+	if len(hs) > 0 && hs[0] == c.Title {
+		hs = hs[1:]
+	}
+	return hs
+}
+
+// linkUnsafe are characters Obsidian does not allow in a link's target;
+// it drops them from heading links itself.
+var linkUnsafe = strings.NewReplacer("[", "", "]", "", "|", "", "#", "", "^", "")
+
+// link is an Obsidian link to the citation's note and innermost heading,
+// shown as "Title › Heading".
+func link(c Citation) string {
+	target := strings.TrimSuffix(c.Path, ".md")
+	hs := headings(c)
+	if len(hs) > 0 {
+		target += "#" + strings.TrimSpace(linkUnsafe.Replace(hs[len(hs)-1]))
+	}
+	label := c.Crumbs
+	if label == "" {
+		label = c.Title
+	}
+	return "[[" + target + "|" + strings.TrimSpace(linkUnsafe.Replace(label)) + "]]"
+}
+
+// SaveNote writes ans as a new note in folder (vault-relative, e.g.
+// DefaultAnswers) and returns its vault-relative path. The file appears
+// whole or not at all (written aside, then linked into place), and an
+// existing note is never replaced: a taken name gets " 2", " 3"….
+func SaveNote(vaultDir, folder string, ans Answer, at time.Time) (string, error) {
+	body, err := RenderNote(ans, at)
+	if err != nil {
+		return "", err
+	}
+	folder = strings.Trim(filepath.ToSlash(folder), "/")
+	if folder == "" || strings.HasPrefix(folder, ".") || strings.Contains("/"+folder+"/", "/../") {
+		return "", fmt.Errorf("save answer: folder %q is not inside the vault", folder)
+	}
+	dir := filepath.Join(vaultDir, filepath.FromSlash(folder))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("save answer: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".answer-*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("save answer: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(body); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("save answer: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("save answer: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("save answer: %w", err)
+	}
+	base := fileName(ans.Question)
+	for i := 1; i < 1000; i++ {
+		name := base + ".md"
+		if i > 1 {
+			name = base + " " + strconv.Itoa(i) + ".md"
+		}
+		err := os.Link(tmp.Name(), filepath.Join(dir, name))
+		if err == nil {
+			return path.Join(folder, name), nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("save answer: %w", err)
+		}
+	}
+	return "", fmt.Errorf("save answer: too many answers named %q", base)
+}
+
+// fileName makes a note name from the question: the characters Obsidian
+// and the file systems refuse removed, at most 80 bytes, cut at a word.
+func fileName(q string) string {
+	q = strings.Map(func(r rune) rune {
+		switch {
+		case strings.ContainsRune(`*"\/<>:|?#^[]`, r):
+			return -1
+		case r < ' ':
+			return ' '
+		}
+		return r
+	}, q)
+	q = strings.Trim(strings.Join(strings.Fields(q), " "), ". ")
+	if len(q) > 80 {
+		cut := strings.LastIndexByte(q[:80], ' ')
+		if cut < 40 {
+			cut = 80
+			for !utf8.RuneStart(q[cut]) {
+				cut--
+			}
+		}
+		q = strings.TrimRight(q[:cut], ". ")
+	}
+	if q == "" {
+		q = "Answer"
+	}
+	return q
+}

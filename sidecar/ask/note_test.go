@@ -1,0 +1,142 @@
+package ask
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/llm/llmtest"
+	"github.com/quire-app/quire/sidecar/search"
+)
+
+func TestSaveNote(t *testing.T) {
+	vault := t.TempDir()
+	ans := Answer{Question: "What does rennet do? [really]", Lang: "en", Grounded: true, Model: "ollama/fake",
+		Text: "It curdles milk [2].",
+		Citations: []Citation{{N: 2, Hash: "abc", Passage: search.Passage{ID: "Kitchen/Rennet.md#1", Path: "Kitchen/Rennet.md", Title: "Rennet",
+			Crumbs: "Rennet › Uses [old]", Start: 10, End: 60, Text: "## Uses\n\nRennet curdles milk.\n"}}}}
+	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	p1, err := SaveNote(vault, DefaultAnswers, ans, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := SaveNote(vault, DefaultAnswers+"/", ans, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p1 != "Quire/Answers/What does rennet do really.md" || p2 != "Quire/Answers/What does rennet do really 2.md" {
+		t.Errorf("paths %q, %q", p1, p2)
+	}
+	body, err := os.ReadFile(filepath.Join(vault, filepath.FromSlash(p1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(body)
+	for _, want := range []string{"# What does rennet do? [really]\n\nIt curdles milk [2].\n", "## Sources\n\n[2] [[Kitchen/Rennet#Uses old|Rennet › Uses old]]\n> ## Uses\n>\n> Rennet curdles milk.\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("note lacks %q:\n%s", want, text)
+		}
+	}
+	front, _, ok := strings.Cut(strings.TrimPrefix(text, "---\n"), "\n---\n")
+	if !ok {
+		t.Fatalf("no frontmatter:\n%s", text)
+	}
+	var meta noteMeta
+	if err := yaml.Unmarshal([]byte(front), &meta); err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.Citations; len(c) != 1 || c[0].Note != "Kitchen/Rennet.md" || c[0].Start != 10 || c[0].End != 60 || c[0].Hash != "abc" || c[0].Heading != "Uses [old]" {
+		t.Errorf("frontmatter citations %+v", meta.Citations)
+	}
+	if meta.Question != ans.Question || meta.Asked != "2025-01-02T03:04:05Z" {
+		t.Errorf("frontmatter %+v", meta)
+	}
+	left, _ := filepath.Glob(filepath.Join(vault, "Quire", "Answers", ".answer-*"))
+	if len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	for _, bad := range []string{"", "../out", ".quire", "a/../../b"} {
+		if _, err := SaveNote(vault, bad, ans, at); err == nil {
+			t.Errorf("folder %q: saved outside the vault's notes", bad)
+		}
+	}
+}
+
+func TestFileName(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"What is a/b: c?", "What is ab c"},
+		{"  ...  ", "Answer"},
+		{strings.Repeat("word ", 30), strings.TrimSpace(strings.Repeat("word ", 16))},
+		{strings.Repeat("ž", 60), strings.Repeat("ž", 40)},
+	}
+	for _, tt := range tests {
+		if got := fileName(tt.in); got != tt.want {
+			t.Errorf("fileName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestPrivateFoldersStayOffRemoteModels(t *testing.T) {
+	files := map[string]string{
+		"Journal/Health.md":                   "# Health\n\nMy blood pressure medication is lisinopril, taken every morning.\n",
+		"Notes/Drugs.md":                      "# Drugs\n\nLisinopril is an ACE inhibitor used for high blood pressure.\n",
+		"Quire/Answers/What is lisinopril.md": "# What is lisinopril?\n\nLisinopril is an ACE inhibitor [1].\n",
+	}
+	f := newFixture(t, files)
+	srv := llmtest.New(t)
+	srv.SetResponder(citeNote(t, "Drugs.md", "An ACE inhibitor"))
+
+	// The fake listens on 127.0.0.1; the model's config claims a remote
+	// endpoint, which is what decides what may be sent.
+	remote := &remoteModel{Client: client(t, llm.OpenAI, srv.URL)}
+	a := f.asker(remote)
+	a.Private = []string{"journal/"}
+	ans, err := a.Ask(context.Background(), Query{Question: "What is lisinopril for?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := userText(t, srv.Last(t))
+	if strings.Contains(user, "Journal/Health.md") || strings.Contains(user, "every morning") {
+		t.Errorf("a private passage reached the remote model:\n%s", user)
+	}
+	if strings.Contains(user, "Quire/Answers") {
+		t.Errorf("a saved answer was given as a source:\n%s", user)
+	}
+	if !ans.Remote || !ans.Grounded || len(ans.Warnings) != 1 || !strings.Contains(ans.Warnings[0], "private") {
+		t.Errorf("remote %v grounded %v warnings %q", ans.Remote, ans.Grounded, ans.Warnings)
+	}
+
+	// Only private notes match: answered here, without the model.
+	n := len(srv.Requests())
+	ans, err = a.Ask(context.Background(), Query{Question: "When do I take my medication every morning?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srv.Requests()) != n || !ans.Extracted || ans.Remote || len(ans.Citations) == 0 || ans.Citations[0].Path != "Journal/Health.md" {
+		t.Errorf("requests %d→%d extracted %v citations %+v", n, len(srv.Requests()), ans.Extracted, ans.Citations)
+	}
+
+	// A local model sees everything.
+	a.Model = client(t, llm.OpenAI, srv.URL)
+	if _, err := a.Ask(context.Background(), Query{Question: "What is lisinopril for?"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if user := userText(t, srv.Last(t)); !strings.Contains(user, "Journal/Health.md") {
+		t.Errorf("the local model was not given the private note:\n%s", user)
+	}
+}
+
+// remoteModel is a client whose config claims a remote endpoint.
+type remoteModel struct{ *llm.Client }
+
+func (m *remoteModel) Config() llm.Config {
+	c := m.Client.Config()
+	c.Endpoint = "https://models.example.com/v1"
+	return c
+}
