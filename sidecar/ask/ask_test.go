@@ -579,3 +579,29 @@ func TestModelFor(t *testing.T) {
 		t.Errorf("no key: extracted %v, warnings %q; want one naming model_auth", ans.Extracted, ans.Warnings)
 	}
 }
+
+func TestConcurrentAsks(t *testing.T) {
+	f := newFixture(t, notes)
+	srv := llmtest.New(t)
+	srv.SetResponder(citeNote(t, "Rennet.md", "It curdles milk"))
+	a := f.asker(client(t, llm.Ollama, srv.URL))
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ans, err := a.Ask(context.Background(), Query{Question: "What does rennet do to milk?"}, nil)
+			if err != nil || !ans.Grounded {
+				t.Errorf("ask %d: grounded %v, %v", i, ans.Grounded, err)
+			}
+		}()
+	}
+	wg.Wait()
+	data, err := os.ReadFile(f.state.Join(LogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(data), "\n"); got != 8 {
+		t.Errorf("%d log lines, want 8", got)
+	}
+}
