@@ -11,6 +11,8 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -324,4 +326,25 @@ func (x *Index) Docs(ctx context.Context, ids []string) (map[string]Hit, error) 
 		out[h.ID] = toHit(h)
 	}
 	return out, nil
+}
+
+// Compact merges the index into one segment. Bleve merges in the
+// background on its own schedule, and until deleted passages are merged
+// away they still count in BM25's statistics, so the same query over the
+// same notes can score differently a second later. Compacting makes
+// scores repeatable (quire eval, quire index); it rewrites the index, so
+// the sidecar leaves small edits to the background merger.
+func (x *Index) Compact(ctx context.Context) error {
+	adv, err := x.b.Advanced()
+	if err != nil {
+		return err
+	}
+	sc, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	if err := sc.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+		return fmt.Errorf("compact bm25 index: %w", err)
+	}
+	return nil
 }

@@ -125,6 +125,9 @@ func cmdIndex(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := a.ix.BM25.Compact(ctx); err != nil {
+		return err
+	}
 	if err := a.enableDense(); err != nil {
 		return err
 	}
@@ -343,6 +346,9 @@ func cmdEval(ctx context.Context, args []string) error {
 		return err
 	}
 	warnSkips(st)
+	if err := a.ix.BM25.Compact(ctx); err != nil {
+		return err
+	}
 	var ds index.DenseStats
 	if ch != search.BM25 {
 		if err := a.enableDense(); err != nil {

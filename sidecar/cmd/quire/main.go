@@ -20,7 +20,7 @@ Usage:
   quire ask    --vault DIR [--state DIR] [--k N] [--json] [--save] QUESTION
   quire status --vault DIR [--state DIR] [--json]
   quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25] [--json] [--misses]
-  quire serve  --vault DIR [--state DIR]
+  quire serve  --vault DIR [--state DIR] [--port N]
 
 --state is where the index lives (default <vault>/.quire; for a read-only
 vault, a folder in the user cache directory).

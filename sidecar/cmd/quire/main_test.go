@@ -106,6 +106,10 @@ func TestSearchJSON(t *testing.T) {
 
 func TestCLIErrorsNameTheCulprit(t *testing.T) {
 	v := writeVault(t)
+	// A vault whose config turns search by meaning off.
+	off := writeVault(t)
+	os.MkdirAll(filepath.Join(off, ".quire"), 0o700)
+	os.WriteFile(filepath.Join(off, ".quire", "config.yaml"), []byte("dense:\n  embedder: none\n"), 0o644)
 	tests := []struct {
 		args  []string
 		want  string
@@ -117,7 +121,8 @@ func TestCLIErrorsNameTheCulprit(t *testing.T) {
 		{[]string{"search", "--vault", v, "--channel", "magic", "x"}, `unknown channel "magic"`, true},
 		{[]string{"eval", "--vault", v, "--gold", filepath.Join(v, "nope.json")}, "nope.json", false},
 		{[]string{"search", "--vault", filepath.Join(v, "missing"), "x"}, "missing", false},
-		{[]string{"search", "--vault", v, "--channel", "dense", "x"}, "--channel bm25", false},
+		{[]string{"search", "--vault", off, "--channel", "dense", "x"}, "--channel bm25", false},
+		{[]string{"search", "--vault", v, "--channel", "hybrid", "--k", "x"}, "invalid value", true},
 	}
 	for _, tt := range tests {
 		_, err := runCLI(t, tt.args...)
