@@ -74,6 +74,7 @@ func (s *Server) Watch(ctx context.Context) error {
 	})
 	defer func() { s.ix.Progress = nil }()
 
+	defer s.embedDone.Wait() // the index may close only after embedding stops
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan error, 1)
 	go func() {
@@ -142,17 +143,7 @@ func (s *Server) pass(ctx context.Context) {
 		s.rebuilding.Store(false)
 	}
 	if err == nil && s.ix.Dense() {
-		// Keywords are current: let searches see them while vectors for
-		// the new passages are computed.
-		if snap, lerr := s.load(true); lerr == nil {
-			s.snap.Store(snap)
-		}
-		s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: proto.PhaseEmbed, Done: s.snap.Load().dense.Embedded, Total: s.snap.Load().dense.Passages})
-		if _, eerr := s.ix.Embed(ctx); eerr != nil && ctx.Err() == nil {
-			msg := "vectors are not up to date; search by meaning misses new passages: " + eerr.Error()
-			s.log.Warn(msg)
-			s.broadcast(proto.TypeSidecarWarning, proto.SidecarWarning{Message: msg, Code: proto.CodeModelUnavailable})
-		}
+		s.embedLater(ctx)
 	}
 	if err != nil && ctx.Err() != nil {
 		return // shutting down
@@ -185,6 +176,52 @@ func (s *Server) pass(ctx context.Context) {
 	}
 	if total > 0 || err != nil {
 		s.log.Info("indexed", "changed", st.Changed, "removed", st.Removed, "notes", st.Notes, "took", st.Duration)
+	}
+}
+
+// embedLater gives new passages their vectors in the background: one
+// goroutine at a time, which goes round again if a pass finished meanwhile.
+// Searches use whatever vectors exist; the index orders its writes so that
+// a vector is never stored for a passage replaced while it was embedded.
+func (s *Server) embedLater(ctx context.Context) {
+	s.embedMu.Lock()
+	defer s.embedMu.Unlock()
+	if s.embedRunning {
+		s.embedAgain = true
+		return
+	}
+	s.embedRunning = true
+	s.embedDone.Add(1)
+	go func() {
+		defer s.embedDone.Done()
+		for {
+			s.broadcastEmbed()
+			if _, err := s.ix.Embed(ctx); err != nil && ctx.Err() == nil {
+				msg := "vectors are not up to date; search by meaning misses new passages: " + err.Error()
+				s.log.Warn(msg)
+				s.broadcast(proto.TypeSidecarWarning, proto.SidecarWarning{Message: msg, Code: proto.CodeModelUnavailable})
+			}
+			if snap := s.snap.Load(); snap != nil {
+				if fresh, err := s.load(snap.passed); err == nil {
+					s.snap.Store(fresh)
+				}
+			}
+			s.broadcastEmbed()
+			s.embedMu.Lock()
+			if !s.embedAgain || ctx.Err() != nil {
+				s.embedRunning = false
+				s.embedMu.Unlock()
+				return
+			}
+			s.embedAgain = false
+			s.embedMu.Unlock()
+		}
+	}()
+}
+
+func (s *Server) broadcastEmbed() {
+	if snap := s.snap.Load(); snap != nil && snap.dense.Passages > 0 {
+		s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: proto.PhaseEmbed, Done: snap.dense.Embedded, Total: snap.dense.Passages})
 	}
 }
 

@@ -98,6 +98,13 @@ type Server struct {
 	rebuilding atomic.Bool // a rebuild is asked for or running
 	trigger    chan struct{}
 	lastPush   atomic.Int64 // unix nanos of the last progress event
+
+	// Vectors are computed beside the index passes, never inside one, so
+	// an edit is searchable by keywords while a long embedding runs.
+	embedMu      sync.Mutex
+	embedRunning bool // an embedding goroutine is running
+	embedAgain   bool // a pass finished while it ran: go round once more
+	embedDone    sync.WaitGroup
 }
 
 // New returns a server for opts.Index. It reads the catalog once so that
