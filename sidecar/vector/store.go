@@ -53,8 +53,9 @@ const FileName = "vectors.bin"
 
 // exactBelow is the live vector count under which Search scans exactly.
 // The scan reads every vector (20 MB at 10k × 512 dimensions) and is
-// memory-bound: on the 2-core machine it took about as long as a graph
-// search at 5k vectors and 2.5 times as long at 10k (BenchmarkStoreSearch).
+// memory-bound: on the shared 2-core machine it took about as long as a
+// graph search at 5k vectors and 1.5 to 2.5 times as long at 10k to 20k
+// (BenchmarkStoreSearch; noisy).
 const exactBelow = 10_000
 
 var (
