@@ -26,6 +26,8 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/index"
 )
@@ -66,6 +68,9 @@ type Options struct {
 	// Debounce is how long the watch waits for a burst of file events to
 	// end before indexing.
 	Debounce time.Duration
+	// AskLog is the file each question is logged to (<state>/asks.jsonl);
+	// empty logs nothing.
+	AskLog string
 }
 
 // Server is a running sidecar's protocol endpoint for one vault.
@@ -98,6 +103,7 @@ type Server struct {
 	rebuilding atomic.Bool // a rebuild is asked for or running
 	trigger    chan struct{}
 	lastPush   atomic.Int64 // unix nanos of the last progress event
+	model      ask.Model    // nil: answers are extracted
 
 	// Vectors are computed beside the index passes, never inside one, so
 	// an edit is searchable by keywords while a long embedding runs.
@@ -161,6 +167,8 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.snap.Store(snap)
+	s.model = ask.ModelFor(opts.Config.Model)
+	s.HandleStream(proto.TypeAskQuery, s.handleAsk)
 	return s, nil
 }
 

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/server"
 )
 
 // cmdAsk answers a question from the vault: with the configured model,
@@ -73,7 +73,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "quire: saved", p)
 	}
 	if c.json {
-		return printJSON(askDone(ans))
+		return printJSON(server.AskDone(ans))
 	}
 	if streamed.String() != ans.Text {
 		// The checked answer differs from what streamed (a refusal, or
@@ -96,39 +96,4 @@ func cmdAsk(ctx context.Context, args []string) error {
 		fmt.Printf("  (%d invented citation(s) removed)\n", ans.Dropped)
 	}
 	return nil
-}
-
-// askDone is the ask.done payload for an answer; the server sends the same.
-func askDone(a ask.Answer) proto.AskDone {
-	d := proto.AskDone{
-		Answer: a.Text, Lang: string(a.Lang), Grounded: a.Grounded, Refused: a.Refused, Extracted: a.Extracted,
-		DroppedCitations: a.Dropped, Channel: proto.Channel(a.Channel), Warning: strings.Join(a.Warnings, "; "),
-		Model: a.Model, Remote: a.Remote, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
-		Ms:        float64(a.Took.Microseconds()) / 1000,
-		Citations: make([]proto.Citation, len(a.Citations)), Quotes: make([]proto.Quote, len(a.Quotes)),
-		Passages: make([]string, len(a.Passages)),
-	}
-	for i, c := range a.Citations {
-		d.Citations[i] = proto.Citation{Number: c.N, ID: c.ID, Path: c.Path, Title: c.Title, HeadingPath: headingPath(c.Passage),
-			Start: c.Start, End: c.End, Text: c.Text, Hash: c.Hash}
-	}
-	for i, q := range a.Quotes {
-		d.Quotes[i] = proto.Quote{Number: q.N, Text: q.Text, Verified: q.Verified}
-	}
-	for i, p := range a.Passages {
-		d.Passages[i] = p.ID
-	}
-	return d
-}
-
-// headingPath is the breadcrumb "Title › H1 › H2" without the title.
-func headingPath(p search.Passage) []string {
-	if p.Crumbs == "" {
-		return nil
-	}
-	hs := strings.Split(p.Crumbs, " › ")
-	if len(hs) > 0 && hs[0] == p.Title {
-		hs = hs[1:]
-	}
-	return hs
 }

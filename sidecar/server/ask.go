@@ -1,0 +1,79 @@
+package server
+
+import (
+	"context"
+	"strings"
+
+	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/search"
+)
+
+// maxQuestion caps a question's length in bytes.
+const maxQuestion = 4096
+
+// handleAsk answers ask.query: ask.delta frames as the answer streams, then
+// ask.done with the checked answer, which replaces what was streamed (a
+// refusal, or extracted text when the model failed half way).
+func (s *Server) handleAsk(ctx context.Context, env proto.Envelope, st Stream) (any, error) {
+	var q proto.AskQuery
+	if err := env.Decode(&q); err != nil {
+		return nil, &proto.Error{Code: proto.CodeInvalidRequest, Message: "ask.query: " + err.Error()}
+	}
+	q.Question = strings.TrimSpace(q.Question)
+	if q.Question == "" || len(q.Question) > maxQuestion {
+		return nil, &proto.Error{Code: proto.CodeInvalidRequest, Message: "ask.query: a question of 1 to 4096 bytes is required"}
+	}
+	snap := s.snap.Load()
+	ch := search.Channel(q.Channel)
+	if ch == "" {
+		ch = search.BM25
+		if snap.searcher.Dense != nil && snap.dense.Embedded > 0 {
+			ch = search.Hybrid
+		}
+	}
+	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: s.model, Log: s.opts.AskLog}
+	ans, err := asker.Ask(ctx, ask.Query{Question: q.Question}, func(text string) {
+		_ = st.Part(proto.TypeAskDelta, proto.AskDelta{Text: text})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return AskDone(ans), nil
+}
+
+// AskDone is the ask.done payload for an answer, sent by the server and
+// printed by `quire ask --json`.
+func AskDone(a ask.Answer) proto.AskDone {
+	d := proto.AskDone{
+		Answer: a.Text, Lang: string(a.Lang), Grounded: a.Grounded, Refused: a.Refused, Extracted: a.Extracted,
+		DroppedCitations: a.Dropped, Channel: proto.Channel(a.Channel), Warning: strings.Join(a.Warnings, "; "),
+		Model: a.Model, Remote: a.Remote, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
+		Ms:        float64(a.Took.Microseconds()) / 1000,
+		Citations: make([]proto.Citation, len(a.Citations)), Quotes: make([]proto.Quote, len(a.Quotes)),
+		Passages: make([]string, len(a.Passages)),
+	}
+	for i, c := range a.Citations {
+		d.Citations[i] = proto.Citation{Number: c.N, ID: c.ID, Path: c.Path, Title: c.Title, HeadingPath: headingPath(c.Passage),
+			Start: c.Start, End: c.End, Text: c.Text, Hash: c.Hash}
+	}
+	for i, q := range a.Quotes {
+		d.Quotes[i] = proto.Quote{Number: q.N, Text: q.Text, Verified: q.Verified}
+	}
+	for i, p := range a.Passages {
+		d.Passages[i] = p.ID
+	}
+	return d
+}
+
+// headingPath is the breadcrumb "Title › H1 › H2" without the title.
+func headingPath(p search.Passage) []string {
+	if p.Crumbs == "" {
+		return nil
+	}
+	hs := strings.Split(p.Crumbs, " › ")
+	if len(hs) > 0 && hs[0] == p.Title {
+		hs = hs[1:]
+	}
+	return hs
+}

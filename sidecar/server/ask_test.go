@@ -1,0 +1,72 @@
+package server
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/llm/llmtest"
+)
+
+func TestAskStreamsACheckedAnswer(t *testing.T) {
+	fake := llmtest.New(t)
+	fake.Push(llmtest.Reply{Text: `{"answer": "Feed it once a day [1]. It lives on the moon [7].", "citations": [1, 7], "notFound": false}`})
+	logPath := filepath.Join(t.TempDir(), "asks.jsonl")
+	h := start(t, map[string]string{
+		"starter.md": "# Sourdough starter\n\nFeed the starter once a day at room temperature.\n",
+		"other.md":   "# Monstera\n\nWater when the soil is dry.\n",
+	}, func(o *Options) {
+		o.Config.Model = llm.Config{Provider: "openai", Endpoint: fake.URL, Model: "fake", Timeout: llm.Default().Timeout}
+		o.AskLog = logPath
+	})
+	c := h.dial()
+	defer c.Close()
+	var deltas strings.Builder
+	var done proto.AskDone
+	err := c.Stream(context.Background(), proto.TypeAskQuery, proto.AskQuery{Question: "How often do I feed the starter?"},
+		func(env proto.Envelope) error {
+			var d proto.AskDelta
+			if err := env.Decode(&d); err != nil {
+				return err
+			}
+			deltas.WriteString(d.Text)
+			return nil
+		}, &done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !done.Grounded || done.Refused || done.DroppedCitations != 1 || len(done.Citations) != 1 || done.Citations[0].Path != "starter.md" {
+		t.Errorf("done = %+v, want a grounded answer citing starter.md with the invented [7] dropped", done)
+	}
+	if strings.Contains(done.Answer, "[7]") || strings.Contains(deltas.String(), "[7]") {
+		t.Errorf("invented citation reached the user: %q / %q", done.Answer, deltas.String())
+	}
+	if deltas.Len() == 0 {
+		t.Error("no ask.delta frames before ask.done")
+	}
+	if data, err := os.ReadFile(logPath); err != nil || !strings.Contains(string(data), "How often") {
+		t.Errorf("asks.jsonl: %q %v", data, err)
+	}
+}
+
+func TestAskWithoutAModelExtracts(t *testing.T) {
+	h := start(t, map[string]string{"starter.md": "# Sourdough starter\n\nFeed the starter once a day at room temperature.\n"})
+	c := h.dial()
+	defer c.Close()
+	var done proto.AskDone
+	err := c.Stream(context.Background(), proto.TypeAskQuery, proto.AskQuery{Question: "feed the starter"}, func(proto.Envelope) error { return nil }, &done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !done.Extracted || len(done.Citations) == 0 {
+		t.Errorf("done = %+v, want an extracted answer with citations", done)
+	}
+	err = c.Stream(context.Background(), proto.TypeAskQuery, proto.AskQuery{Question: "  "}, func(proto.Envelope) error { return nil }, &done)
+	if err == nil || !strings.Contains(err.Error(), "invalid_request") {
+		t.Errorf("empty question: err = %v, want invalid_request", err)
+	}
+}
