@@ -45,8 +45,11 @@ type Report struct {
 	NDCGAtK       float64             `json:"ndcg_at_k"`
 	MedianQueryMS float64             `json:"median_query_ms"`
 	ByType        map[string]*Metrics `json:"by_type"`
-	Dense         *DenseInfo          `json:"dense,omitempty"`
-	Misses        []Miss              `json:"misses,omitempty"`
+	// ByDirection splits cross-lingual questions by question language and
+	// note language ("it→en"); only for gold files that give query_lang.
+	ByDirection map[string]*Metrics `json:"by_direction,omitempty"`
+	Dense       *DenseInfo          `json:"dense,omitempty"`
+	Misses      []Miss              `json:"misses,omitempty"`
 }
 
 // DenseInfo says what the dense side saw, for runs that use it.
@@ -70,13 +73,29 @@ type Miss struct {
 func Normalize(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 
 type outcome struct {
-	typ                string
+	typ, direction     string
 	reachable          bool
 	spanRank, noteRank int // 1-based; 0 = not found
 }
 
-// Run scores every question.
-func Run(ctx context.Context, qs []Question, k int, retrieve Retriever, passages PassageSource) (*Report, error) {
+// NoteLang gives an indexed note's language ("" when unknown).
+type NoteLang func(path string) string
+
+// direction names a question whose language differs from its note's,
+// "it→en", or "" for a same-language question or missing languages.
+func direction(q Question, langs NoteLang) string {
+	if q.Lang == "" || langs == nil || len(q.Expected) == 0 {
+		return ""
+	}
+	nl := langs(q.Expected[0])
+	if nl == "" || nl == q.Lang {
+		return ""
+	}
+	return q.Lang + "→" + nl
+}
+
+// Run scores every question. langs may be nil.
+func Run(ctx context.Context, qs []Question, k int, retrieve Retriever, passages PassageSource, langs NoteLang) (*Report, error) {
 	var outs []outcome
 	var lat []float64
 	rep := &Report{K: k, Queries: len(qs), ByType: map[string]*Metrics{}}
@@ -87,7 +106,7 @@ func Run(ctx context.Context, qs []Question, k int, retrieve Retriever, passages
 			return nil, err
 		}
 		lat = append(lat, float64(time.Since(began).Microseconds())/1000)
-		o := outcome{typ: q.Type, spanRank: spanRank(q, hits), noteRank: noteRank(q, hits)}
+		o := outcome{typ: q.Type, direction: direction(q, langs), spanRank: spanRank(q, hits), noteRank: noteRank(q, hits)}
 		o.reachable, err = reachable(q, passages)
 		if err != nil {
 			return nil, err
@@ -107,6 +126,19 @@ func Run(ctx context.Context, qs []Question, k int, retrieve Retriever, passages
 	for t, os := range byType {
 		m := score(os, k)
 		rep.ByType[t] = &m
+	}
+	byDir := map[string][]outcome{}
+	for _, o := range outs {
+		if o.direction != "" {
+			byDir[o.direction] = append(byDir[o.direction], o)
+		}
+	}
+	if len(byDir) > 0 {
+		rep.ByDirection = map[string]*Metrics{}
+		for d, os := range byDir {
+			m := score(os, k)
+			rep.ByDirection[d] = &m
+		}
 	}
 	sort.Float64s(lat)
 	if len(lat) > 0 {

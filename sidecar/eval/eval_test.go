@@ -37,7 +37,7 @@ func TestRunScores(t *testing.T) {
 	passages := func(path string) ([]string, error) {
 		return map[string][]string{"a.md": {"the blue mould grows"}, "b.md": {"rennet is an enzyme"}, "c.md": {"whole span", "here"}}[path], nil
 	}
-	rep, err := Run(context.Background(), qs, 5, retrieve, passages)
+	rep, err := Run(context.Background(), qs, 5, retrieve, passages, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestRankBeyondKIsAMissButCountsForMRR(t *testing.T) {
 	hits = append(hits, Hit{Path: "a.md", Text: "x"})
 	rep, _ := Run(context.Background(), []Question{q}, 5,
 		func(context.Context, string, int) ([]Hit, error) { return hits, nil },
-		func(string) ([]string, error) { return []string{"x"}, nil })
+		func(string) ([]string, error) { return []string{"x"}, nil }, nil)
 	if rep.SpanRecallAtK != 0 || rep.SpanMRR != round(1.0/8) || rep.NoteRecallAtK != 0 {
 		t.Errorf("got %+v, want recall 0, MRR 1/8", rep)
 	}
@@ -104,5 +104,22 @@ func TestLoadFormats(t *testing.T) {
 	}
 	if _, err := Load(write("broken.jsonl", "{nope\n")); err == nil || !strings.Contains(err.Error(), "broken.jsonl:1") {
 		t.Errorf("broken line: err = %v, want file:line", err)
+	}
+}
+
+func TestByDirection(t *testing.T) {
+	qs := []Question{
+		{Query: "q1", Lang: "it", Type: "cross_lingual", Expected: []string{"en.md"}, Spans: []Span{{Note: "en.md", Text: "x"}}},
+		{Query: "q2", Lang: "en", Type: "paraphrase", Expected: []string{"en.md"}, Spans: []Span{{Note: "en.md", Text: "x"}}},
+	}
+	rep, err := Run(context.Background(), qs, 5,
+		func(context.Context, string, int) ([]Hit, error) { return []Hit{{Path: "en.md", Text: "x"}}, nil },
+		func(string) ([]string, error) { return []string{"x"}, nil },
+		func(string) string { return "en" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.ByDirection) != 1 || rep.ByDirection["it→en"] == nil || rep.ByDirection["it→en"].N != 1 {
+		t.Errorf("by direction = %+v, want only it→en with one question", rep.ByDirection)
 	}
 }

@@ -375,7 +375,12 @@ func cmdEval(ctx context.Context, args []string) error {
 		}
 		return hits, nil
 	}
-	rep, err := eval.Run(ctx, qs, *k, retrieve, a.ix.BM25.Passages)
+	entries, err := a.ix.Entries()
+	if err != nil {
+		return err
+	}
+	noteLang := func(p string) string { return entries[p].Lang }
+	rep, err := eval.Run(ctx, qs, *k, retrieve, a.ix.BM25.Passages, noteLang)
 	if err != nil {
 		return err
 	}
@@ -407,6 +412,10 @@ func printReport(r *eval.Report) {
 	for _, t := range sortedKeys(r.ByType) {
 		m := r.ByType[t]
 		fmt.Printf("%-14s %4d %10.3f %9.3f %10.3f %8.3f\n", t, m.N, m.SpanRecallAtK, m.SpanMRR, m.NoteRecallAtK, m.NDCGAtK)
+	}
+	for _, d := range sortedKeys(r.ByDirection) {
+		m := r.ByDirection[d]
+		fmt.Printf("%-14s %4d %10.3f %9.3f %10.3f %8.3f\n", d, m.N, m.SpanRecallAtK, m.SpanMRR, m.NoteRecallAtK, m.NDCGAtK)
 	}
 	for _, m := range r.Misses {
 		fmt.Printf("miss [%s] span rank %d, note rank %d: %s (%s)\n", m.Type, m.SpanRank, m.NoteRank, m.Query, m.Expected)

@@ -202,3 +202,26 @@ func TestHybridOnBenchCorpus(t *testing.T) {
 		}
 	}
 }
+
+// Translation adds words; it must never push a user's own-language note
+// below a note in another language.
+func TestItalianQuestionFindsItalianNote(t *testing.T) {
+	v := t.TempDir()
+	os.WriteFile(filepath.Join(v, "pasta-fresca.md"), []byte("---\nlang: it\n---\n# Pasta fresca\n\nPer quattro persone servono 400 grammi di farina e quattro uova. Si impasta a mano per dieci minuti.\n"), 0o644)
+	os.WriteFile(filepath.Join(v, "fresh-pasta.md"), []byte("---\nlang: en\n---\n# Fresh pasta\n\nFresh egg pasta needs flour and eggs, kneaded by hand until smooth, then rested.\n"), 0o644)
+	os.WriteFile(filepath.Join(v, "bread.md"), []byte("---\nlang: en\n---\n# Bread\n\nBread flour has more protein than pasta flour.\n"), 0o644)
+	out, err := runCLI(t, "search", "--vault", v, "--json", "--channel", "bm25", "quanta farina serve per la pasta fresca?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Passages []struct{ Path string } }
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Passages) < 2 || res.Passages[0].Path != "pasta-fresca.md" {
+		t.Fatalf("got %+v, want the Italian note first", res.Passages)
+	}
+	if res.Passages[1].Path != "fresh-pasta.md" {
+		t.Errorf("got %+v, want the English note second, found through translation", res.Passages)
+	}
+}
