@@ -39,8 +39,13 @@ type Config struct {
 // Dense sets the embedder for search by meaning.
 type Dense struct {
 	// Embedder is "builtin" (Universal Sentence Encoder Lite, in-process,
-	// English) or "none" (keyword search only).
+	// English), "model" (model.embed_model on the configured Ollama or
+	// OpenAI-compatible server: a multilingual model such as bge-m3), or
+	// "none" (keyword search only).
 	Embedder string `yaml:"embedder"`
+	// MaxTokens is the input window of a "model" embedder, in its tokens
+	// as estimated by cl100k; passages are read in windows of this size.
+	MaxTokens int `yaml:"max_tokens"`
 }
 
 // Chunk sets how notes are cut into passages. Tokens are cl100k tokens.
@@ -68,7 +73,7 @@ func Default() Config {
 		MaxFileBytes: 5 << 20,
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
 		Search:       Search{K: 10},
-		Dense:        Dense{Embedder: "builtin"},
+		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
 		Model:        llm.Default(),
 	}
 }
@@ -86,8 +91,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("chunk.min_tokens: %d must be between 0 and chunk.max_tokens", c.Chunk.MinTokens)
 	case c.Search.K <= 0:
 		return errors.New("search.k: must be positive")
-	case c.Dense.Embedder != "builtin" && c.Dense.Embedder != "none":
-		return fmt.Errorf("dense.embedder: %q is not builtin or none", c.Dense.Embedder)
+	case c.Dense.Embedder != "builtin" && c.Dense.Embedder != "model" && c.Dense.Embedder != "none":
+		return fmt.Errorf("dense.embedder: %q is not builtin, model or none", c.Dense.Embedder)
+	case c.Dense.Embedder == "model" && c.Model.EmbedModel == "":
+		return errors.New("dense.embedder: model needs model.embed_model (and model.provider)")
+	case c.Dense.MaxTokens < 16:
+		return fmt.Errorf("dense.max_tokens: %d is below the minimum of 16", c.Dense.MaxTokens)
 	}
 	if err := c.Model.Validate(); err != nil {
 		return fmt.Errorf("model.%w", err)

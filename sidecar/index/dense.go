@@ -24,6 +24,12 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// QueryEmbedder is an Embedder that embeds queries differently from
+// passages (a "search_query:" prefix, an instruction).
+type QueryEmbedder interface {
+	EmbedQuery(ctx context.Context, queries []string) ([][]float32, error)
+}
+
 // dense is the vector side of the index. The model reads a passage in
 // windows that fit its input, so no word goes unseen, and the passage
 // keeps the normalised mean of its windows' vectors, keyed
@@ -297,7 +303,11 @@ func (ix *Index) SearchDense(ctx context.Context, query string, n int) ([]DenseH
 	if ix.dense == nil {
 		return nil, errors.New("dense search: no embedder configured")
 	}
-	vecs, err := ix.dense.emb.Embed(ctx, []string{query})
+	embed := ix.dense.emb.Embed
+	if q, ok := ix.dense.emb.(QueryEmbedder); ok {
+		embed = q.EmbedQuery
+	}
+	vecs, err := embed(ctx, []string{query})
 	if err != nil {
 		return nil, fmt.Errorf("embed query: %w", err)
 	}

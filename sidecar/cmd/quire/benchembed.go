@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/vector/use"
 )
@@ -17,7 +18,7 @@ import (
 // 100,000 passages without hours of embedding. The model is still loaded
 // and embeds queries, so its memory counts.
 func init() {
-	loadEmbedder = func() (index.Embedder, error) {
+	loadEmbedder = func(context.Context, config.Config) (index.Embedder, error) {
 		m, err := use.Load()
 		if err != nil {
 			return nil, err

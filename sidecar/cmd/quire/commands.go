@@ -15,7 +15,6 @@ import (
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
 	"github.com/quire-app/quire/sidecar/vault"
-	"github.com/quire-app/quire/sidecar/vector/use"
 )
 
 // app is an opened vault: state folder, config and index.
@@ -55,18 +54,17 @@ func open(c common, progress io.Writer) (*app, error) {
 	return &app{st: st, cfg: cfg, ix: ix}, nil
 }
 
-// loadEmbedder gives the built-in model; a benchmark build swaps it.
-var loadEmbedder = func() (index.Embedder, error) { return use.Load() }
-
 // enableDense loads the built-in embedder and the vectors, unless the
 // config turns dense search off.
 func (a *app) enableDense() error {
 	if a.cfg.Dense.Embedder == "none" || a.ix.Dense() {
 		return nil
 	}
-	m, err := loadEmbedder()
+	m, err := loadEmbedder(context.Background(), a.cfg)
 	if err != nil {
-		return fmt.Errorf("load embedder: %w", err)
+		// Keyword search goes on; the next command or pass tries again.
+		fmt.Fprintln(os.Stderr, "quire: warning: search by meaning is off:", err)
+		return nil
 	}
 	warning, err := a.ix.EnableDense(a.st, m)
 	if warning != "" {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quire-app/quire/sidecar/llm/llmtest"
 )
 
 // runCLI runs the command line in-process and returns what it printed.
@@ -223,5 +225,41 @@ func TestItalianQuestionFindsItalianNote(t *testing.T) {
 	}
 	if res.Passages[1].Path != "fresh-pasta.md" {
 		t.Errorf("got %+v, want the English note second, found through translation", res.Passages)
+	}
+}
+
+// An embedding model on a server (here a fake speaking Ollama's API) gets
+// passages and queries with the prefixes the model was trained with; when
+// the server is down, indexing still succeeds with a warning.
+func TestModelEmbedder(t *testing.T) {
+	fake := llmtest.New(t)
+	v := writeVault(t)
+	cfg := "model:\n  provider: ollama\n  endpoint: " + fake.URL + "\n  embed_model: nomic-embed-text\ndense:\n  embedder: model\n"
+	os.MkdirAll(filepath.Join(v, ".quire"), 0o700)
+	os.WriteFile(filepath.Join(v, ".quire", "config.yaml"), []byte(cfg), 0o644)
+	if _, err := runCLI(t, "index", "--vault", v); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "search", "--vault", v, "--channel", "dense", "--json", "curdles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "rennet.md") {
+		t.Errorf("dense search with the model embedder: %s", out)
+	}
+	var doc, query bool
+	for _, r := range fake.Requests() {
+		for _, in := range r.Input {
+			doc = doc || strings.HasPrefix(in, "search_document: ") && strings.Contains(in, "Rennet")
+			query = query || in == "search_query: curdles"
+		}
+	}
+	if !doc || !query {
+		t.Errorf("prefixes: documents %v, query %v; want both", doc, query)
+	}
+	fake.Close()
+	os.WriteFile(filepath.Join(v, "new.md"), []byte("# New\n\nwhey\n"), 0o644)
+	if _, err := runCLI(t, "index", "--vault", v); err != nil {
+		t.Errorf("index with the embedder down: %v, want keyword index and a warning", err)
 	}
 }
