@@ -132,27 +132,10 @@ func (r *remote) status(ctx context.Context, c common) error {
 	if c.json {
 		return printJSON(out)
 	}
-	last := "never"
-	if out.LastIndex != nil {
-		last = out.LastIndex.Local().Format("2006-01-02 15:04:05")
-	}
-	fmt.Printf("Vault:   %s\nState:   %s\nNotes:   %d (%d chunks)\nIndexed: %s\nIndex:   %s\n", out.Vault, out.State, out.Notes, out.Chunks, last, out.Fingerprint)
-	if v := out.Vectors; v != nil {
-		fmt.Printf("Vectors: %d/%d chunks (%.0f%%), %s\n", v.Embedded, v.Passages, 100*v.Coverage(), v.Embedder)
-	}
 	indexing := ""
 	if st.Indexing {
 		indexing = ", indexing now"
 	}
-	fmt.Printf("Sidecar: pid %d on 127.0.0.1:%d (version %s%s)\n", r.cf.PID, r.cf.Port, st.Version, indexing)
-	if len(out.Skipped) > 0 {
-		fmt.Printf("Skipped: %d\n", len(out.Skipped))
-		for _, s := range out.Skipped {
-			fmt.Printf("  %s: %s\n", s.Path, s.Reason)
-		}
-	}
-	for _, w := range out.Warnings {
-		fmt.Printf("Warning: %s: %s\n", w.Path, w.Reason)
-	}
+	out.print(fmt.Sprintf("pid %d on 127.0.0.1:%d (version %s%s)", r.cf.PID, r.cf.Port, st.Version, indexing))
 	return nil
 }

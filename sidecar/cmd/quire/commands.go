@@ -98,6 +98,17 @@ func printJSON(v any) error {
 	return enc.Encode(v)
 }
 
+// update brings the index up to date, naming skipped files, and compacts
+// it so that scores repeat from run to run.
+func (a *app) update(ctx context.Context) (index.Stats, error) {
+	st, err := a.ix.Run(ctx)
+	warnSkips(st)
+	if err != nil {
+		return st, err
+	}
+	return st, a.ix.BM25.Compact(ctx)
+}
+
 func warnSkips(st index.Stats) {
 	for _, s := range st.Skipped {
 		fmt.Fprintf(os.Stderr, "quire: skipped %s: %s\n", s.Path, s.Reason)
@@ -118,12 +129,8 @@ func cmdIndex(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.close()
-	st, err := a.ix.Run(ctx)
-	warnSkips(st)
+	st, err := a.update(ctx)
 	if err != nil {
-		return err
-	}
-	if err := a.ix.BM25.Compact(ctx); err != nil {
 		return err
 	}
 	if err := a.enableDense(); err != nil {
@@ -293,6 +300,13 @@ func cmdStatus(ctx context.Context, args []string) error {
 	if c.json {
 		return printJSON(out)
 	}
+	out.print("")
+	return nil
+}
+
+// print writes status for people; sidecar, when not empty, says which
+// running sidecar answered.
+func (out statusOut) print(sidecar string) {
 	last := "never"
 	if out.LastIndex != nil {
 		last = out.LastIndex.Local().Format("2006-01-02 15:04:05")
@@ -300,6 +314,9 @@ func cmdStatus(ctx context.Context, args []string) error {
 	fmt.Printf("Vault:   %s\nState:   %s\nNotes:   %d (%d chunks)\nIndexed: %s\nIndex:   %s\n", out.Vault, out.State, out.Notes, out.Chunks, last, out.Fingerprint)
 	if v := out.Vectors; v != nil {
 		fmt.Printf("Vectors: %d/%d chunks (%.0f%%), %s\n", v.Embedded, v.Passages, 100*v.Coverage(), v.Embedder)
+	}
+	if sidecar != "" {
+		fmt.Println("Sidecar:", sidecar)
 	}
 	if len(out.Skipped) > 0 {
 		fmt.Printf("Skipped: %d\n", len(out.Skipped))
@@ -310,7 +327,6 @@ func cmdStatus(ctx context.Context, args []string) error {
 	for _, w := range out.Warnings {
 		fmt.Printf("Warning: %s: %s\n", w.Path, w.Reason)
 	}
-	return nil
 }
 
 func cmdEval(ctx context.Context, args []string) error {
@@ -339,12 +355,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		return err
 	}
 	defer a.close()
-	st, err := a.ix.Run(ctx)
-	if err != nil {
-		return err
-	}
-	warnSkips(st)
-	if err := a.ix.BM25.Compact(ctx); err != nil {
+	if _, err := a.update(ctx); err != nil {
 		return err
 	}
 	var ds index.DenseStats
