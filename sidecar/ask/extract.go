@@ -219,21 +219,17 @@ func (ts termSet) match(s string) (map[string]float64, int) {
 }
 
 // sentences splits a passage's Markdown into plain sentences of at least
-// four words, without headings, and cuts an over-long one at a word.
+// four words, without headings, code or tables, and cuts an over-long one
+// at a word. Lines of one paragraph are joined first: notes are often
+// wrapped by hand, and a sentence must not end where a line does.
 func sentences(md string) []string {
-	var out []string
-	code := false
-	for _, line := range strings.Split(md, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			code = !code
-			continue
+	var out, para []string
+	flush := func() {
+		if len(para) == 0 {
+			return
 		}
-		if code || t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|") {
-			continue
-		}
-		t = strings.TrimLeft(t, "-*+> ")
-		t = linkRe.ReplaceAllStringFunc(t, linkText)
+		t := linkRe.ReplaceAllStringFunc(strings.Join(para, " "), linkText)
+		para = para[:0]
 		for _, s := range splitSentences(markdown.Plain(t)) {
 			s = strings.TrimSpace(s)
 			if len(strings.Fields(s)) < 4 {
@@ -246,8 +242,30 @@ func sentences(md string) []string {
 			out = append(out, s)
 		}
 	}
+	code := false
+	for _, line := range strings.Split(md, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			flush()
+			code = !code
+			continue
+		}
+		if code || t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|") {
+			flush()
+			continue
+		}
+		if m := listMarkerRe.FindString(t); m != "" {
+			flush() // a list item or quote starts a paragraph of its own
+			t = strings.TrimSpace(t[len(m):])
+		}
+		para = append(para, t)
+	}
+	flush()
 	return out
 }
+
+// listMarkerRe matches what opens a list item or a block quote.
+var listMarkerRe = regexp.MustCompile(`^(?:[-*+]|\d+[.)]|>+)\s+`)
 
 // linkRe finds wikilinks, which read as their display text in a sentence.
 var linkRe = regexp.MustCompile(`!?\[\[([^\[\]\n]+?)\]\]`)

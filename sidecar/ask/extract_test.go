@@ -32,3 +32,22 @@ func TestSentencesSkipHeadingsAndMarkup(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestSentencesJoinWrappedLines(t *testing.T) {
+	md := "# Starter\n\nI feed 1:5:5 by weight, five parts\nflour and five parts water. It peaks\nafter eight hours.\n\n- a list item that has enough words\n- another list item with words\n"
+	got := sentences(md)
+	want := []string{
+		"I feed 1:5:5 by weight, five parts flour and five parts water.",
+		"It peaks after eight hours.",
+		"a list item that has enough words",
+		"another list item with words",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("sentence %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
