@@ -56,7 +56,7 @@ type Report struct {
 type DenseInfo struct {
 	Embedder string  `json:"embedder"`
 	Coverage float64 `json:"coverage"`  // share of passages with vectors
-	TextSeen float64 `json:"text_seen"` // share of their words inside a window
+	TextSeen float64 `json:"text_seen,omitempty"` // share of their words inside a window, when this run embedded
 }
 
 // Miss records a question whose span was not in the top k.

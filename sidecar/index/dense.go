@@ -51,7 +51,7 @@ type DenseStats struct {
 	Vectors  int    `json:"vectors"`  // vectors stored: one per embedded passage
 	// TextSeen is the share of words of the embedded passages that lie
 	// inside some window, so that the model actually read them.
-	TextSeen float64 `json:"textSeen"`
+	TextSeen float64 `json:"textSeen,omitempty"`
 }
 
 // Coverage is the share of passages with vectors.

@@ -67,7 +67,7 @@ type Fusion struct {
 }
 
 // DefaultFusion was chosen on the dev set (README, "Figures").
-var DefaultFusion = Fusion{BM25: 1, Dense: 0.3, Pool: 50}
+var DefaultFusion = Fusion{BM25: 1, Dense: 0.25, Pool: 50}
 
 func (f Fusion) fuse(kw []bm25.Hit, dh []index.DenseHit) map[string]float64 {
 	score := map[string]float64{}
