@@ -25,6 +25,9 @@ type Config struct {
 	// Ignore lists vault-relative path prefixes that are never indexed
 	// (e.g. "Templates/"), on top of dot folders and *.excalidraw.md.
 	Ignore []string `yaml:"ignore"`
+	// Private lists vault-relative folders whose notes are never sent to a
+	// model that is not on this machine.
+	Private []string `yaml:"private"`
 	// MaxFileBytes is the size cap for a note; larger files are skipped
 	// with a warning.
 	MaxFileBytes int64  `yaml:"max_file_bytes"`

@@ -22,6 +22,7 @@ Usage:
   quire status --vault DIR [--state DIR] [--json]
   quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25] [--json] [--misses]
   quire serve  --vault DIR [--state DIR] [--port N]
+  quire doctor --vault DIR [--state DIR] [--json]
 
 --state is where the index lives (default <vault>/.quire; for a read-only
 vault, a folder in the user cache directory).
@@ -76,6 +77,7 @@ func run(ctx context.Context, args []string) error {
 		"status": cmdStatus,
 		"eval":   cmdEval,
 		"serve":  cmdServe,
+		"doctor": cmdDoctor,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

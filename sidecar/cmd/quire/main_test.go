@@ -263,3 +263,23 @@ func TestModelEmbedder(t *testing.T) {
 		t.Errorf("index with the embedder down: %v, want keyword index and a warning", err)
 	}
 }
+
+func TestDoctor(t *testing.T) {
+	fake := llmtest.New(t)
+	fake.SetModels("qwen", "bge-m3")
+	fake.Push(llmtest.Reply{Text: "ok"})
+	v := writeVault(t)
+	os.MkdirAll(filepath.Join(v, ".quire"), 0o700)
+	write := func(cfg string) {
+		os.WriteFile(filepath.Join(v, ".quire", "config.yaml"), []byte(cfg), 0o644)
+	}
+	write("model:\n  provider: ollama\n  endpoint: " + fake.URL + "\n  model: qwen\n")
+	if out, err := runCLI(t, "doctor", "--vault", v); err != nil || !strings.Contains(out, "ok") {
+		t.Errorf("doctor with a working model: %v\n%s", err, out)
+	}
+	write("model:\n  provider: ollama\n  endpoint: " + fake.URL + "\n  model: missing-model\n")
+	out, err := runCLI(t, "doctor", "--vault", v)
+	if err == nil || !strings.Contains(out, "ollama pull missing-model") {
+		t.Errorf("doctor with a model not pulled: err %v, want a failure saying how to pull it:\n%s", err, out)
+	}
+}
