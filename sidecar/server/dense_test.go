@@ -62,6 +62,7 @@ func TestDense(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	h.waitEmbedded()
 	c := h.dial()
 	st, err := c.Status(t.Context())
 	if err != nil {

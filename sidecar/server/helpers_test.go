@@ -88,6 +88,23 @@ func start(t *testing.T, files map[string]string, tweak ...func(*Options)) *harn
 	return h
 }
 
+// waitEmbedded waits until the background embedding has stopped.
+func (h *harness) waitEmbedded() {
+	h.t.Helper()
+	h.waitIndexed()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		h.srv.embedMu.Lock()
+		running := h.srv.embedRunning
+		h.srv.embedMu.Unlock()
+		if !running {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.t.Fatal("embedding did not finish in 10 s")
+}
+
 // waitIndexed waits until a pass has finished and none runs.
 func (h *harness) waitIndexed() {
 	h.t.Helper()
