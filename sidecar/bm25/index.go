@@ -343,6 +343,12 @@ func (x *Index) Compact(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
+	stats := sc.StatsMap()
+	mem, _ := stats["num_root_memorysegments"].(uint64)
+	files, _ := stats["num_root_filesegments"].(uint64)
+	if mem+files <= 1 {
+		return nil // one segment holds no deleted passages: nothing to do
+	}
 	if err := sc.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
 		return fmt.Errorf("compact bm25 index: %w", err)
 	}
