@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/server"
@@ -119,6 +120,9 @@ func (r *remote) status(ctx context.Context, c common) error {
 		Fingerprint: st.Fingerprint.Chunking, Skipped: []vault.Skip{}, Warnings: []vault.Skip{}, Languages: st.Languages}
 	if !st.LastIndexed.IsZero() {
 		out.LastIndex = &st.LastIndexed
+	}
+	if cfg, _, err := config.Load(out.State); err == nil {
+		out.Model = modelStatus(cfg)
 	}
 	if st.Fingerprint.Embedder != "" {
 		out.Vectors = &index.DenseStats{Embedder: st.Fingerprint.Embedder, Passages: st.Coverage.VectorsTotal, Embedded: st.Coverage.VectorsDone}

@@ -244,6 +244,23 @@ type statusOut struct {
 	Warnings    []vault.Skip      `json:"warnings"`
 	Languages   map[string]int    `json:"languages"`
 	Vectors     *index.DenseStats `json:"vectors,omitempty"`
+	Model       *modelOut         `json:"model,omitempty"`
+}
+
+// modelOut says which model answers and whether passages leave the machine.
+type modelOut struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	Endpoint string `json:"endpoint"`
+	Remote   bool   `json:"remote"`
+}
+
+func modelStatus(cfg config.Config) *modelOut {
+	m := cfg.Model
+	if m.Provider == "" {
+		return nil
+	}
+	return &modelOut{Provider: m.Provider, Model: m.Model, Endpoint: m.BaseURL(), Remote: !m.Local()}
 }
 
 func cmdStatus(ctx context.Context, args []string) error {
@@ -269,7 +286,7 @@ func cmdStatus(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := statusOut{Vault: c.vault, State: a.st.Path, Notes: len(entries), Fingerprint: a.ix.Fingerprint(),
+	out := statusOut{Vault: c.vault, State: a.st.Path, Notes: len(entries), Fingerprint: a.ix.Fingerprint(), Model: modelStatus(a.cfg),
 		Skipped: meta.Skipped, Warnings: []vault.Skip{}, Languages: map[string]int{}}
 	if out.Skipped == nil {
 		out.Skipped = []vault.Skip{}
@@ -317,6 +334,13 @@ func (out statusOut) print(sidecar string) {
 	}
 	if sidecar != "" {
 		fmt.Println("Sidecar:", sidecar)
+	}
+	if m := out.Model; m != nil {
+		where := "on this machine"
+		if m.Remote {
+			where = "NOT on this machine: passages of your notes are sent there (folders under `private:` never are)"
+		}
+		fmt.Printf("Model:   %s %s at %s, %s\n", m.Provider, m.Model, m.Endpoint, where)
 	}
 	if len(out.Skipped) > 0 {
 		fmt.Printf("Skipped: %d\n", len(out.Skipped))

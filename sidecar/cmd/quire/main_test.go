@@ -283,3 +283,17 @@ func TestDoctor(t *testing.T) {
 		t.Errorf("doctor with a model not pulled: err %v, want a failure saying how to pull it:\n%s", err, out)
 	}
 }
+
+func TestStatusSaysWhenNotesLeaveTheMachine(t *testing.T) {
+	v := writeVault(t)
+	os.MkdirAll(filepath.Join(v, ".quire"), 0o700)
+	os.WriteFile(filepath.Join(v, ".quire", "config.yaml"), []byte("dense:\n  embedder: none\nmodel:\n  provider: openai\n  endpoint: https://api.example.com\n  model: big\n"), 0o644)
+	out, err := runCLI(t, "status", "--vault", v)
+	if err != nil || !strings.Contains(out, "NOT on this machine") {
+		t.Errorf("status with a remote model: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(v, ".quire", "config.yaml"), []byte("dense:\n  embedder: none\nmodel:\n  provider: ollama\n  model: small\n"), 0o644)
+	if out, _ := runCLI(t, "status", "--vault", v); !strings.Contains(out, "on this machine") || strings.Contains(out, "NOT") {
+		t.Errorf("status with a local model:\n%s", out)
+	}
+}
