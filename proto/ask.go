@@ -6,6 +6,9 @@ const (
 	TypeAskQuery = "ask.query"
 	TypeAskDelta = "ask.delta"
 	TypeAskDone  = "ask.done"
+
+	TypeAnswerSave   = "answer.save"
+	TypeAnswerResult = "answer.result"
 )
 
 // AskQuery asks a question of the vault. The answer is built only from
@@ -111,4 +114,20 @@ type Quote struct {
 	// Verified is true when Text occurs in a cited passage (case and
 	// whitespace aside).
 	Verified bool `json:"verified"`
+}
+
+// AnswerSave writes an answer given earlier on this connection's sidecar
+// to a note in Quire/Answers/, with its citations as links to the cited
+// notes and headings and their byte ranges and hashes in the frontmatter.
+// The sidecar keeps the last answers for a while; an older one is
+// not_found. An existing note is never overwritten (a new name instead).
+type AnswerSave struct {
+	// AskID is the id of the ask.query request whose answer to save.
+	AskID string `json:"askId"`
+}
+
+// AnswerResult says where the answer was saved.
+type AnswerResult struct {
+	// Path is the new note, vault-relative with forward slashes.
+	Path string `json:"path"`
 }

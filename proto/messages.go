@@ -53,6 +53,8 @@ var Messages = []Message{
 	{Type: TypeAskQuery, Kind: KindRequest, Reply: TypeAskDone, Stream: true, Payload: AskQuery{}},
 	{Type: TypeAskDelta, Kind: KindPart, Payload: AskDelta{}},
 	{Type: TypeAskDone, Kind: KindDone, Payload: AskDone{}},
+	{Type: TypeAnswerSave, Kind: KindRequest, Reply: TypeAnswerResult, Payload: AnswerSave{}},
+	{Type: TypeAnswerResult, Kind: KindReply, Payload: AnswerResult{}},
 
 	{Type: TypeNoteGet, Kind: KindRequest, Reply: TypeNoteResult, Payload: NoteGet{}},
 	{Type: TypeNoteResult, Kind: KindReply, Payload: NoteResult{}},

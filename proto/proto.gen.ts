@@ -50,6 +50,8 @@ export type MessageType =
   | "ask.query"
   | "ask.delta"
   | "ask.done"
+  | "answer.save"
+  | "answer.result"
   | "note.get"
   | "note.result"
   | "index.rebuild"
@@ -62,6 +64,8 @@ export type MessageType =
  * Quire wire protocol version 1, generated from package proto by scripts/gen-proto: do not edit. The root maps each message type to its payload; x-messages lists each type's kind and reply.
  */
 export interface Payloads {
+  "answer.result": AnswerResult;
+  "answer.save": AnswerSave;
   "ask.delta": AskDelta;
   "ask.done": AskDone;
   "ask.query": AskQuery;
@@ -81,6 +85,30 @@ export interface Payloads {
   "status.get": StatusGet;
   "status.result": StatusResult;
   welcome: Welcome;
+}
+/**
+ * AnswerResult says where the answer was saved.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "AnswerResult".
+ */
+export interface AnswerResult {
+  /**
+   * Path is the new note, vault-relative with forward slashes.
+   */
+  path: string;
+}
+/**
+ * AnswerSave writes an answer given earlier on this connection's sidecar to a note in Quire/Answers/, with its citations as links to the cited notes and headings and their byte ranges and hashes in the frontmatter.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "AnswerSave".
+ */
+export interface AnswerSave {
+  /**
+   * AskID is the id of the ask.query request whose answer to save.
+   */
+  askId: string;
 }
 /**
  * AskDelta carries the next piece of the answer's text as the model writes it; a client appends the pieces.
@@ -692,6 +720,8 @@ export const MESSAGES: { readonly [T in MessageType]: MessageInfo } = {
   "ask.query": { kind: "request", reply: "ask.done", stream: true },
   "ask.delta": { kind: "part" },
   "ask.done": { kind: "done" },
+  "answer.save": { kind: "request", reply: "answer.result" },
+  "answer.result": { kind: "reply" },
   "note.get": { kind: "request", reply: "note.result" },
   "note.result": { kind: "reply" },
   "index.rebuild": { kind: "request", reply: "index.result" },

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/ask"
@@ -39,7 +41,50 @@ func (s *Server) handleAsk(ctx context.Context, env proto.Envelope, st Stream) (
 	if err != nil {
 		return nil, err
 	}
+	s.remember(env.ID, ans)
 	return AskDone(ans), nil
+}
+
+// keptAnswers is how many recent answers answer.save can still find.
+const keptAnswers = 32
+
+// recent holds the last answers by the id of the ask.query that got them.
+type recent struct {
+	mu    sync.Mutex
+	byID  map[string]ask.Answer
+	order []string
+}
+
+func (s *Server) remember(id string, ans ask.Answer) {
+	r := &s.answers
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byID == nil {
+		r.byID = map[string]ask.Answer{}
+	}
+	if _, ok := r.byID[id]; !ok {
+		r.order = append(r.order, id)
+	}
+	r.byID[id] = ans
+	for len(r.order) > keptAnswers {
+		delete(r.byID, r.order[0])
+		r.order = r.order[1:]
+	}
+}
+
+// saveAnswer writes a remembered answer to Quire/Answers/ as a new note.
+func (s *Server) saveAnswer(q proto.AnswerSave) (proto.AnswerResult, error) {
+	s.answers.mu.Lock()
+	ans, ok := s.answers.byID[q.AskID]
+	s.answers.mu.Unlock()
+	if !ok {
+		return proto.AnswerResult{}, &proto.Error{Code: proto.CodeNotFound, Message: "answer.save: no recent answer for ask " + q.AskID + "; ask again"}
+	}
+	p, err := ask.SaveNote(s.vault, ask.DefaultAnswers, ans, time.Now())
+	if err != nil {
+		return proto.AnswerResult{}, err
+	}
+	return proto.AnswerResult{Path: p}, nil
 }
 
 // AskDone is the ask.done payload for an answer, sent by the server and

@@ -70,3 +70,32 @@ func TestAskWithoutAModelExtracts(t *testing.T) {
 		t.Errorf("empty question: err = %v, want invalid_request", err)
 	}
 }
+
+func TestAnswerSave(t *testing.T) {
+	h := start(t, map[string]string{"starter.md": "# Sourdough starter\n\nFeed the starter once a day at room temperature.\n"})
+	ws := h.raw(nil)
+	defer ws.Close()
+	h.hello(ws)
+	send(t, ws, "a1", proto.TypeAskQuery, proto.AskQuery{Question: "how often do I feed the starter"})
+	for {
+		env := recv(t, ws)
+		if env.Type == proto.TypeAskDone {
+			break
+		}
+		if env.Type != proto.TypeAskDelta {
+			t.Fatalf("got %s while waiting for ask.done", env.Type)
+		}
+	}
+	send(t, ws, "s1", proto.TypeAnswerSave, proto.AnswerSave{AskID: "a1"})
+	env := recv(t, ws)
+	var res proto.AnswerResult
+	if env.Type != proto.TypeAnswerResult || env.Decode(&res) != nil || !strings.HasPrefix(res.Path, "Quire/Answers/") {
+		t.Fatalf("answer.save: %s %s", env.Type, env.Payload)
+	}
+	data, err := os.ReadFile(filepath.Join(h.vault, filepath.FromSlash(res.Path)))
+	if err != nil || !strings.Contains(string(data), "[[starter") {
+		t.Errorf("saved note %s: %v\n%s", res.Path, err, data)
+	}
+	send(t, ws, "s2", proto.TypeAnswerSave, proto.AnswerSave{AskID: "nope"})
+	wantError(t, recv(t, ws), "s2", proto.CodeNotFound)
+}

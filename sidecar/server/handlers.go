@@ -69,6 +69,11 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 		}
 	case proto.TypeIndexRebuild:
 		payload = proto.IndexResult{Started: s.rebuild()}
+	case proto.TypeAnswerSave:
+		var q proto.AnswerSave
+		if err = decode(env, &q); err == nil {
+			payload, err = s.saveAnswer(q)
+		}
 	default:
 		err = &proto.Error{Code: proto.CodeInvalidRequest, Message: env.Type + " is not answered by this sidecar"}
 	}

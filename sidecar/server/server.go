@@ -104,6 +104,7 @@ type Server struct {
 	trigger    chan struct{}
 	lastPush   atomic.Int64 // unix nanos of the last progress event
 	model      ask.Model    // nil: answers are extracted
+	answers    recent       // for answer.save
 
 	// Vectors are computed beside the index passes, never inside one, so
 	// an edit is searchable by keywords while a long embedding runs.
