@@ -85,6 +85,12 @@ type Asker struct {
 	// Answers is the folder saved answers are written to (default
 	// DefaultAnswers); its notes are never used as sources.
 	Answers string
+	// Rewrite, when set and a model is configured, has the model turn the
+	// question into search terms first (one extra call). Off by default:
+	// measure it with `quire eval --rewrite` before turning it on.
+	Rewrite bool
+	// Langs are the vault's languages, for Rewrite.
+	Langs []string
 	// Log is the asks.jsonl path; empty means no log.
 	Log string
 	// Now returns the time; nil means time.Now. Tests set it.
@@ -250,6 +256,14 @@ func (a *Asker) retrieve(ctx context.Context, question string, k int, ch search.
 	if ch == "" {
 		ch = search.Hybrid
 	}
+	var rewriteWarning string
+	if a.Rewrite && a.Model != nil {
+		q, err := Rewrite(ctx, a.Model, question, a.Langs)
+		if err != nil {
+			rewriteWarning = err.Error() + "; searching the question as asked"
+		}
+		question = q
+	}
 	res, err := a.Search.Query(ctx, question, k, ch)
 	if errors.Is(err, search.ErrUnavailable) && ch != search.BM25 {
 		res, err = a.Search.Query(ctx, question, k, search.BM25)
@@ -259,6 +273,9 @@ func (a *Asker) retrieve(ctx context.Context, question string, k int, ch search.
 	}
 	if res.Channel == "" {
 		res.Channel = ch
+	}
+	if rewriteWarning != "" {
+		res.Warning = strings.TrimPrefix(res.Warning+"; "+rewriteWarning, "; ")
 	}
 	return res, nil
 }

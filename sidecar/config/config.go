@@ -34,9 +34,18 @@ type Config struct {
 	Chunk        Chunk  `yaml:"chunk"`
 	Search       Search `yaml:"search"`
 	Dense        Dense  `yaml:"dense"`
+	Ask          Ask    `yaml:"ask"`
 	// Model is the language model ask answers with; no provider means
 	// none, and ask answers with extracted sentences.
 	Model llm.Config `yaml:"model"`
+}
+
+// Ask sets how questions are answered.
+type Ask struct {
+	// Rewrite has the model turn a question into search terms before
+	// retrieval (one extra call). Off until `quire eval --rewrite` shows
+	// it helps on your questions.
+	Rewrite bool `yaml:"rewrite"`
 }
 
 // Dense sets the embedder for search by meaning.

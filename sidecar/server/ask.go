@@ -34,7 +34,7 @@ func (s *Server) handleAsk(ctx context.Context, env proto.Envelope, st Stream) (
 			ch = search.Hybrid
 		}
 	}
-	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: s.model, Private: s.opts.Config.Private, Log: s.opts.AskLog}
+	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: s.model, Private: s.opts.Config.Private, Rewrite: s.opts.Config.Ask.Rewrite, Langs: snap.searcher.Langs, Log: s.opts.AskLog}
 	ans, err := asker.Ask(ctx, ask.Query{Question: q.Question}, func(text string) {
 		_ = st.Part(proto.TypeAskDelta, proto.AskDelta{Text: text})
 	})

@@ -49,7 +49,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	asker := &ask.Asker{Search: s, Channel: ch, K: *k, Model: ask.ModelFor(a.cfg.Model), Private: a.cfg.Private, Log: a.st.Join(ask.LogName)}
+	asker := &ask.Asker{Search: s, Channel: ch, K: *k, Model: ask.ModelFor(a.cfg.Model), Private: a.cfg.Private, Rewrite: a.cfg.Ask.Rewrite, Langs: s.Langs, Log: a.st.Join(ask.LogName)}
 
 	var streamed strings.Builder
 	onDelta := func(d string) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/eval"
 	"github.com/quire-app/quire/sidecar/index"
@@ -360,6 +361,7 @@ func cmdEval(ctx context.Context, args []string) error {
 	k := fs.Int("k", 5, "cut-off for recall and nDCG")
 	channel := fs.String("channel", "bm25", "bm25, dense or hybrid")
 	misses := fs.Bool("misses", false, "list the questions whose span is not in the top k")
+	rewrite := fs.Bool("rewrite", false, "have the configured model turn each question into search terms first (measures ask.rewrite)")
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
 	}
@@ -397,7 +399,20 @@ func cmdEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	var model ask.Model
+	if *rewrite {
+		if model = ask.ModelFor(a.cfg.Model); model == nil {
+			return usageErr("--rewrite needs a model: set model.provider and model.model in %s", a.st.Join(config.FileName))
+		}
+	}
 	retrieve := func(ctx context.Context, q string, n int) ([]eval.Hit, error) {
+		if model != nil {
+			rq, err := ask.Rewrite(ctx, model, q, s.Langs)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "quire: warning:", err)
+			}
+			q = rq
+		}
 		ps, err := s.Search(ctx, q, n, ch)
 		if err != nil {
 			return nil, err
@@ -423,7 +438,7 @@ func cmdEval(ctx context.Context, args []string) error {
 	}
 	logErr := eval.Append(a.st.Join("evals.jsonl"), eval.LogEntry{
 		Time: time.Now().UTC(), Gold: *gold, Report: rep,
-		Config: map[string]any{"channel": ch, "k": *k, "fingerprint": a.ix.Fingerprint(), "chunk": a.cfg.Chunk},
+		Config: map[string]any{"channel": ch, "k": *k, "fingerprint": a.ix.Fingerprint(), "chunk": a.cfg.Chunk, "rewrite": *rewrite, "model": a.cfg.Model.Model},
 	})
 	if logErr != nil {
 		fmt.Fprintln(os.Stderr, "quire: warning:", logErr)

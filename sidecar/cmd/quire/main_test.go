@@ -297,3 +297,31 @@ func TestStatusSaysWhenNotesLeaveTheMachine(t *testing.T) {
 		t.Errorf("status with a local model:\n%s", out)
 	}
 }
+
+// quire eval --rewrite measures the optional query rewrite with the
+// configured model (here a fake that adds a word the note uses).
+func TestEvalRewrite(t *testing.T) {
+	fake := llmtest.New(t)
+	fake.SetResponder(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: `{"terms": ["curdles"]}`} })
+	v := writeVault(t)
+	os.MkdirAll(filepath.Join(v, ".quire"), 0o700)
+	os.WriteFile(filepath.Join(v, ".quire", "config.yaml"), []byte("dense:\n  embedder: none\nmodel:\n  provider: openai\n  endpoint: "+fake.URL+"\n  model: fake\n"), 0o644)
+	gold := filepath.Join(t.TempDir(), "gold.jsonl")
+	os.WriteFile(gold, []byte(`{"question": "which enzyme coagulates", "expected": ["rennet.md"], "answer": "Rennet curdles milk"}`+"\n"), 0o644)
+	plain, err := runCLI(t, "eval", "--vault", v, "--gold", gold, "--json", "--channel", "bm25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewritten, err := runCLI(t, "eval", "--vault", v, "--gold", gold, "--json", "--channel", "bm25", "--rewrite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b struct {
+		Recall float64 `json:"span_recall_at_k"`
+	}
+	json.Unmarshal([]byte(plain), &a)
+	json.Unmarshal([]byte(rewritten), &b)
+	if a.Recall != 0 || b.Recall != 1 {
+		t.Errorf("span recall without rewrite %v, with %v; want 0 and 1", a.Recall, b.Recall)
+	}
+}
