@@ -4,14 +4,12 @@ import (
 	"context"
 	"hash/fnv"
 	"math"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/quire-app/quire/sidecar/config"
-	"github.com/quire-app/quire/sidecar/state"
 )
 
 // fakeEmbedder hashes words into a small vector: texts sharing words are
@@ -183,14 +181,9 @@ func TestStaleVectorsAreDropped(t *testing.T) {
 	}
 	// Chunking changes: passages are rebuilt and old vectors discarded.
 	f.close()
-	st, _ := state.Open(filepath.Join(f.vault, ".quire"))
 	cfg := config.Default()
 	cfg.Chunk.MaxTokens = 128
-	ix, err := Open(f.vault, st, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.st, f.ix = st, ix
+	f.openWith(cfg)
 	f.enableDense(e)
 	if n := f.ix.DenseStats().Vectors; n != 0 {
 		t.Errorf("chunking changed but %d vectors were kept", n)

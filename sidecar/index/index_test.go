@@ -32,12 +32,15 @@ func newFixture(t *testing.T, files map[string]string) *fixture {
 	return f
 }
 
-func (f *fixture) open() {
+func (f *fixture) open() { f.openWith(config.Default()) }
+
+// openWith opens the index with cfg; close it first.
+func (f *fixture) openWith(cfg config.Config) {
 	st, err := state.Open(filepath.Join(f.vault, ".quire"))
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	ix, err := Open(f.vault, st, config.Default())
+	ix, err := Open(f.vault, st, cfg)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -287,14 +290,9 @@ func TestChangedChunkingRebuilds(t *testing.T) {
 	f := newFixture(t, basic)
 	f.run()
 	f.close()
-	st, _ := state.Open(filepath.Join(f.vault, ".quire"))
 	cfg := config.Default()
 	cfg.Chunk.MaxTokens = 128
-	ix, err := Open(f.vault, st, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.st, f.ix = st, ix
+	f.openWith(cfg)
 	if s := f.run(); s.Changed != 3 {
 		t.Errorf("after a chunking change: %+v, want all 3 notes redone", s)
 	}
