@@ -127,9 +127,17 @@ func (ix *Index) Languages() ([]string, error) {
 			count[e.Lang]++
 		}
 	}
+	return ByCount(count), nil
+}
+
+// ByCount orders language codes by how many notes have them, most first,
+// leaving out "unknown"; the sidecar's status reports such counts.
+func ByCount(count map[string]int) []string {
 	out := make([]string, 0, len(count))
 	for l := range count {
-		out = append(out, l)
+		if l != "unknown" {
+			out = append(out, l)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if count[out[i]] != count[out[j]] {
@@ -137,7 +145,7 @@ func (ix *Index) Languages() ([]string, error) {
 		}
 		return out[i] < out[j]
 	})
-	return out, nil
+	return out
 }
 
 // Meta returns the catalog's record of the last run.

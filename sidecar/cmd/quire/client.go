@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/quire-app/quire/proto"
@@ -67,47 +66,15 @@ func (r *remote) search(ctx context.Context, c common, query string, k int, ch s
 		if err != nil {
 			return err
 		}
-		s := &search.Searcher{Langs: languages(st.Languages)}
+		s := &search.Searcher{Langs: index.ByCount(st.Languages)}
 		fmt.Fprint(os.Stderr, s.Explain(query))
-	}
-	if res.Warning != "" {
-		fmt.Fprintln(os.Stderr, "quire: warning:", res.Warning)
 	}
 	ps := make([]search.Passage, len(res.Passages))
 	for i, p := range res.Passages {
 		ps[i] = search.Passage{ID: p.ID, Path: p.Path, Title: p.Title, Crumbs: index.Breadcrumb(p.Title, p.HeadingPath),
 			Start: p.Start, End: p.End, Text: p.Text, Score: p.Score}
 	}
-	if c.json {
-		return printJSON(map[string]any{"query": query, "channel": res.Channel, "warning": res.Warning,
-			"tookMs": float64(took.Microseconds()) / 1000, "passages": ps})
-	}
-	if len(ps) == 0 {
-		fmt.Println("No passages match.")
-		return nil
-	}
-	for i, p := range ps {
-		fmt.Printf("%d. %s  (%.2f)\n   %s\n   %s\n\n", i+1, p.Path, p.Score, p.Crumbs, snippet(p.Text, 240))
-	}
-	return nil
-}
-
-// languages orders language codes most notes first, as
-// index.Languages does, leaving out "unknown".
-func languages(count map[string]int) []string {
-	var out []string
-	for l := range count {
-		if l != "unknown" {
-			out = append(out, l)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if count[out[i]] != count[out[j]] {
-			return count[out[i]] > count[out[j]]
-		}
-		return out[i] < out[j]
-	})
-	return out
+	return printSearch(c, query, search.Result{Passages: ps, Channel: search.Channel(res.Channel), Warning: res.Warning}, took)
 }
 
 // status is cmdStatus through the sidecar.

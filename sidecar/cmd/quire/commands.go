@@ -205,18 +205,24 @@ func cmdSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ps := res.Passages
+	return printSearch(c, query, res, time.Since(began))
+}
+
+// printSearch prints a search's result, whether it was answered in process
+// or by a running sidecar.
+func printSearch(c common, query string, res search.Result, took time.Duration) error {
 	if res.Warning != "" {
 		fmt.Fprintln(os.Stderr, "quire: warning:", res.Warning)
 	}
 	if c.json {
-		return printJSON(map[string]any{"query": query, "channel": res.Channel, "warning": res.Warning, "tookMs": float64(time.Since(began).Microseconds()) / 1000, "passages": ps})
+		return printJSON(map[string]any{"query": query, "channel": res.Channel, "warning": res.Warning,
+			"tookMs": float64(took.Microseconds()) / 1000, "passages": res.Passages})
 	}
-	if len(ps) == 0 {
+	if len(res.Passages) == 0 {
 		fmt.Println("No passages match.")
 		return nil
 	}
-	for i, p := range ps {
+	for i, p := range res.Passages {
 		fmt.Printf("%d. %s  (%.2f)\n   %s\n   %s\n\n", i+1, p.Path, p.Score, p.Crumbs, snippet(p.Text, 240))
 	}
 	return nil
