@@ -272,14 +272,19 @@ func meanPool(keys []string, vecs [][]float32) ([]string, [][]float32) {
 
 // DenseStats counts passages and vectors.
 func (ix *Index) DenseStats() DenseStats {
+	entries, err := ix.cat.entries()
+	if err != nil {
+		entries = nil
+	}
+	return ix.DenseStatsOf(entries)
+}
+
+// DenseStatsOf is DenseStats over catalog entries the caller already read.
+func (ix *Index) DenseStatsOf(entries map[string]Entry) DenseStats {
 	if ix.dense == nil {
 		return DenseStats{}
 	}
 	st := DenseStats{Embedder: ix.dense.emb.Name(), Vectors: ix.dense.store.Len(), TextSeen: ix.textSeen}
-	entries, err := ix.cat.entries()
-	if err != nil {
-		return st
-	}
 	for p, e := range entries {
 		st.Passages += e.Chunks
 		for i := 0; i < e.Chunks; i++ {

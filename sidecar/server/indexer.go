@@ -35,10 +35,13 @@ func (s *Server) load(passed bool) (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read catalog: %w", err)
 	}
-	langs, err := s.ix.Languages()
-	if err != nil {
-		return nil, fmt.Errorf("read catalog: %w", err)
+	count := map[string]int{}
+	for _, e := range entries {
+		if e.Lang != "" {
+			count[e.Lang]++
+		}
 	}
+	langs := index.ByCount(count) // from this read: the catalog is read once
 	snap := &snapshot{
 		entries:  entries,
 		meta:     meta,
@@ -47,7 +50,7 @@ func (s *Server) load(passed bool) (*snapshot, error) {
 	}
 	if s.ix.Dense() {
 		snap.searcher.Dense = s.ix
-		snap.dense = s.ix.DenseStats()
+		snap.dense = s.ix.DenseStatsOf(entries)
 	}
 	return snap, nil
 }
