@@ -83,3 +83,45 @@ func (c Citation) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(plain(c))
 }
+
+// MarshalJSON encodes Items as [] when nil.
+func (r QueueResult) MarshalJSON() ([]byte, error) {
+	type plain QueueResult
+	if r.Items == nil {
+		r.Items = []QueueItem{}
+	}
+	return json.Marshal(plain(r))
+}
+
+// MarshalJSON encodes Written, Review and Dropped as [] when nil.
+func (d IngestDone) MarshalJSON() ([]byte, error) {
+	type plain IngestDone
+	if d.Written == nil {
+		d.Written = []string{}
+	}
+	if d.Review == nil {
+		d.Review = []string{}
+	}
+	if d.Dropped == nil {
+		d.Dropped = []Dropped{}
+	}
+	return json.Marshal(plain(d))
+}
+
+// MarshalJSON encodes Ignore as [] when nil.
+func (s Settings) MarshalJSON() ([]byte, error) {
+	type plain Settings
+	if s.Ignore == nil {
+		s.Ignore = []string{}
+	}
+	return json.Marshal(plain(s))
+}
+
+// MarshalJSON encodes Restart as [] when nil.
+func (r ConfigResult) MarshalJSON() ([]byte, error) {
+	type plain ConfigResult
+	if r.Restart == nil {
+		r.Restart = []string{}
+	}
+	return json.Marshal(plain(r))
+}

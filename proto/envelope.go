@@ -87,8 +87,9 @@ func (e Envelope) Decode(v any) error {
 	return nil
 }
 
-// IsDone reports whether typ ends a stream: final stream frames are named
-// noun.done (ask.done, ingest.done).
+// IsDone reports whether typ, in a frame with the id of a streaming request,
+// ends the stream: final stream frames are named noun.done (ask.done). An
+// event may be named so too (ingest.done); it has no id.
 func IsDone(typ string) bool {
 	return strings.HasSuffix(typ, ".done")
 }

@@ -28,6 +28,8 @@ const (
 	CodeModelUnavailable ErrorCode = "model_unavailable"
 	// CodeTooLarge: the frame or an input in it is over a size limit.
 	CodeTooLarge ErrorCode = "too_large"
+	// CodeDuplicate: ingest.add for a source already ingested or queued.
+	CodeDuplicate ErrorCode = "duplicate"
 	// CodeInternal: anything else; the sidecar's log has the detail.
 	CodeInternal ErrorCode = "internal"
 )
@@ -42,6 +44,7 @@ var ErrorCodes = []ErrorCode{
 	CodeNotReady,
 	CodeModelUnavailable,
 	CodeTooLarge,
+	CodeDuplicate,
 	CodeInternal,
 }
 

@@ -62,9 +62,23 @@ var Messages = []Message{
 	{Type: TypeIndexRebuild, Kind: KindRequest, Reply: TypeIndexResult, Payload: IndexRebuild{}},
 	{Type: TypeIndexResult, Kind: KindReply, Payload: IndexResult{}},
 
+	{Type: TypeIngestAdd, Kind: KindRequest, Reply: TypeIngestResult, Payload: IngestAdd{}},
+	{Type: TypeIngestResult, Kind: KindReply, Payload: IngestResult{}},
+	{Type: TypeQueueList, Kind: KindRequest, Reply: TypeQueueResult, Payload: QueueList{}},
+	{Type: TypeQueueResult, Kind: KindReply, Payload: QueueResult{}},
+
+	{Type: TypeConfigGet, Kind: KindRequest, Reply: TypeConfigResult, Payload: ConfigGet{}},
+	{Type: TypeConfigSet, Kind: KindRequest, Reply: TypeConfigResult, Payload: ConfigSet{}},
+	{Type: TypeConfigResult, Kind: KindReply, Payload: ConfigResult{}},
+
 	{Type: TypeIndexProgress, Kind: KindEvent, Payload: IndexProgress{}},
 	{Type: TypeIndexChanged, Kind: KindEvent, Payload: IndexChanged{}},
 	{Type: TypeSidecarWarning, Kind: KindEvent, Payload: SidecarWarning{}},
+	{Type: TypeIngestProgress, Kind: KindEvent, Payload: IngestProgress{}},
+	{Type: TypeIngestDone, Kind: KindEvent, Payload: IngestDone{}},
+	{Type: TypeIngestFailed, Kind: KindEvent, Payload: IngestFailed{}},
+	{Type: TypeNoteWritten, Kind: KindEvent, Payload: NoteWritten{}},
+	{Type: TypeReviewCreated, Kind: KindEvent, Payload: ReviewCreated{}},
 }
 
 // Lookup returns the description of a message type, and false for a type

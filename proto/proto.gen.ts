@@ -23,6 +23,7 @@ export type ErrorCode =
   | "not_ready"
   | "model_unavailable"
   | "too_large"
+  | "duplicate"
   | "internal";
 /**
  * Phase names a stage of an index pass.
@@ -31,6 +32,22 @@ export type ErrorCode =
  * via the `definition` "Phase".
  */
 export type Phase = "scan" | "index" | "embed";
+/**
+ * IngestFailCode is why an item failed.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "IngestFailCode".
+ */
+export type IngestFailCode =
+  "duplicate" | "blocked" | "fetch_failed" | "extract_failed" | "model_unavailable" | "internal";
+/**
+ * IngestStep names a stage of one source's ingest.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "IngestStep".
+ */
+export type IngestStep =
+  "queued" | "fetching" | "extracting" | "reading" | "planning" | "linking" | "writing";
 /**
  * MessageType is every envelope type of this protocol version.
  *
@@ -56,9 +73,21 @@ export type MessageType =
   | "note.result"
   | "index.rebuild"
   | "index.result"
+  | "ingest.add"
+  | "ingest.result"
+  | "queue.list"
+  | "queue.result"
+  | "config.get"
+  | "config.set"
+  | "config.result"
   | "index.progress"
   | "index.changed"
-  | "sidecar.warning";
+  | "sidecar.warning"
+  | "ingest.progress"
+  | "ingest.done"
+  | "ingest.failed"
+  | "note.written"
+  | "review.created";
 
 /**
  * Quire wire protocol version 1, generated from package proto by scripts/gen-proto: do not edit. The root maps each message type to its payload; x-messages lists each type's kind and reply.
@@ -69,16 +98,28 @@ export interface Payloads {
   "ask.delta": AskDelta;
   "ask.done": AskDone;
   "ask.query": AskQuery;
+  "config.get": ConfigGet;
+  "config.result": ConfigResult;
+  "config.set": ConfigSet;
   error: ErrorPayload;
   hello: Hello;
   "index.changed": IndexChanged;
   "index.progress": IndexProgress;
   "index.rebuild": IndexRebuild;
   "index.result": IndexResult;
+  "ingest.add": IngestAdd;
+  "ingest.done": IngestDone;
+  "ingest.failed": IngestFailed;
+  "ingest.progress": IngestProgress;
+  "ingest.result": IngestResult;
   "note.get": NoteGet;
   "note.result": NoteResult;
+  "note.written": NoteWritten;
+  "queue.list": QueueList;
+  "queue.result": QueueResult;
   "related.query": RelatedQuery;
   "related.result": RelatedResult;
+  "review.created": ReviewCreated;
   "search.query": SearchQuery;
   "search.result": SearchResult;
   "sidecar.warning": SidecarWarning;
@@ -282,6 +323,95 @@ export interface AskQuery {
   channel?: Channel;
 }
 /**
+ * ConfigGet asks for the current settings.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "ConfigGet".
+ */
+export interface ConfigGet {}
+/**
+ * ConfigResult answers config.get and config.set with the settings in force.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "ConfigResult".
+ */
+export interface ConfigResult {
+  settings: Settings;
+  /**
+   * Restart lists the settings that take effect only when the sidecar
+   * restarts; empty when all are live.
+   */
+  restart: string[];
+}
+/**
+ * Settings are the settings a client edits.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "Settings".
+ */
+export interface Settings {
+  /**
+   * Ignore lists vault-relative folder or file prefixes never indexed.
+   */
+  ignore: string[];
+  /**
+   * Folder is where the sidecar writes generated notes (sources,
+   * concepts, answers, review); "Quire" by default.
+   */
+  folder: string;
+  /**
+   * Embedder is "builtin", "model" (Model.EmbedModel on the model
+   * server) or "none" (keywords only).
+   */
+  embedder: string;
+  model: ModelSettings;
+}
+/**
+ * ModelSettings name the model server.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "ModelSettings".
+ */
+export interface ModelSettings {
+  /**
+   * Provider is "ollama", "openai" (any OpenAI-compatible server),
+   * "anthropic", or empty for none (extractive answers, unsummarised
+   * sources).
+   */
+  provider: string;
+  /**
+   * Endpoint is the server's base URL; empty for the provider's usual one.
+   */
+  endpoint: string;
+  /**
+   * Model is the chat model's name.
+   */
+  model: string;
+  /**
+   * EmbedModel is the embedding model's name, used when Embedder is
+   * "model".
+   */
+  embedModel: string;
+  /**
+   * APIKey is sent by a client to set the key; the sidecar never sends it
+   * back (empty in config.result) and never writes it to disk.
+   */
+  apiKey?: string;
+  /**
+   * APIKeySet is true in config.result when the sidecar holds a key.
+   */
+  apiKeySet: boolean;
+}
+/**
+ * ConfigSet changes settings.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "ConfigSet".
+ */
+export interface ConfigSet {
+  settings: Settings;
+}
+/**
  * Error is the payload of an error frame.
  *
  * This interface was referenced by `Payloads`'s JSON-Schema
@@ -366,6 +496,157 @@ export interface IndexResult {
   started: boolean;
 }
 /**
+ * IngestAdd asks the sidecar to ingest a web page or a file.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "IngestAdd".
+ */
+export interface IngestAdd {
+  /**
+   * Source is an http(s) URL, or the absolute path of a file on the
+   * sidecar's machine (PDF, HTML, Markdown or text).
+   */
+  source: string;
+  /**
+   * Resummarise reads again, with the model, a source that was saved
+   * earlier without a summary (no model was available then); Source is
+   * then the URL or file it came from.
+   */
+  resummarise?: boolean;
+}
+/**
+ * IngestDone says an item became notes.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "IngestDone".
+ */
+export interface IngestDone {
+  /**
+   * ID is the queue item's id.
+   */
+  id: number;
+  /**
+   * Source is the URL or file as given.
+   */
+  source: string;
+  /**
+   * Note is the source note, vault-relative.
+   */
+  note: string;
+  /**
+   * Title is the source note's title.
+   */
+  title: string;
+  /**
+   * Written lists every note created or extended, the source note first.
+   */
+  written: string[];
+  /**
+   * Review lists the review items created (Quire/Review/...).
+   */
+  review: string[];
+  /**
+   * Dropped counts what the trust checks removed.
+   */
+  dropped: Dropped[];
+  /**
+   * Summarised is false when no model read the source: the note holds the
+   * clean text and related pages, and can be summarised later.
+   */
+  summarised: boolean;
+  /**
+   * Unread is the share of the source (0..1) the model did not read
+   * because of the per-source call cap; the note says so at its top.
+   */
+  unread: number;
+}
+/**
+ * Dropped counts model output that failed a trust check and was left out of the notes.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "Dropped".
+ */
+export interface Dropped {
+  /**
+   * What names the kind of item: "quote", "term", "entity", "link",
+   * "url", "image".
+   */
+  what: string;
+  /**
+   * Count is how many were dropped.
+   */
+  count: number;
+  /**
+   * Reason is a short sentence, e.g. "not in the source".
+   */
+  reason: string;
+}
+/**
+ * IngestFailed says an item failed.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "IngestFailed".
+ */
+export interface IngestFailed {
+  /**
+   * ID is the queue item's id.
+   */
+  id: number;
+  /**
+   * Source is the URL or file as given.
+   */
+  source: string;
+  code: IngestFailCode;
+  /**
+   * Message is a short sentence for people, e.g. "example.com resolves to
+   * a private address (10.0.0.5)".
+   */
+  message: string;
+}
+/**
+ * IngestProgress reports where an item stands.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "IngestProgress".
+ */
+export interface IngestProgress {
+  /**
+   * ID is the queue item's id.
+   */
+  id: number;
+  /**
+   * Source is the URL or file as given.
+   */
+  source: string;
+  step: IngestStep;
+  /**
+   * Index and Total count the step's parts when it has several (chunks
+   * read); both 0 otherwise.
+   */
+  index: number;
+  total: number;
+}
+/**
+ * IngestResult answers ingest.add: the source is in the queue.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "IngestResult".
+ */
+export interface IngestResult {
+  /**
+   * ID is the queue item's id; the events about it carry the same id.
+   */
+  id: number;
+  /**
+   * Source is the source as given.
+   */
+  source: string;
+  /**
+   * Position is how many items are ahead of it (0: it runs next).
+   */
+  position: number;
+}
+/**
  * NoteGet asks for the text of an indexed note.
  *
  * This interface was referenced by `Payloads`'s JSON-Schema
@@ -392,6 +673,81 @@ export interface NoteResult {
    * Text is the whole file as UTF-8; passages' byte ranges index into it.
    */
   text: string;
+}
+/**
+ * NoteWritten tells clients the sidecar wrote a note into the vault (a source, concept or entity page, an answer, Quire/index.md).
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "NoteWritten".
+ */
+export interface NoteWritten {
+  /**
+   * Path is the note, vault-relative.
+   */
+  path: string;
+  /**
+   * Kind is "source", "concept", "entity", "answer", "index" or "log".
+   */
+  kind: string;
+  /**
+   * Created is true for a new note, false for one extended.
+   */
+  created: boolean;
+}
+/**
+ * QueueList asks for the ingest queue's items.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "QueueList".
+ */
+export interface QueueList {}
+/**
+ * QueueResult lists the queue, oldest first.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "QueueResult".
+ */
+export interface QueueResult {
+  /**
+   * Items are the queue's items.
+   */
+  items: QueueItem[];
+}
+/**
+ * QueueItem is one item of the ingest queue.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "QueueItem".
+ */
+export interface QueueItem {
+  /**
+   * ID is the item's id.
+   */
+  id: number;
+  /**
+   * Source is the URL or file as given.
+   */
+  source: string;
+  /**
+   * State is "queued", "running", "done" or "failed".
+   */
+  state: string;
+  /**
+   * Attempts counts failures so far.
+   */
+  attempts: number;
+  /**
+   * Error is the last failure's sentence, if any.
+   */
+  error?: string;
+  /**
+   * Note is the source note written, once done.
+   */
+  note?: string;
+  /**
+   * Added is when it was queued (RFC 3339).
+   */
+  added: string;
 }
 /**
  * RelatedQuery asks for the notes closest to a note or to a piece of text.
@@ -494,6 +850,26 @@ export interface Passage {
    * replies or channels.
    */
   score: number;
+}
+/**
+ * ReviewCreated tells clients the sidecar wrote a review item: something it would not decide alone (a contradiction with an existing page, a generated page the user has edited since).
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "ReviewCreated".
+ */
+export interface ReviewCreated {
+  /**
+   * Path is the review note, vault-relative (under Quire/Review/).
+   */
+  path: string;
+  /**
+   * Reason is a short sentence saying what to look at.
+   */
+  reason: string;
+  /**
+   * About is the note the item concerns, vault-relative, if any.
+   */
+  about?: string;
 }
 /**
  * SearchQuery asks for the passages that best match a query.
@@ -726,9 +1102,21 @@ export const MESSAGES: { readonly [T in MessageType]: MessageInfo } = {
   "note.result": { kind: "reply" },
   "index.rebuild": { kind: "request", reply: "index.result" },
   "index.result": { kind: "reply" },
+  "ingest.add": { kind: "request", reply: "ingest.result" },
+  "ingest.result": { kind: "reply" },
+  "queue.list": { kind: "request", reply: "queue.result" },
+  "queue.result": { kind: "reply" },
+  "config.get": { kind: "request", reply: "config.result" },
+  "config.set": { kind: "request", reply: "config.result" },
+  "config.result": { kind: "reply" },
   "index.progress": { kind: "event" },
   "index.changed": { kind: "event" },
   "sidecar.warning": { kind: "event" },
+  "ingest.progress": { kind: "event" },
+  "ingest.done": { kind: "event" },
+  "ingest.failed": { kind: "event" },
+  "note.written": { kind: "event" },
+  "review.created": { kind: "event" },
 };
 
 /** Frame is an envelope whose payload type follows from its message type. */

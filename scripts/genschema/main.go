@@ -72,9 +72,11 @@ var enums = map[reflect.Type]struct {
 	name    string
 	members []string
 }{
-	reflect.TypeOf(proto.ErrorCode("")): {"ErrorCode", strs(proto.ErrorCodes)},
-	reflect.TypeOf(proto.Channel("")):   {"Channel", strs(proto.Channels)},
-	reflect.TypeOf(proto.Phase("")):     {"Phase", strs(proto.Phases)},
+	reflect.TypeOf(proto.ErrorCode("")):      {"ErrorCode", strs(proto.ErrorCodes)},
+	reflect.TypeOf(proto.Channel("")):        {"Channel", strs(proto.Channels)},
+	reflect.TypeOf(proto.Phase("")):          {"Phase", strs(proto.Phases)},
+	reflect.TypeOf(proto.IngestStep("")):     {"IngestStep", strs(proto.IngestSteps)},
+	reflect.TypeOf(proto.IngestFailCode("")): {"IngestFailCode", strs(proto.IngestFailCodes)},
 }
 
 func strs[T ~string](xs []T) []string {
