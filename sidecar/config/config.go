@@ -30,11 +30,16 @@ type Config struct {
 	Private []string `yaml:"private"`
 	// MaxFileBytes is the size cap for a note; larger files are skipped
 	// with a warning.
-	MaxFileBytes int64  `yaml:"max_file_bytes"`
-	Chunk        Chunk  `yaml:"chunk"`
-	Search       Search `yaml:"search"`
-	Dense        Dense  `yaml:"dense"`
-	Ask          Ask    `yaml:"ask"`
+	MaxFileBytes int64 `yaml:"max_file_bytes"`
+	// Folder is the vault folder Quire writes into (answers, sources,
+	// concepts, review, raw originals); the user's own notes are never
+	// written elsewhere.
+	Folder string `yaml:"folder"`
+	Chunk  Chunk  `yaml:"chunk"`
+	Search Search `yaml:"search"`
+	Dense  Dense  `yaml:"dense"`
+	Ask    Ask    `yaml:"ask"`
+	Ingest Ingest `yaml:"ingest"`
 	// Model is the language model ask answers with; no provider means
 	// none, and ask answers with extracted sentences.
 	Model llm.Config `yaml:"model"`
@@ -46,6 +51,15 @@ type Ask struct {
 	// retrieval (one extra call). Off until `quire eval --rewrite` shows
 	// it helps on your questions.
 	Rewrite bool `yaml:"rewrite"`
+}
+
+// Ingest sets how sources become notes.
+type Ingest struct {
+	// MaxCalls caps the model calls spent reading one source; a longer
+	// source is read in part and its note says which share was not read.
+	MaxCalls int `yaml:"max_calls"`
+	// MaxBytes caps a fetched page or PDF.
+	MaxBytes int64 `yaml:"max_bytes"`
 }
 
 // Dense sets the embedder for search by meaning.
@@ -83,6 +97,8 @@ type Search struct {
 func Default() Config {
 	return Config{
 		MaxFileBytes: 5 << 20,
+		Folder:       "Quire",
+		Ingest:       Ingest{MaxCalls: 24, MaxBytes: 20 << 20},
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
 		Search:       Search{K: 10},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
@@ -101,6 +117,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("chunk.overlap_tokens: %d must be between 0 and half of chunk.max_tokens", c.Chunk.OverlapTokens)
 	case c.Chunk.MinTokens < 0 || c.Chunk.MinTokens > c.Chunk.MaxTokens:
 		return fmt.Errorf("chunk.min_tokens: %d must be between 0 and chunk.max_tokens", c.Chunk.MinTokens)
+	case strings.TrimSpace(c.Folder) == "" || strings.HasPrefix(c.Folder, "/") || strings.HasPrefix(c.Folder, ".") || strings.Contains(c.Folder, ".."):
+		return fmt.Errorf("folder: %q must be a vault-relative folder outside dot folders", c.Folder)
+	case c.Ingest.MaxCalls < 2:
+		return fmt.Errorf("ingest.max_calls: %d is below the minimum of 2 (one read, one plan)", c.Ingest.MaxCalls)
+	case c.Ingest.MaxBytes <= 0:
+		return errors.New("ingest.max_bytes: must be positive")
 	case c.Search.K <= 0:
 		return errors.New("search.k: must be positive")
 	case c.Dense.Embedder != "builtin" && c.Dense.Embedder != "model" && c.Dense.Embedder != "none":
