@@ -36,6 +36,7 @@ const schema = "bm25-v2"
 type Index struct {
 	Vault   string
 	cfg     config.Config
+	rulesMu sync.RWMutex // guards rules, which SetIgnore replaces
 	rules   vault.Rules
 	chunker *markdown.Chunker
 	cat     *catalog
@@ -113,7 +114,20 @@ func (ix *Index) Close() error {
 }
 
 // Rules returns the path rules in force for this vault.
-func (ix *Index) Rules() vault.Rules { return ix.rules }
+func (ix *Index) Rules() vault.Rules {
+	ix.rulesMu.RLock()
+	defer ix.rulesMu.RUnlock()
+	return ix.rules
+}
+
+// SetIgnore replaces the configured ignore prefixes; the next Run drops
+// the notes they now cover and indexes the ones they no longer do.
+func (ix *Index) SetIgnore(prefixes []string) {
+	ix.rulesMu.Lock()
+	defer ix.rulesMu.Unlock()
+	ix.cfg.Ignore = prefixes
+	ix.rules = vault.NewRules(ix.Vault, prefixes, ix.cfg.MaxFileBytes)
+}
 
 // Languages returns the languages of the indexed notes, most notes first.
 func (ix *Index) Languages() ([]string, error) {
@@ -177,7 +191,7 @@ func (ix *Index) Run(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	files, skips, err := vault.Scan(ix.Vault, ix.rules)
+	files, skips, err := vault.Scan(ix.Vault, ix.Rules())
 	if err != nil {
 		if errors.Is(err, vault.ErrNoVault) && len(old) > 0 {
 			return st, fmt.Errorf("%w: %s not found while the index holds %d notes; index left unchanged", ErrVaultGone, ix.Vault, len(old))

@@ -297,3 +297,19 @@ func TestChangedChunkingRebuilds(t *testing.T) {
 		t.Errorf("after a chunking change: %+v, want all 3 notes redone", s)
 	}
 }
+
+func TestSetIgnoreDropsAndRestoresNotes(t *testing.T) {
+	f := newFixture(t, basic)
+	f.run()
+	f.ix.SetIgnore([]string{"cheese/"})
+	if st := f.run(); st.Removed != 2 || st.Notes != 1 {
+		t.Fatalf("after ignoring cheese/: %+v, want 2 removed, 1 note", st)
+	}
+	if got := paths(f.search("brie")); got != "" {
+		t.Errorf("ignored note still found: %s", got)
+	}
+	f.ix.SetIgnore(nil)
+	if st := f.run(); st.Changed != 2 || st.Notes != 3 {
+		t.Fatalf("after ignoring nothing: %+v, want 2 changed, 3 notes", st)
+	}
+}
