@@ -34,7 +34,8 @@ func (s *Server) handleAsk(ctx context.Context, env proto.Envelope, st Stream) (
 			ch = search.Hybrid
 		}
 	}
-	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: s.model, Private: s.opts.Config.Private, Rewrite: s.opts.Config.Ask.Rewrite, Langs: snap.searcher.Langs, Log: s.opts.AskLog}
+	cfg := s.config()
+	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: s.answerModel(), Private: cfg.Private, Answers: cfg.Folder + "/Answers", Rewrite: cfg.Ask.Rewrite, Langs: snap.searcher.Langs, Log: s.opts.AskLog}
 	ans, err := asker.Ask(ctx, ask.Query{Question: q.Question}, func(text string) {
 		_ = st.Part(proto.TypeAskDelta, proto.AskDelta{Text: text})
 	})
@@ -80,7 +81,7 @@ func (s *Server) saveAnswer(q proto.AnswerSave) (proto.AnswerResult, error) {
 	if !ok {
 		return proto.AnswerResult{}, &proto.Error{Code: proto.CodeNotFound, Message: "answer.save: no recent answer for ask " + q.AskID + "; ask again"}
 	}
-	p, err := ask.SaveNote(s.vault, ask.DefaultAnswers, ans, time.Now())
+	p, err := ask.SaveNote(s.vault, s.config().Folder+"/Answers", ans, time.Now())
 	if err != nil {
 		return proto.AnswerResult{}, err
 	}

@@ -74,6 +74,13 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 		if err = decode(env, &q); err == nil {
 			payload, err = s.saveAnswer(q)
 		}
+	case proto.TypeConfigGet:
+		payload = s.configGet()
+	case proto.TypeConfigSet:
+		var q proto.ConfigSet
+		if err = decode(env, &q); err == nil {
+			payload, err = s.configSet(q)
+		}
 	default:
 		err = &proto.Error{Code: proto.CodeInvalidRequest, Message: env.Type + " is not answered by this sidecar"}
 	}
@@ -143,7 +150,7 @@ func (s *Server) k(k int) (int, error) {
 	case k < 0:
 		return 0, invalid("k must not be negative")
 	case k == 0:
-		return s.opts.Config.Search.K, nil
+		return s.config().Search.K, nil
 	case k > maxK:
 		return maxK, nil
 	}
@@ -245,7 +252,7 @@ func (s *Server) related(ctx context.Context, q proto.RelatedQuery) (proto.Relat
 		if err := s.indexed(q.Path); err != nil {
 			return proto.RelatedResult{}, err
 		}
-		n, err := vault.Read(s.ix.Vault, q.Path, s.opts.Config.MaxFileBytes)
+		n, err := vault.Read(s.ix.Vault, q.Path, s.config().MaxFileBytes)
 		if err != nil {
 			return proto.RelatedResult{}, &proto.Error{Code: proto.CodeNotFound, Message: err.Error()}
 		}
@@ -295,7 +302,7 @@ func (s *Server) note(q proto.NoteGet) (proto.NoteResult, error) {
 	if err != nil {
 		return proto.NoteResult{}, &proto.Error{Code: proto.CodeNotFound, Message: "note is gone: " + q.Path}
 	}
-	if st.Size() > s.opts.Config.MaxFileBytes || st.Size() > int64(maxNote) {
+	if st.Size() > s.config().MaxFileBytes || st.Size() > int64(maxNote) {
 		return proto.NoteResult{}, &proto.Error{Code: proto.CodeTooLarge, Message: "note too large to send: " + q.Path}
 	}
 	data, err := os.ReadFile(full)

@@ -71,6 +71,9 @@ type Options struct {
 	// AskLog is the file each question is logged to (<state>/asks.jsonl);
 	// empty logs nothing.
 	AskLog string
+	// StateDir is the state folder whose config.yaml keeps what config.set
+	// changes; empty keeps changes in memory only.
+	StateDir string
 }
 
 // Server is a running sidecar's protocol endpoint for one vault.
@@ -103,8 +106,12 @@ type Server struct {
 	rebuilding atomic.Bool // a rebuild is asked for or running
 	trigger    chan struct{}
 	lastPush   atomic.Int64 // unix nanos of the last progress event
-	model      ask.Model    // nil: answers are extracted
-	answers    recent       // for answer.save
+
+	cfgMu sync.RWMutex  // guards cfg and model, which config.set replaces
+	cfg   config.Config // the configuration in force
+	model ask.Model     // nil: answers are extracted
+
+	answers recent // for answer.save
 
 	// Vectors are computed beside the index passes, never inside one, so
 	// an edit is searchable by keywords while a long embedding runs.
@@ -168,6 +175,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.snap.Store(snap)
+	s.cfg = opts.Config
 	s.model = ask.ModelFor(opts.Config.Model)
 	s.HandleStream(proto.TypeAskQuery, s.handleAsk)
 	return s, nil

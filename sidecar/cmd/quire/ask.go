@@ -21,7 +21,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("ask", &c)
 	k := fs.Int("k", 0, "passages to retrieve before packing the model's context (default 20)")
-	save := fs.Bool("save", false, "also save the answer as a note in "+ask.DefaultAnswers)
+	save := fs.Bool("save", false, "also save the answer as a note in <folder>/Answers (Quire/Answers)")
 	pos, err := parse(fs, &c, args)
 	if err != nil {
 		return err
@@ -49,7 +49,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	asker := &ask.Asker{Search: s, Channel: ch, K: *k, Model: ask.ModelFor(a.cfg.Model), Private: a.cfg.Private, Rewrite: a.cfg.Ask.Rewrite, Langs: s.Langs, Log: a.st.Join(ask.LogName)}
+	asker := &ask.Asker{Search: s, Channel: ch, K: *k, Model: ask.ModelFor(a.cfg.Model), Private: a.cfg.Private, Answers: a.cfg.Folder + "/Answers", Rewrite: a.cfg.Ask.Rewrite, Langs: s.Langs, Log: a.st.Join(ask.LogName)}
 
 	var streamed strings.Builder
 	onDelta := func(d string) {
@@ -66,7 +66,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "quire: warning:", w)
 	}
 	if *save {
-		p, err := ask.SaveNote(c.vault, ask.DefaultAnswers, ans, time.Now())
+		p, err := ask.SaveNote(c.vault, a.cfg.Folder+"/Answers", ans, time.Now())
 		if err != nil {
 			return err
 		}

@@ -46,7 +46,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		// Keyword search still works; hybrid queries say they fell back.
 		log.Warn("search by meaning is off", "err", err)
 	}
-	srv, err := server.New(server.Options{Index: a.ix, Config: a.cfg, Version: version, Log: log, AskLog: a.st.Join(ask.LogName)})
+	srv, err := server.New(server.Options{Index: a.ix, Config: a.cfg, Version: version, Log: log, AskLog: a.st.Join(ask.LogName), StateDir: a.st.Path})
 	if err != nil {
 		return err
 	}
