@@ -1,0 +1,71 @@
+package mcp
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ErrTokenRequired is returned by CheckListen for an address other
+// machines can reach when no token is set.
+var ErrTokenRequired = errors.New("a token is required off loopback")
+
+// MinTokenLength is the shortest token CheckListen accepts: a guessable
+// token on a reachable port would hand the vault to the network.
+const MinTokenLength = 16
+
+// CheckListen checks an HTTP listen address (host:port). On a loopback
+// host (127.0.0.0/8, ::1, localhost) a token is optional; anywhere else
+// the vault is reachable from other machines, so a token of at least
+// MinTokenLength characters is required.
+func CheckListen(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("listen address %q: want host:port, e.g. 127.0.0.1:8765: %w", addr, err)
+	}
+	if token != "" && len(token) < MinTokenLength {
+		return fmt.Errorf("token is %d characters; use at least %d", len(token), MinTokenLength)
+	}
+	if Loopback(host) {
+		return nil
+	}
+	if token == "" {
+		return fmt.Errorf("%s is reachable from other machines: %w (--token or QUIRE_MCP_TOKEN)", addr, ErrTokenRequired)
+	}
+	return nil
+}
+
+// Loopback reports whether host names this machine only. An empty host
+// (":8765") listens on every interface, so it is not loopback.
+func Loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// NewHTTPHandler serves s over Streamable HTTP. When token is not empty,
+// every request must carry "Authorization: Bearer <token>"; others get
+// 401 before they reach the server.
+func NewHTTPHandler(s *sdk.Server, token string) http.Handler {
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+	if token == "" {
+		return h
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="quire"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
