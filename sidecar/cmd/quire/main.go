@@ -23,6 +23,7 @@ Usage:
   quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25] [--json] [--misses]
   quire serve  --vault DIR [--state DIR] [--port N]
   quire doctor --vault DIR [--state DIR] [--json]
+  quire mcp    --vault DIR [--state DIR] [--http 127.0.0.1:PORT] [--token T]
 
 --state is where the index lives (default <vault>/.quire; for a read-only
 vault, a folder in the user cache directory).
@@ -78,6 +79,7 @@ func run(ctx context.Context, args []string) error {
 		"eval":   cmdEval,
 		"serve":  cmdServe,
 		"doctor": cmdDoctor,
+		"mcp":    cmdMCP,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/mcp"
+	"github.com/quire-app/quire/sidecar/state"
+)
+
+// mcpIdle is how long `quire mcp` keeps an index it opened itself after
+// the last call. It holds the index's lock meanwhile, so a sidecar (the
+// Obsidian plugin's) cannot start until it lets go.
+const mcpIdle = 30 * time.Second
+
+// cmdMCP serves the vault to MCP clients: over stdio (what Claude Code and
+// Claude Desktop start), or over Streamable HTTP with --http. Nothing but
+// the protocol goes to stdout; warnings go to stderr.
+func cmdMCP(ctx context.Context, args []string) error {
+	var c common
+	fs := newFlags("mcp", &c)
+	addr := fs.String("http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
+	token := fs.String("token", os.Getenv("QUIRE_MCP_TOKEN"), "bearer token HTTP clients must send; required off loopback (default $QUIRE_MCP_TOKEN)")
+	if _, err := parse(fs, &c, args); err != nil {
+		return err
+	}
+	if st, err := os.Stat(c.vault); err != nil || !st.IsDir() {
+		return fmt.Errorf("vault %s: not a folder", c.vault)
+	}
+	if *addr != "" {
+		if err := mcp.CheckListen(*addr, *token); err != nil {
+			return usageErr("--http: %v", err)
+		}
+	}
+	b := &vaultBackend{c: c, idle: mcpIdle}
+	defer b.close()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv := mcp.NewServer(b, mcp.Options{Version: version, Log: log})
+	if *addr == "" {
+		err := srv.Run(ctx, &sdk.StdioTransport{})
+		if ctx.Err() != nil || errors.Is(err, io.EOF) {
+			return nil // interrupted, or the client closed stdin
+		}
+		return err
+	}
+	return serveMCPHTTP(ctx, srv, *addr, *token)
+}
+
+func serveMCPHTTP(ctx context.Context, srv *sdk.Server, addr, token string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	hs := &http.Server{Handler: mcp.NewHTTPHandler(srv, token), ReadHeaderTimeout: 5 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(l) }()
+	auth := "no token"
+	if token != "" {
+		auth = "bearer token required"
+	}
+	fmt.Fprintf(os.Stderr, "quire: MCP on http://%s/ (%s; Ctrl-C to stop)\n", l.Addr(), auth)
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	err = hs.Shutdown(sctx)
+	<-served
+	return err
+}
+
+// vaultBackend picks a backend for each call: the sidecar serving the
+// vault while one runs (it holds the index's lock), else the index opened
+// in this process. An index opened here is closed after mcpIdle without
+// calls, so that `quire serve` can start between a client's questions.
+type vaultBackend struct {
+	c    common
+	idle time.Duration
+
+	mu     sync.Mutex
+	rem    *remote
+	remB   *mcp.Remote
+	loc    *app
+	locB   *mcp.Local
+	users  int         // calls using loc
+	closer *time.Timer // closes loc when idle
+}
+
+// acquire returns the backend for one call and a function to call after.
+func (v *vaultBackend) acquire(ctx context.Context) (mcp.Backend, func(), error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.locB != nil {
+		return v.useLocal()
+	}
+	if v.rem != nil {
+		select {
+		case <-v.rem.c.Done(): // the sidecar stopped: look again
+			v.rem.close()
+			v.rem, v.remB = nil, nil
+		default:
+			return v.remB, func() {}, nil
+		}
+	}
+	if r := attach(ctx, v.c); r != nil {
+		v.rem, v.remB = r, mcp.NewRemote(r.c, r.cf.PID)
+		return v.remB, func() {}, nil
+	}
+	a, err := open(v.c, io.Discard)
+	if errors.Is(err, state.ErrLocked) {
+		// A sidecar took the lock since we looked, or is still starting.
+		if r := attach(ctx, v.c); r != nil {
+			v.rem, v.remB = r, mcp.NewRemote(r.c, r.cf.PID)
+			return v.remB, func() {}, nil
+		}
+		return nil, nil, fmt.Errorf("%w; if it is `quire serve`, wait until it is ready", err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	// Bring the index up to date before the first answer, as `quire
+	// search` does; a pass with nothing changed only reads the folder.
+	if _, err := a.ix.Run(ctx); err != nil {
+		a.close()
+		return nil, nil, err
+	}
+	if _, err := os.Stat(a.st.Join("vectors")); err == nil {
+		if err := a.enableDense(); err != nil {
+			a.close()
+			return nil, nil, err
+		}
+	}
+	b, err := mcp.NewLocal(a.ix, a.cfg, a.st.Join(ask.LogName))
+	if err != nil {
+		a.close()
+		return nil, nil, err
+	}
+	v.loc, v.locB = a, b
+	return v.useLocal()
+}
+
+// useLocal counts a call on the local index; v.mu is held.
+func (v *vaultBackend) useLocal() (mcp.Backend, func(), error) {
+	if v.closer != nil {
+		v.closer.Stop()
+		v.closer = nil
+	}
+	v.users++
+	return v.locB, v.release, nil
+}
+
+func (v *vaultBackend) release() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.users--
+	if v.users == 0 && v.loc != nil {
+		v.closer = time.AfterFunc(v.idle, v.closeIdle)
+	}
+}
+
+func (v *vaultBackend) closeIdle() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.users == 0 && v.loc != nil {
+		v.loc.close()
+		v.loc, v.locB = nil, nil
+	}
+}
+
+// close releases what is open, after the server has stopped.
+func (v *vaultBackend) close() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closer != nil {
+		v.closer.Stop()
+	}
+	if v.loc != nil {
+		v.loc.close()
+		v.loc, v.locB = nil, nil
+	}
+	if v.rem != nil {
+		v.rem.close()
+		v.rem, v.remB = nil, nil
+	}
+}
+
+// with runs f on the backend for one call.
+func with[T any](ctx context.Context, v *vaultBackend, f func(mcp.Backend) (T, error)) (T, error) {
+	b, done, err := v.acquire(ctx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer done()
+	return f(b)
+}
+
+func (v *vaultBackend) Status(ctx context.Context) (mcp.Status, error) {
+	return with(ctx, v, func(b mcp.Backend) (mcp.Status, error) { return b.Status(ctx) })
+}
+
+func (v *vaultBackend) Reindex(ctx context.Context, full bool) (mcp.Reindexed, error) {
+	return with(ctx, v, func(b mcp.Backend) (mcp.Reindexed, error) { return b.Reindex(ctx, full) })
+}
+
+func (v *vaultBackend) Search(ctx context.Context, query string, k int, channel string) (mcp.Found, error) {
+	return with(ctx, v, func(b mcp.Backend) (mcp.Found, error) { return b.Search(ctx, query, k, channel) })
+}
+
+func (v *vaultBackend) Note(ctx context.Context, path string) (string, error) {
+	return with(ctx, v, func(b mcp.Backend) (string, error) { return b.Note(ctx, path) })
+}
+
+func (v *vaultBackend) Ask(ctx context.Context, question string, k int) (mcp.Answer, error) {
+	return with(ctx, v, func(b mcp.Backend) (mcp.Answer, error) { return b.Ask(ctx, question, k) })
+}
