@@ -11,6 +11,10 @@ package compile
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/quire-app/quire/proto"
@@ -76,14 +80,489 @@ type Result struct {
 	Dropped    []proto.Dropped // what the trust checks removed
 	Summarised bool            // false when no model read the source
 	Unread     float64         // share of the source not read (call cap)
+	// Reason says why the source was not summarised ("no model is
+	// configured", "the model did not answer: …"); "" when it was.
+	Reason string
+	// Calls counts the model calls made.
+	Calls int
 }
-
-// ErrNotBuilt is returned until the compiler lands.
-var ErrNotBuilt = errors.New("compile: not built yet")
 
 // Compile writes the notes for src. It is safe to run again for the same
 // source after a crash: the source note is written last, atomically, and
-// a rerun overwrites nothing the user wrote.
+// a rerun overwrites nothing the user wrote and adds no section twice.
+//
+// The model's reading is cancelled with ctx, and then nothing is written.
+// Once writing has begun, a cancelled ctx stops Compile between notes:
+// the note being written is finished, and the error is ctx's.
+//
+// A model that fails (unreachable, timing out, answering nonsense) does
+// not fail Compile: the source note is written unsummarised and
+// Result.Reason says why. Errors are for the vault (a folder that cannot
+// be written) and for ctx.
 func Compile(ctx context.Context, src Source, opt Options) (Result, error) {
-	return Result{}, ErrNotBuilt
+	res, err := compile(ctx, src, opt)
+	if err != nil {
+		name := src.Origin
+		if name == "" && src.Doc != nil {
+			name = src.Doc.Title
+		}
+		return res, fmt.Errorf("compile %s: %w", name, err)
+	}
+	return res, nil
+}
+
+// compiler holds one compile's state.
+type compiler struct {
+	src      Source
+	opt      Options
+	dir      *folder
+	captured time.Time
+	hash12   string
+	check    *checker
+	created  map[string]string // folded concept/entity name → vault path
+	related  []Page
+	existing string // the source note already written for this hash, folder-relative
+	res      Result
+}
+
+func compile(ctx context.Context, src Source, opt Options) (Result, error) {
+	if src.Doc == nil {
+		return Result{}, errors.New("no document")
+	}
+	if src.Hash == "" {
+		src.Hash = extract.TextHash(src.Doc)
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	dir, err := openFolder(opt.Vault, opt.Folder)
+	if err != nil {
+		return Result{}, err
+	}
+	defer dir.close()
+	c := &compiler{src: src, opt: opt, dir: dir, captured: src.Captured, hash12: src.Hash[:min(12, len(src.Hash))],
+		created: map[string]string{}}
+	if c.captured.IsZero() {
+		c.captured = time.Now()
+	}
+	doc := src.Doc
+	c.check = &checker{
+		text:    fold(doc.Text),
+		raw:     doc.Markdown + "\n" + doc.URL + "\n" + src.Origin,
+		resolve: c.resolve,
+	}
+	for _, im := range doc.Images {
+		if im.URL != "" {
+			c.check.images = append(c.check.images, im.URL)
+		}
+		if im.Path != "" {
+			c.check.images = append(c.check.images, im.Path)
+		}
+	}
+	if c.existing, err = c.findSource(); err != nil {
+		return Result{}, err
+	}
+
+	var d draft
+	if opt.Model == nil {
+		d = c.unsummarised(ctx, "No model is configured")
+	} else {
+		d, err = c.summarise(ctx)
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		if err != nil {
+			d = c.unsummarised(ctx, "The model did not answer ("+firstLine(err.Error())+")")
+		}
+	}
+	if ctx.Err() != nil {
+		return Result{}, ctx.Err()
+	}
+	c.progress(proto.StepWriting, 0, 0)
+	err = c.apply(ctx, d)
+	c.res.Dropped = c.check.drops.list()
+	return c.res, err
+}
+
+func (c *compiler) progress(step proto.IngestStep, i, n int) {
+	if c.opt.Progress != nil {
+		c.opt.Progress(step, i, n)
+	}
+}
+
+// findSource returns the source note already written for this content
+// hash, if any, folder-relative.
+func (c *compiler) findSource() (string, error) {
+	names, err := c.dir.list("Sources")
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		b, err := c.dir.read(n)
+		if err != nil {
+			return "", err
+		}
+		if m, _, ok := parsePage(b); ok && m.ContentHash == c.src.Hash && m.Kind == "source" {
+			return n, nil
+		}
+	}
+	return "", nil
+}
+
+// window is the model's context in tokens.
+func (c *compiler) window() int {
+	if n := c.opt.Model.Config().ContextTokens; n > 0 {
+		return n
+	}
+	return DefaultContextTokens
+}
+
+// summarise reads the source with the model and plans the note; the draft
+// it returns has passed every check.
+func (c *compiler) summarise(ctx context.Context) (draft, error) {
+	doc := c.src.Doc
+	maxCalls := c.opt.MaxCalls
+	if maxCalls <= 0 {
+		maxCalls = DefaultMaxCalls
+	}
+	maxCalls = max(maxCalls, 2)
+	r := &reader{model: c.opt.Model, maxCalls: maxCalls, window: c.window(), progress: c.opt.Progress}
+	defer func() { c.res.Calls = r.calls }()
+
+	chunks := split(doc.Markdown, r.chunkTokens())
+	if len(chunks) == 0 {
+		return draft{}, errors.New("nothing to read")
+	}
+	sets, read, bad, err := r.readAll(ctx, doc.Title, chunks)
+	if err != nil {
+		return draft{}, err
+	}
+	if bad == read {
+		return draft{}, errors.New("no usable notes in its replies")
+	}
+	total, unread := 0, 0
+	for i, ch := range chunks {
+		total += ch.tokens
+		if i >= read {
+			unread += ch.tokens
+		}
+	}
+	badShare := 0.0
+	if bad > 0 {
+		badShare = float64(bad) / float64(len(chunks)) * float64(read) / float64(len(chunks))
+	}
+	merged, err := r.reduce(ctx, sets)
+	if err != nil {
+		return draft{}, err
+	}
+
+	query := doc.Title
+	for _, p := range merged.Points[:min(3, len(merged.Points))] {
+		query += "\n" + p
+	}
+	c.progress(proto.StepLinking, 0, 0)
+	if err := c.findRelated(ctx, query); err != nil {
+		return draft{}, err
+	}
+	c.progress(proto.StepPlanning, 0, 0)
+	p, err := r.plan(ctx, c.metadata(), merged, c.related)
+	if err != nil {
+		return draft{}, err
+	}
+
+	d := c.checked(p, merged)
+	d.Summarised = true
+	d.Model = c.opt.Model.Config().Model
+	if total > 0 {
+		d.Unread = float64(unread)/float64(total) + badShare
+	}
+	if read < len(chunks) || bad > 0 {
+		page := 0
+		if read < len(chunks) {
+			page = chunks[read].page
+		}
+		d.UnreadNote = partial(read, len(chunks), d.Unread, page, maxCalls, bad, c.src.Origin)
+	}
+	d.Checks = dropSentence(c.check.drops.list())
+	c.res.Unread = d.Unread
+	return d, nil
+}
+
+// metadata is what the plan is told about the source.
+func (c *compiler) metadata() []string {
+	doc := c.src.Doc
+	meta := []string{"title: " + oneLine(doc.Title)}
+	for _, kv := range [][2]string{{"author", doc.Author}, {"published", doc.Date}, {"site", doc.Site}, {"language", doc.Lang}} {
+		if kv[1] != "" {
+			meta = append(meta, kv[0]+": "+oneLine(kv[1]))
+		}
+	}
+	return meta
+}
+
+// findRelated runs the search for existing pages, leaving out Quire's own
+// review items and this source's note. A failing search is not fatal: the
+// note just has no connections.
+func (c *compiler) findRelated(ctx context.Context, query string) error {
+	if c.opt.Related == nil {
+		return nil
+	}
+	pages, err := c.opt.Related(ctx, query, maxConnections)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		return nil
+	}
+	own := ""
+	if c.existing != "" {
+		own = c.dir.vaultPath(c.existing)
+	}
+	for _, p := range pages {
+		if p.Path == own || strings.HasPrefix(p.Path, c.dir.rel+"/Review/") ||
+			p.Path == c.dir.vaultPath("index.md") || p.Path == c.dir.vaultPath("log.md") {
+			continue
+		}
+		if len(p.Snippet) > 600 {
+			p.Snippet = p.Snippet[:600]
+		}
+		c.related = append(c.related, p)
+	}
+	return nil
+}
+
+// resolve finds the page a link names: a concept or entity this compile
+// creates, a related page (by title or path), or any page the vault has.
+func (c *compiler) resolve(target string) (string, bool) {
+	t := strings.TrimSpace(target)
+	if t == "" {
+		return "", false
+	}
+	key := fold(t).s
+	if p, ok := c.created[key]; ok {
+		return p, true
+	}
+	for _, p := range c.related {
+		if key == fold(p.Title).s || key == fold(p.Path).s || key == fold(strings.TrimSuffix(p.Path, ".md")).s {
+			return p.Path, true
+		}
+	}
+	if c.opt.Exists != nil && c.opt.Exists(t) {
+		return t, true
+	}
+	return "", false
+}
+
+// checked turns the plan and notes into a draft, dropping what fails a
+// check.
+func (c *compiler) checked(p plan, n notes) draft {
+	ck := c.check
+	d := draft{}
+	seen := map[string]bool{}
+	once := func(kind, name string) bool {
+		k := kind + "\x00" + fold(name).s
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		return true
+	}
+	for _, cp := range p.Concepts {
+		name, ok := ck.named("concept", cp.Name)
+		name = c.preferModel(name, cp.Name)
+		if !ok || !once("c", name) {
+			continue
+		}
+		it := item{Name: name, Kind: "concept", Path: c.dir.vaultPath("Concepts/" + noteName(name) + ".md")}
+		c.created[fold(name).s] = it.Path
+		d.Concepts = append(d.Concepts, it)
+		_ = cp
+	}
+	ents := p.Entities
+	if len(ents) == 0 {
+		ents = n.Entities
+	}
+	for _, e := range ents[:min(len(ents), maxPlanEnts)] {
+		name, ok := ck.named("entity", e.Name)
+		name = c.preferModel(name, e.Name)
+		if !ok || !once("e", name) {
+			continue
+		}
+		it := item{Name: name, Kind: entityKind(e.Kind), Path: c.dir.vaultPath("Entities/" + noteName(name) + ".md")}
+		if _, taken := c.created[fold(name).s]; !taken {
+			c.created[fold(name).s] = it.Path
+		}
+		d.Entities = append(d.Entities, it)
+	}
+	// Descriptions may link the pages just named, so they are checked
+	// once every page is known.
+	for i, cp := range p.Concepts {
+		_ = i
+		for j := range d.Concepts {
+			if fold(d.Concepts[j].Name).s == fold(oneLine(scrub(cp.Name))).s && d.Concepts[j].Description == "" {
+				d.Concepts[j].Description = ck.prose(cp.Description, true)
+			}
+		}
+	}
+	for _, e := range ents {
+		for j := range d.Entities {
+			if fold(d.Entities[j].Name).s == fold(oneLine(scrub(e.Name))).s && d.Entities[j].Description == "" {
+				d.Entities[j].Description = ck.prose(e.Description, false)
+			}
+		}
+	}
+
+	d.Title = c.title(p.Title)
+	d.OneLiner = ck.prose(p.OneLiner, false)
+	d.Summary = ck.prose(p.Summary, true)
+	for _, k := range p.KeyIdeas {
+		if k = ck.prose(k, false); k != "" {
+			d.KeyIdeas = append(d.KeyIdeas, k)
+		}
+	}
+	for _, t := range n.Terms {
+		name, ok := ck.named("term", t.Term)
+		if !ok || !once("t", name) || len(d.Glossary) == maxMergedTerms {
+			continue
+		}
+		d.Glossary = append(d.Glossary, term{Term: escapeText(name), Definition: ck.prose(t.Definition, false)})
+	}
+	for _, q := range n.Quotes {
+		got, ok := ck.quote(q)
+		if !ok || !once("q", got) || len(d.Quotes) == maxMergedQuotes {
+			continue
+		}
+		d.Quotes = append(d.Quotes, got)
+	}
+	for _, t := range p.Tags {
+		if t = tag(t); t != "" && !slices.Contains(d.Tags, t) {
+			d.Tags = append(d.Tags, t)
+		}
+	}
+	for _, cn := range p.Connections {
+		path, ok := c.resolve(oneLine(scrub(cn.Page)))
+		if !ok {
+			ck.drops.add("link")
+			continue
+		}
+		if !once("l", path) || c.isCreated(path) {
+			continue
+		}
+		d.Connections = append(d.Connections, link{Path: path, Label: c.label(path), Reason: ck.prose(cn.Reason, false)})
+	}
+	if len(d.Connections) == 0 {
+		d.Connections = c.searchConnections()
+	}
+	for _, x := range p.Contradictions {
+		path, ok := c.resolve(oneLine(scrub(x.Page)))
+		if !ok {
+			ck.drops.add("link")
+			continue
+		}
+		cf := conflict{Page: link{Path: path, Label: c.label(path)}, Claim: ck.prose(x.Claim, false),
+			Explanation: ck.prose(x.Explanation, false)}
+		for _, r := range c.related {
+			if r.Path == path {
+				cf.Snippet = r.Snippet
+			}
+		}
+		d.Conflicts = append(d.Conflicts, cf)
+	}
+	return d
+}
+
+// preferModel picks, between the source's wording of a name and the
+// model's, the model's when they differ only in case (it capitalises a
+// page title the source wrote mid-sentence), else the source's.
+func (c *compiler) preferModel(source, model string) string {
+	m := oneLine(scrub(model))
+	if strings.EqualFold(m, source) {
+		return m
+	}
+	return source
+}
+
+func (c *compiler) isCreated(path string) bool {
+	for _, p := range c.created {
+		if p == path {
+			return true
+		}
+	}
+	return false
+}
+
+// label is how a link to path reads: the related page's title, else the
+// file name.
+func (c *compiler) label(p string) string {
+	for _, r := range c.related {
+		if r.Path == p && r.Title != "" {
+			return r.Title
+		}
+	}
+	return strings.TrimSuffix(path.Base(p), ".md")
+}
+
+// searchConnections lists the related pages search found, each with the
+// heading of the passage that matched as its reason: the connections of a
+// note no model planned.
+func (c *compiler) searchConnections() []link {
+	var out []link
+	seen := map[string]bool{}
+	for _, r := range c.related {
+		if seen[r.Path] || len(out) == 5 {
+			continue
+		}
+		seen[r.Path] = true
+		reason := ""
+		if h := oneLine(r.Heading); h != "" {
+			reason = "matched in “" + plain(h) + "”"
+		}
+		out = append(out, link{Path: r.Path, Label: c.label(r.Path), Reason: reason})
+	}
+	return out
+}
+
+// title is the note's title: the document's own, unless it only came
+// from the file name, when the model's (checked) is better.
+func (c *compiler) title(model string) string {
+	t := oneLine(c.src.Doc.Title)
+	base := path.Base(strings.ReplaceAll(c.src.Origin, `\`, "/"))
+	fromName := t == "" || t == "Untitled" || t == base || t == strings.TrimSuffix(base, path.Ext(base))
+	if m := oneLine(scrub(model)); fromName && m != "" {
+		t = m
+	}
+	if t == "" {
+		t = "Untitled"
+	}
+	return t
+}
+
+// unsummarised is the draft without a model: the clean text (rendered by
+// renderSource) and the related pages search finds.
+func (c *compiler) unsummarised(ctx context.Context, reason string) draft {
+	doc := c.src.Doc
+	query := doc.Title + "\n" + doc.Text[:min(len(doc.Text), 600)]
+	c.progress(proto.StepLinking, 0, 0)
+	c.findRelated(ctx, query)
+	c.res.Reason = reason
+	return draft{Title: c.title(""), Reason: reason, Connections: c.searchConnections()}
+}
+
+func entityKind(k string) string {
+	k = strings.ToLower(oneLine(scrub(k)))
+	switch k {
+	case "person", "organization", "place", "product", "work":
+		return k
+	case "organisation", "company", "org":
+		return "organization"
+	}
+	return "other"
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
 }
