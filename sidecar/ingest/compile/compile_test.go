@@ -259,7 +259,7 @@ func TestCompileHostile(t *testing.T) {
 		},
 		plan: func(string) plan {
 			return plan{Title: "Crop rotation", OneLiner: "Why farmers rotate crops.",
-				Summary: "Rotation keeps soil fertile. <script>alert(1)</script> See https://evil.example/payload for more, and [[Secret Note]].\x1b[31m",
+				Summary:  "Rotation keeps soil fertile. <script>alert(1)</script> See https://evil.example/payload for more, and [[Secret Note]].\x1b[31m",
 				KeyIdeas: []string{"Legumes fix nitrogen.", "# Heading injection ![[Secret Note]]"},
 				Entities: []entity{{Name: "Norfolk", Kind: "place", Description: "Region of the four-field rotation."},
 					{Name: "Zorblax Corporation", Kind: "organization", Description: "Invented."}},

@@ -69,8 +69,8 @@ type link struct {
 
 // conflict is a checked contradiction with an existing page.
 type conflict struct {
-	Page                link
-	Snippet             string
+	Page               link
+	Snippet            string
 	Claim, Explanation string
 }
 
