@@ -238,20 +238,19 @@ var (
 	htmlTagRe  = regexp.MustCompile(`(?s)<!--.*?-->|</?[A-Za-z][^<>]*>|<![A-Za-z][^<>]*>`)
 	wikiRe     = regexp.MustCompile(`(!?)\[\[([^\[\]\n]*)\]\]`)
 	mdImageRe  = regexp.MustCompile(`!\[([^\[\]\n]*)\]\(([^()\s]*)\)`)
-	mdLinkRe   = regexp.MustCompile(`\[([^\[\]\n]*)\]\(([^()\s]*)\)`)
+	mdLinkRe   = regexp.MustCompile(`\[([^\[\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)\)`)
 	bareURLRe  = regexp.MustCompile(`(?i)\b(?:https?|ftp|file|javascript|data|obsidian)://[^\s<>()\[\]"']+|\bwww\.[^\s<>()\[\]"']+`)
 	hashtagRe  = regexp.MustCompile(`(^|[\s(])#([^\s#\d\\])`)
-	ampEntRe   = regexp.MustCompile(`&(#?[A-Za-z0-9]+);`)
 	urlTrimSet = ".,;:!?'\""
 )
 
 // scrub removes what model text must never carry into a note: HTML tags
-// and comments, character references that could spell them, control and
-// invisible formatting characters (bidi overrides included). Newlines and
+// and comments (scripts and styles with their content), control and
+// invisible formatting characters (bidi overrides included). A character
+// reference such as &lt; stays: Markdown shows it as text. Newlines and
 // tabs are kept for the caller to decide on.
 func scrub(s string) string {
 	s = strings.ToValidUTF8(s, "")
-	s = ampEntRe.ReplaceAllString(s, "$1")
 	for _, re := range hiddenRe {
 		s = re.ReplaceAllString(s, "")
 	}
@@ -380,10 +379,11 @@ func escapeText(s string) string {
 		switch {
 		case c == '<':
 			b.WriteString("&lt;")
-		case c == '[' && j+1 < len(s) && s[j+1] == '[':
-			b.WriteString(`\[`)
-		case c == ']' && j+1 < len(s) && s[j+1] == ']':
-			b.WriteString(`\]`)
+		case c == '[' || c == ']':
+			// Kept links are put back after escaping; any other bracket
+			// could start a link the checks never saw.
+			b.WriteByte('\\')
+			b.WriteByte(c)
 		case c == '%' && j+1 < len(s) && s[j+1] == '%':
 			b.WriteString(`\%`)
 		case c == '!' && j+1 < len(s) && s[j+1] == '[':

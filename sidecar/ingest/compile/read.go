@@ -111,47 +111,56 @@ func (n notes) render() string {
 // join concatenates notes without a model: the fallback when the call cap
 // leaves no calls to merge with, or a merge reply is unusable. Items are
 // taken from each set in turn (every set's first point, then every set's
-// second…) for as many rounds as fit budget tokens.
+// second…) while they fit budget tokens.
 func join(sets []notes, budget int) notes {
-	longest := 0
-	for _, s := range sets {
-		longest = max(longest, len(s.Points), len(s.Terms), len(s.Quotes), len(s.Entities), len(s.Relations))
-	}
-	out := rounds(sets, 1)
-	for r := 2; r <= longest; r++ {
-		next := rounds(sets, r)
-		if markdown.CountTokens(next.render()) > budget {
-			break
-		}
-		out = next
-	}
-	return out
-}
-
-// rounds takes the first n items of every list of every set, round by
-// round.
-func rounds(sets []notes, n int) notes {
 	var out notes
-	for r := range n {
+	used := 40 // the list headings
+	fits := func(s string) bool {
+		n := markdown.CountTokens("- " + s + "\n")
+		if used+n > budget {
+			return false
+		}
+		used += n
+		return true
+	}
+	for r := 0; ; r++ {
+		more := false
 		for _, s := range sets {
 			if r < len(s.Points) {
-				out.Points = append(out.Points, s.Points[r])
+				more = true
+				if fits(s.Points[r]) {
+					out.Points = append(out.Points, s.Points[r])
+				}
 			}
 			if r < len(s.Terms) {
-				out.Terms = append(out.Terms, s.Terms[r])
+				more = true
+				if t := s.Terms[r]; fits(t.Term + ": " + t.Definition) {
+					out.Terms = append(out.Terms, t)
+				}
 			}
 			if r < len(s.Quotes) {
-				out.Quotes = append(out.Quotes, s.Quotes[r])
+				more = true
+				if fits(`"` + s.Quotes[r] + `"`) {
+					out.Quotes = append(out.Quotes, s.Quotes[r])
+				}
 			}
 			if r < len(s.Entities) {
-				out.Entities = append(out.Entities, s.Entities[r])
+				more = true
+				if e := s.Entities[r]; fits(e.Name + " (" + e.Kind + "): " + e.Description) {
+					out.Entities = append(out.Entities, e)
+				}
 			}
 			if r < len(s.Relations) {
-				out.Relations = append(out.Relations, s.Relations[r])
+				more = true
+				if x := s.Relations[r]; fits(x.From + " — " + x.Relation + " — " + x.To) {
+					out.Relations = append(out.Relations, x)
+				}
 			}
 		}
+		if !more {
+			return out
+		}
 	}
-	return out
 }
 
 // chunk is a piece of the source's Markdown for one read call.

@@ -237,6 +237,9 @@ func noteName(title string) string {
 		}
 		return r
 	}, oneLine(title))
+	if s == "" {
+		s = "Untitled"
+	}
 	// SafeName keeps a short alphanumeric "extension"; a title such as
 	// "Go 1.22" must keep it as part of the name.
 	s = raw.SafeName(s + ".md")
