@@ -1,7 +1,9 @@
-// Ingest from the clipboard, the parts that need no protocol yet: checking
-// what the clipboard holds and wording progress. The ribbon button and
-// command are wired when the ingest messages land in proto/ (IngestBackend
-// below is the shape they will fill).
+// Ingest from the clipboard, without Obsidian: checking what the clipboard
+// holds, following the sidecar's ingest events, and wording progress and
+// failures. The ribbon button and command in main.ts run IngestRunner.
+import type { IngestDone, IngestFailCode, IngestFailed, IngestProgress, QueueItem } from "../../proto/proto.gen";
+import { type Client, ClientError } from "./sidecar/client";
+import type { Sidecar, SidecarState } from "./sidecar/lifecycle";
 
 /** ClipboardUrl is the clipboard checked: a URL to ingest, or why not. */
 export type ClipboardUrl = { ok: true; url: string } | { ok: false; message: string };
@@ -24,35 +26,311 @@ export function parseClipboardUrl(text: string): ClipboardUrl {
   return { ok: true, url: u.href };
 }
 
-/** IngestStage is where an ingest stands, as the sidecar will report it. */
-export type IngestStage =
-  | { stage: "queued" }
-  | { stage: "fetching" }
-  | { stage: "reading"; done: number; total: number }
-  | { stage: "writing" }
-  | { stage: "done"; path: string }
-  | { stage: "failed"; message: string };
-
-/** ingestProgressText is the Notice and status bar wording for a stage. */
-export function ingestProgressText(s: IngestStage): string {
-  switch (s.stage) {
+/** stepText is the Notice wording for where an item stands: "reading 3/8". */
+export function stepText(p: Pick<IngestProgress, "step" | "index" | "total">): string {
+  switch (p.step) {
     case "queued":
-      return "Quire: queued";
+      return "queued";
     case "fetching":
-      return "Quire: fetching…";
+      return "fetching…";
+    case "extracting":
+      return "extracting the text…";
     case "reading":
-      return `Quire: reading ${s.done}/${s.total}`;
+      return p.total > 0 ? `reading ${p.index}/${p.total}` : "reading…";
+    case "planning":
+      return "planning the notes…";
+    case "linking":
+      return "linking to your pages…";
     case "writing":
-      return "Quire: writing the note…";
-    case "done":
-      return `Quire: saved ${s.path}`;
-    case "failed":
-      return `Quire: ${s.message}`;
+      return "writing…";
   }
 }
 
-/** IngestBackend is what the ingest command needs from the sidecar client. */
-export interface IngestBackend {
-  /** ingest queues url and reports each stage until done or failed. */
-  ingest(url: string, onStage: (s: IngestStage) => void, signal?: AbortSignal): Promise<IngestStage>;
+/** failureText is the short sentence for a failed ingest; detail is the sidecar's own sentence. */
+export function failureText(code: IngestFailCode | string, detail: string): string {
+  const d = detail.trim().replace(/\.$/, "");
+  switch (code) {
+    case "duplicate":
+      return d ? `Already ingested: ${d}.` : "This page is already in the vault.";
+    case "blocked":
+      return d ? `Address not allowed: ${d}.` : "That address is not allowed.";
+    case "fetch_failed":
+      return d ? `Could not fetch the page: ${d}.` : "Could not fetch the page.";
+    case "extract_failed":
+      return d ? `Could not read the page: ${d}.` : "Could not read the page.";
+    case "model_unavailable":
+      return d ? `The model did not answer: ${d}. Try again later.` : "The model did not answer. Try again later.";
+    default:
+      return d ? `Ingest failed: ${d}.` : "Ingest failed. See the sidecar's log.";
+  }
+}
+
+/** doneText is the Notice wording for a finished ingest. */
+export function doneText(d: IngestDone): string {
+  const parts = [`Saved “${d.title || d.note}”.`];
+  if (!d.summarised) parts.push("No model read it: the note holds the clean text.");
+  else if (d.unread > 0) parts.push(`${Math.round(d.unread * 100)}% was not read.`);
+  const review = d.review?.length ?? 0;
+  if (review > 0) parts.push(`${review} ${review === 1 ? "item" : "items"} to review.`);
+  return parts.join(" ");
+}
+
+/** ItemState is one queue item as the events tell it. */
+export type ItemState =
+  | { id: number; source: string; kind: "running"; progress: IngestProgress | null }
+  | { id: number; source: string; kind: "done"; done: IngestDone }
+  | { id: number; source: string; kind: "failed"; failed: IngestFailed };
+
+/** Batch counts the items of the current run of ingests: "ingesting index/total". */
+export interface Batch {
+  /** index is the item being worked on, counting from 1. */
+  index: number;
+  total: number;
+}
+
+/**
+ * IngestTracker follows the ingest events of whatever connection is open,
+ * for every item (the plugin's, another window's, the CLI's, the inbox's),
+ * and counts the current batch for the status bar. A batch starts when an
+ * item appears while none runs and ends when the last one finishes.
+ */
+export class IngestTracker {
+  private readonly items = new Map<number, ItemState>();
+  private finishedInBatch = 0;
+  private readonly listeners = new Set<(s: ItemState | null) => void>();
+  private clientUnsubs: (() => void)[] = [];
+  private readonly unsub: () => void;
+  private client: Client | null = null;
+
+  constructor(sidecar: Pick<Sidecar, "state" | "onChange">) {
+    this.unsub = sidecar.onChange((s) => this.onState(s));
+    this.onState(sidecar.state);
+  }
+
+  /** item is what is known of id, or undefined. */
+  item(id: number): ItemState | undefined {
+    return this.items.get(id);
+  }
+
+  /** batch is the current batch, or null when nothing is being ingested. */
+  get batch(): Batch | null {
+    const active = this.active();
+    if (active === 0) return null;
+    return { index: this.finishedInBatch + 1, total: this.finishedInBatch + active };
+  }
+
+  /** onChange calls cb with the item that changed (null when the whole picture did); it returns the unsubscribe. */
+  onChange(cb: (s: ItemState | null) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
+  /** queue asks the sidecar for the queue's items, oldest first. */
+  async queue(): Promise<QueueItem[]> {
+    if (!this.client) throw new ClientError("closed", "queue.list: not connected");
+    return (await this.client.request("queue.list", {}, { timeoutMs: 10_000 })).items ?? [];
+  }
+
+  /** expect records an item the plugin just queued, so the batch counts it before its first event. */
+  expect(id: number, source: string): void {
+    if (this.items.has(id)) return;
+    this.begin();
+    this.set({ id, source, kind: "running", progress: null });
+  }
+
+  /** dispose stops following the sidecar. */
+  dispose(): void {
+    this.unsub();
+    this.detach();
+    this.listeners.clear();
+  }
+
+  private onState(s: SidecarState): void {
+    const client = s.kind === "online" ? s.client : null;
+    if (client === this.client) return;
+    this.detach();
+    this.client = client;
+    if (!client) return;
+    this.clientUnsubs = [
+      client.on("ingest.progress", (p) => {
+        const cur = this.items.get(p.id);
+        if (cur && cur.kind !== "running") return;
+        if (!cur) this.begin();
+        this.set({ id: p.id, source: p.source, kind: "running", progress: p });
+      }),
+      client.on("ingest.done", (d) => this.finish({ id: d.id, source: d.source, kind: "done", done: d })),
+      client.on("ingest.failed", (f) => this.finish({ id: f.id, source: f.source, kind: "failed", failed: f })),
+    ];
+    void this.seed(client);
+  }
+
+  /** seed picks up the items a sidecar was already working on when the plugin connected. */
+  private async seed(client: Client): Promise<void> {
+    let items: QueueItem[];
+    try {
+      items = (await client.request("queue.list", {}, { timeoutMs: 10_000 })).items ?? [];
+    } catch {
+      return; // an older sidecar, or the connection went: nothing to pick up
+    }
+    if (client !== this.client) return;
+    for (const it of items) {
+      if ((it.state === "queued" || it.state === "running") && !this.items.has(it.id)) {
+        this.begin();
+        this.items.set(it.id, { id: it.id, source: it.source, kind: "running", progress: null });
+      }
+    }
+    this.emit(null);
+  }
+
+  private detach(): void {
+    for (const u of this.clientUnsubs.splice(0)) u();
+  }
+
+  private active(): number {
+    let n = 0;
+    for (const it of this.items.values()) if (it.kind === "running") n++;
+    return n;
+  }
+
+  /** begin starts a new batch when none runs. */
+  private begin(): void {
+    if (this.active() === 0) this.finishedInBatch = 0;
+  }
+
+  private finish(s: ItemState): void {
+    const cur = this.items.get(s.id);
+    if (cur && cur.kind !== "running") return;
+    if (cur) this.finishedInBatch++;
+    else this.begin();
+    this.set(s);
+    if (this.active() === 0) this.finishedInBatch = 0;
+    this.prune();
+  }
+
+  /** prune forgets finished items beyond the last few, so a long session stays small. */
+  private prune(): void {
+    const finished = [...this.items.values()].filter((i) => i.kind !== "running");
+    for (const it of finished.slice(0, Math.max(0, finished.length - 50))) this.items.delete(it.id);
+  }
+
+  private set(s: ItemState): void {
+    this.items.set(s.id, s);
+    this.emit(s);
+  }
+
+  private emit(s: ItemState | null): void {
+    for (const cb of [...this.listeners]) cb(s);
+  }
+}
+
+/** NoticeHandle is a notice that can be reworded in place (an Obsidian Notice in the app). */
+export interface NoticeHandle {
+  setText(text: string): void;
+  hide(): void;
+}
+
+/** IngestRunnerDeps is what the ingest command needs. */
+export interface IngestRunnerDeps {
+  sidecar: Pick<Sidecar, "client">;
+  tracker: IngestTracker;
+  /** readClipboard returns the clipboard's text. */
+  readClipboard(): Promise<string>;
+  /** notice shows a notice that stays until hidden (timeoutMs 0) or for timeoutMs. */
+  notice(text: string, timeoutMs: number): NoticeHandle;
+  /** openNote opens a vault note. */
+  openNote(path: string): Promise<void>;
+  log(message: string, ...detail: unknown[]): void;
+}
+
+/**
+ * IngestRunner ingests the URL on the clipboard: it checks it, queues it,
+ * keeps one notice per item reworded as the item moves on, and opens the
+ * source note when it is written.
+ */
+export class IngestRunner {
+  private readonly unsubs = new Map<number, () => void>();
+
+  constructor(private readonly deps: IngestRunnerDeps) {}
+
+  /** fromClipboard ingests the clipboard's URL; it resolves once the item is queued (or refused). */
+  async fromClipboard(): Promise<number | null> {
+    let text: string;
+    try {
+      text = await this.deps.readClipboard();
+    } catch (err) {
+      this.deps.log("read clipboard", err);
+      this.deps.notice("Quire: could not read the clipboard.", 6000);
+      return null;
+    }
+    const parsed = parseClipboardUrl(text);
+    if (!parsed.ok) {
+      this.deps.notice(`Quire: ${parsed.message}`, 6000);
+      return null;
+    }
+    return this.ingest(parsed.url);
+  }
+
+  /** ingest queues url and follows it to the end. */
+  async ingest(url: string): Promise<number | null> {
+    const client = this.deps.sidecar.client;
+    if (!client) {
+      this.deps.notice("Quire: the sidecar is offline. Start it from the status bar, then try again.", 8000);
+      return null;
+    }
+    const n = this.deps.notice(`Quire: ${shortUrl(url)} — queued`, 0);
+    let id: number;
+    try {
+      const res = await client.request("ingest.add", { source: url }, { timeoutMs: 30_000 });
+      id = res.id;
+      if (res.position > 0) n.setText(`Quire: ${shortUrl(url)} — queued (${res.position} ahead)`);
+    } catch (err) {
+      this.deps.log("ingest.add", url, err);
+      const code = err instanceof ClientError ? err.code : "internal";
+      const msg = err instanceof ClientError && code !== "closed" ? err.message : "";
+      n.setText(`Quire: ${code === "closed" ? "the sidecar went offline before the page was queued." : failureText(code, msg)}`);
+      setTimeout(() => n.hide(), 10_000);
+      return null;
+    }
+    this.deps.tracker.expect(id, url);
+    const follow = (s: ItemState | undefined) => {
+      if (!s) return false;
+      if (s.kind === "running") {
+        if (s.progress) n.setText(`Quire: ${shortUrl(url)} — ${stepText(s.progress)}`);
+        return false;
+      }
+      this.unsubs.get(id)?.();
+      this.unsubs.delete(id);
+      if (s.kind === "done") {
+        n.setText(`Quire: ${doneText(s.done)}`);
+        setTimeout(() => n.hide(), 8000);
+        void this.deps.openNote(s.done.note);
+      } else {
+        this.deps.log("ingest failed", s.failed);
+        n.setText(`Quire: ${failureText(s.failed.code, s.failed.message)}`);
+        setTimeout(() => n.hide(), 12_000);
+      }
+      return true;
+    };
+    // Events may have come before the reply: start from what is known.
+    if (follow(this.deps.tracker.item(id))) return id;
+    this.unsubs.set(
+      id,
+      this.deps.tracker.onChange((s) => {
+        if (s === null || s.id === id) follow(this.deps.tracker.item(id));
+      }),
+    );
+    return id;
+  }
+
+  /** dispose stops following items. */
+  dispose(): void {
+    for (const u of this.unsubs.values()) u();
+    this.unsubs.clear();
+  }
+}
+
+/** shortUrl is a URL without its scheme, cut to fit a notice. */
+export function shortUrl(url: string, max = 60): string {
+  const s = url.replace(/^https?:\/\//, "").replace(/\/$/, "");
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }

@@ -1,11 +1,19 @@
 import { FileSystemAdapter, Notice, Plugin } from "obsidian";
+import { History } from "./ask";
+import { ConfigSync } from "./config";
+import { answerNoteProcessor } from "./hover/answer-note";
+import { IngestRunner, IngestTracker } from "./ingest";
+import { AskModal } from "./modals/ask";
+import { PushedNotices } from "./notices";
 import { type QuireSettings, QuireSettingTab, mergeSettings } from "./settings";
 import { stateDir } from "./sidecar/connfile";
 import { Sidecar } from "./sidecar/lifecycle";
 import { isAlive, isExecutable, readFileOrNull, spawnProcess } from "./sidecar/node";
 import { StatusTracker } from "./sidecar/status";
+import { liveNotice, showNotice } from "./views/notice";
 import { NoteOpener } from "./views/open";
 import { RELATED_VIEW, RelatedView, openRelatedView, workspaceEvents } from "./views/related";
+import { REVIEW_VIEW, ReviewView, openReviewView } from "./views/review";
 import { StatusBar, StatusModal } from "./views/status";
 
 /**
@@ -18,7 +26,7 @@ export default class QuirePlugin extends Plugin {
 
   override async onload(): Promise<void> {
     this.settings = mergeSettings(await this.loadData());
-    const { vault, workspace } = this.app;
+    const { vault, workspace, metadataCache } = this.app;
     const vaultPath = vault.adapter instanceof FileSystemAdapter ? vault.adapter.getBasePath() : "";
     const log = (msg: string, ...detail: unknown[]) => console.debug(`[${this.manifest.id}] ${msg}`, ...detail);
 
@@ -38,15 +46,30 @@ export default class QuirePlugin extends Plugin {
     this.register(() => sidecar.stop());
     const tracker = new StatusTracker(sidecar);
     this.register(() => tracker.dispose());
+    const ingest = new IngestTracker(sidecar);
+    this.register(() => ingest.dispose());
+    const config = new ConfigSync({ sidecar, apiKey: () => this.settings.apiKey, log });
+    this.register(() => config.dispose());
     const opener = new NoteOpener({ vault, workspace });
+    const pushed = new PushedNotices({
+      sidecar,
+      show: (msg, lines, actions, ms) => void showNotice(msg, lines, actions, ms),
+      openNote: (path) => void opener.openNote(path),
+      reviewCreated: () => workspace.getLeavesOfType(REVIEW_VIEW).forEach((l) => (l.view as ReviewView).refreshSoon()),
+    });
+    this.register(() => pushed.dispose());
+    const openGenerated = async (path: string) => {
+      pushed.opening(path);
+      await opener.openNote(path);
+    };
     const start = () => sidecar.start();
     const rebuild = async () => {
       await sidecar.client?.request("index.rebuild", {}).catch((err: unknown) => new Notice(`Quire: rebuild failed: ${String(err)}`));
     };
-    const showStatus = () => new StatusModal(this.app, { tracker, rebuild, start }).open();
+    const showStatus = () => new StatusModal(this.app, { tracker, rebuild, start, queue: () => ingest.queue(), ingest }).open();
 
     const statusEl = this.addStatusBarItem();
-    this.register(new StatusBar({ el: statusEl, tracker }).bind());
+    this.register(new StatusBar({ el: statusEl, tracker, ingest }).bind());
     this.registerDomEvent(statusEl, "click", showStatus);
 
     this.registerView(
@@ -64,7 +87,38 @@ export default class QuirePlugin extends Plugin {
           subscribe: workspaceEvents(workspace),
         }),
     );
+    this.registerView(
+      REVIEW_VIEW,
+      (leaf) => new ReviewView(leaf, { vault, metadataCache, folder: () => config.folder, openNote: (p, newLeaf) => void opener.openNote(p, newLeaf) }),
+    );
+
+    const history = new History();
+    const ask = () =>
+      new AskModal(this.app, {
+        client: () => sidecar.client,
+        history,
+        noteText: (path) => opener.read(path),
+        openPassage: (path, at) => void opener.open(path, at),
+        openNote: openGenerated,
+      }).open();
+    this.registerMarkdownPostProcessor(answerNoteProcessor({ noteText: (path) => opener.read(path), open: (path, at) => void opener.open(path, at) }));
+
+    const runner = new IngestRunner({
+      sidecar,
+      tracker: ingest,
+      readClipboard: () => navigator.clipboard.readText(),
+      notice: liveNotice,
+      openNote: openGenerated,
+      log,
+    });
+    this.register(() => runner.dispose());
+    const ingestClipboard = () => void runner.fromClipboard();
+    this.addRibbonIcon("link", "Quire: ingest the URL on the clipboard", ingestClipboard);
+
+    this.addCommand({ id: "ask-vault", name: "Ask vault", callback: ask });
+    this.addCommand({ id: "ingest-clipboard", name: "Ingest the URL on the clipboard", callback: ingestClipboard });
     this.addCommand({ id: "open-related", name: "Open related pages", callback: () => void openRelatedView(workspace) });
+    this.addCommand({ id: "open-review", name: "Open review items", callback: () => void openReviewView(workspace) });
     this.addCommand({ id: "show-status", name: "Show sidecar status", callback: showStatus });
     this.addCommand({ id: "start-sidecar", name: "Start or reconnect the sidecar", callback: () => void start() });
     this.addCommand({ id: "rebuild-index", name: "Rebuild the index", callback: () => void rebuild() });
@@ -76,6 +130,7 @@ export default class QuirePlugin extends Plugin {
           await this.saveSettings(change);
           if (sidecar.state.kind === "offline" && ("binaryPath" in change || "stateFolder" in change)) void start();
         },
+        config,
       }),
     );
     workspace.onLayoutReady(() => void start());

@@ -45,3 +45,20 @@ export function snippet(text: string, max = 160): string {
   const cut = body.lastIndexOf(" ", max);
   return body.slice(0, cut > max / 2 ? cut : max).trimEnd() + "…";
 }
+
+/**
+ * bytesBetween returns the UTF-8 bytes of text between two byte offsets,
+ * clamped, for hashing exactly what a citation stored.
+ */
+export function bytesBetween(text: string, start: number, end: number): Uint8Array {
+  const bytes = encoder.encode(text);
+  const s = Math.max(0, Math.min(start, bytes.length));
+  const e = Math.max(s, Math.min(end, bytes.length));
+  return bytes.subarray(s, e);
+}
+
+/** sha256Hex is the lowercase hex SHA-256 of bytes, as the sidecar stores citation hashes. */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

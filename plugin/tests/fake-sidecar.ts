@@ -1,6 +1,7 @@
 // A fake sidecar end for the client and lifecycle tests: sockets that the
 // test drives by hand, and a server that answers hello like the real one.
-import type { Socket } from "../src/sidecar/client";
+import { Client, type Socket } from "../src/sidecar/client";
+import type { SidecarState } from "../src/sidecar/lifecycle";
 
 type Frame = { id?: string; type: string; payload?: unknown };
 
@@ -72,4 +73,38 @@ export class FakeServer {
     if (!s) throw new Error("no socket yet");
     return s;
   }
+}
+
+/** FakeLifecycle stands in for Sidecar: a state the test sets, and its listeners. */
+export class FakeLifecycle {
+  private listeners = new Set<(s: SidecarState) => void>();
+  starts = 0;
+  constructor(public state: SidecarState = { kind: "offline", reason: "not started", canStart: false }) {}
+  get client(): Client | null {
+    return this.state.kind === "online" ? this.state.client : null;
+  }
+  onChange(cb: (s: SidecarState) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+  async start(): Promise<void> {
+    this.starts++;
+  }
+  set(s: SidecarState): void {
+    this.state = s;
+    for (const cb of [...this.listeners]) cb(s);
+  }
+}
+
+/** online connects a client to a fresh FakeServer and returns all three parts. */
+export async function online(): Promise<{ server: FakeServer; client: Client; sock: FakeSocket; sidecar: FakeLifecycle }> {
+  const server = new FakeServer();
+  const client = await Client.connect({ url: "ws://127.0.0.1:1/", token: server.token, clientName: "test", socket: server.factory });
+  const sidecar = new FakeLifecycle({ kind: "online", client });
+  return { server, client, sock: server.last, sidecar };
+}
+
+/** settle lets queued promise callbacks run. */
+export async function settle(times = 5): Promise<void> {
+  for (let i = 0; i < times; i++) await new Promise((r) => setTimeout(r, 0));
 }

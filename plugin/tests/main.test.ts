@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { App, type PluginManifest } from "obsidian";
 // The same module instance as "obsidian" (vitest aliases one to the other),
 // imported by path for the hooks that only the stub has.
-import { Setting } from "./obsidian-stub";
+import { Setting, type TextComponent } from "./obsidian-stub";
 import QuirePlugin from "../src/main";
 import { DEFAULT_SETTINGS, mergeSettings } from "../src/settings";
 
@@ -41,8 +41,15 @@ describe("QuirePlugin", () => {
     expect(p.settingTabs).toHaveLength(1);
     expect(p.settings).toEqual(DEFAULT_SETTINGS);
 
+    const ids = (p as unknown as { commands: { id: string }[] }).commands.map((c) => c.id);
+    expect(ids).toEqual(["ask-vault", "ingest-clipboard", "open-related", "open-review", "show-status", "start-sidecar", "rebuild-index"]);
+    expect((p as unknown as { ribbonIcons: HTMLElement[] }).ribbonIcons).toHaveLength(1);
+    expect((p as unknown as { postProcessorsForTest: unknown[] }).postProcessorsForTest).toHaveLength(1);
+
     p.unloadForTest();
     expect(p.settingTabs).toHaveLength(0);
+    expect((p as unknown as { commands: unknown[] }).commands).toHaveLength(0);
+    expect((p as unknown as { postProcessorsForTest: unknown[] }).postProcessorsForTest).toHaveLength(0);
   });
 
   it("reads stored settings and saves edits from the settings tab", async () => {
@@ -54,11 +61,11 @@ describe("QuirePlugin", () => {
     const tab = p.settingTabs[0]!;
     tab.display();
     const names = [...tab.containerEl.querySelectorAll(".setting-item-name")].map((e) => e.textContent);
-    expect(names).toEqual(["Sidecar binary", "State folder"]);
+    expect(names.slice(0, 3)).toEqual(["Sidecar binary", "State folder", "Models and indexing"]);
 
-    await Setting.all[1]!.components[0]!.typeForTest("  /var/lib/quire  ");
+    await (Setting.all[1]!.components[0] as TextComponent).typeForTest("  /var/lib/quire  ");
     expect(p.settings.stateFolder).toBe("/var/lib/quire");
-    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire" });
+    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "" });
   });
 });
 
@@ -66,8 +73,9 @@ describe("mergeSettings", () => {
   it.each([
     ["nothing stored", null, DEFAULT_SETTINGS],
     ["not an object", "oops", DEFAULT_SETTINGS],
-    ["wrong types dropped", { binaryPath: 3, stateFolder: "s" }, { binaryPath: "", stateFolder: "s" }],
-    ["unknown keys dropped", { binaryPath: "b", extra: true }, { binaryPath: "b", stateFolder: "" }],
+    ["wrong types dropped", { binaryPath: 3, stateFolder: "s" }, { binaryPath: "", stateFolder: "s", apiKey: "" }],
+    ["unknown keys dropped", { binaryPath: "b", extra: true }, { binaryPath: "b", stateFolder: "", apiKey: "" }],
+    ["the API key kept", { apiKey: "sk-1" }, { binaryPath: "", stateFolder: "", apiKey: "sk-1" }],
   ])("%s", (_name, stored, want) => {
     expect(mergeSettings(stored)).toEqual(want);
   });

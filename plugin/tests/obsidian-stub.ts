@@ -171,6 +171,17 @@ export class Vault extends Events {
   async read(file: TFile): Promise<string> {
     return this.cachedRead(file);
   }
+  /** writeForTest adds or changes a file as the sidecar writing into the vault would, firing create or modify. */
+  writeForTest(path: string, text: string): void {
+    const isNew = !this.files.has(path);
+    this.files.set(path, text);
+    this.trigger(isNew ? "create" : "modify", new TFile(path));
+  }
+  /** deleteForTest removes a file, firing delete. */
+  deleteForTest(path: string): void {
+    if (!this.files.delete(path)) return;
+    this.trigger("delete", new TFile(path));
+  }
 }
 
 export abstract class View extends Component {
@@ -370,9 +381,73 @@ export class Workspace extends Events {
   }
 }
 
+/**
+ * parseFrontmatterForTest reads the YAML subset the sidecar writes in
+ * frontmatter: scalars, lists of scalars and lists of flat maps.
+ */
+export function parseFrontmatterForTest(text: string): Record<string, unknown> | null {
+  const m = /^---\n([\s\S]*?)\n---(?:\n|$)/.exec(text);
+  if (!m) return null;
+  const scalar = (raw: string): unknown => {
+    const v = raw.trim();
+    if (v === "") return null;
+    if (v.startsWith('"')) return JSON.parse(v) as unknown;
+    if (v.startsWith("'")) return v.slice(1, -1).replace(/''/g, "'");
+    if (v === "true" || v === "false") return v === "true";
+    if (v === "[]") return [];
+    if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+    return v;
+  };
+  const out: Record<string, unknown> = {};
+  let list: unknown[] | null = null;
+  let item: Record<string, unknown> | null = null;
+  for (const line of m[1]!.split("\n")) {
+    const top = /^([\w-]+):(.*)$/.exec(line);
+    if (top) {
+      const v = top[2]!.trim();
+      if (v === "") {
+        list = [];
+        out[top[1]!] = list;
+      } else {
+        out[top[1]!] = scalar(v);
+        list = null;
+      }
+      item = null;
+      continue;
+    }
+    const li = /^\s*- (?:([\w-]+):(.*)|(.*))$/.exec(line);
+    if (li && list) {
+      if (li[1] !== undefined) {
+        item = { [li[1]]: scalar(li[2]!) };
+        list.push(item);
+      } else {
+        list.push(scalar(li[3]!));
+        item = null;
+      }
+      continue;
+    }
+    const kv = /^\s+([\w-]+):(.*)$/.exec(line);
+    if (kv && item) item[kv[1]!] = scalar(kv[2]!);
+  }
+  return out;
+}
+
+export class MetadataCache extends Events {
+  constructor(private readonly vault: Vault) {
+    super();
+  }
+  getFileCache(file: TFile): { frontmatter?: Record<string, unknown> } | null {
+    const text = this.vault.files.get(file.path);
+    if (text === undefined) return null;
+    const fm = parseFrontmatterForTest(text);
+    return fm ? { frontmatter: fm } : {};
+  }
+}
+
 export class App {
   vault: Vault;
   workspace: Workspace;
+  metadataCache: MetadataCache;
   containerEl: HTMLElement;
   statusBarEl: HTMLElement;
   viewRegistryForTest = new Map<string, (leaf: WorkspaceLeaf) => View>();
@@ -380,6 +455,7 @@ export class App {
     this.vault = new Vault(new FileSystemAdapter(opts.basePath ?? ""));
     for (const [p, t] of Object.entries(opts.files ?? {})) this.vault.files.set(p, t);
     this.workspace = new Workspace(this);
+    this.metadataCache = new MetadataCache(this.vault);
     this.containerEl = document.createElement("div");
     this.containerEl.className = "app-container";
     this.containerEl.appendChild(this.workspace.containerEl);
@@ -437,6 +513,32 @@ export class Plugin extends Component {
       this.app.viewRegistryForTest.delete(type);
     });
   }
+  postProcessorsForTest: MarkdownPostProcessor[] = [];
+  registerMarkdownPostProcessor(pp: MarkdownPostProcessor): MarkdownPostProcessor {
+    this.postProcessorsForTest.push(pp);
+    this.register(() => this.postProcessorsForTest.splice(this.postProcessorsForTest.indexOf(pp), 1));
+    return pp;
+  }
+  /**
+   * renderForTest draws a note as the reading view would (the stub's
+   * Markdown, frontmatter parsed by the caller) and runs the post processors.
+   */
+  async renderForTest(path: string, body: string, frontmatter: unknown, el: HTMLElement): Promise<MarkdownRenderChild[]> {
+    const children: MarkdownRenderChild[] = [];
+    renderMarkdownForTest(body, el);
+    const ctx: MarkdownPostProcessorContext = {
+      docId: path,
+      sourcePath: path,
+      frontmatter,
+      addChild: (c) => {
+        children.push(c);
+        c.load();
+      },
+      getSectionInfo: () => null,
+    };
+    for (const pp of this.postProcessorsForTest) await pp(el, ctx);
+    return children;
+  }
   addSettingTab(tab: PluginSettingTab): void {
     this.settingTabs.push(tab);
     this.register(() => this.settingTabs.splice(this.settingTabs.indexOf(tab), 1));
@@ -459,15 +561,12 @@ export abstract class PluginSettingTab {
   hide(): void {}
 }
 
-export class TextComponent {
-  inputEl: HTMLInputElement = document.createElement("input");
+/** ValueComponent is what the stub's text, text area and dropdown share. */
+abstract class ValueComponent<E extends HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement> {
   private changeCb: ((value: string) => unknown) | null = null;
-  constructor(containerEl: HTMLElement) {
-    containerEl.appendChild(this.inputEl);
-  }
-  setPlaceholder(p: string): this {
-    this.inputEl.placeholder = p;
-    return this;
+  disabledForTest = false;
+  constructor(readonly inputEl: E) {
+    inputEl.addEventListener("change", () => void this.changeCb?.(inputEl.value));
   }
   setValue(v: string): this {
     this.inputEl.value = v;
@@ -475,6 +574,11 @@ export class TextComponent {
   }
   getValue(): string {
     return this.inputEl.value;
+  }
+  setDisabled(disabled: boolean): this {
+    this.disabledForTest = disabled;
+    this.inputEl.disabled = disabled;
+    return this;
   }
   onChange(cb: (value: string) => unknown): this {
     this.changeCb = cb;
@@ -487,26 +591,97 @@ export class TextComponent {
   }
 }
 
+export class TextComponent extends ValueComponent<HTMLInputElement> {
+  constructor(containerEl: HTMLElement) {
+    super(containerEl.createEl("input"));
+  }
+  setPlaceholder(p: string): this {
+    this.inputEl.placeholder = p;
+    return this;
+  }
+}
+
+export class TextAreaComponent extends ValueComponent<HTMLTextAreaElement> {
+  constructor(containerEl: HTMLElement) {
+    super(containerEl.createEl("textarea"));
+  }
+  setPlaceholder(p: string): this {
+    this.inputEl.placeholder = p;
+    return this;
+  }
+}
+
+export class DropdownComponent extends ValueComponent<HTMLSelectElement> {
+  selectEl: HTMLSelectElement;
+  constructor(containerEl: HTMLElement) {
+    super(containerEl.createEl("select"));
+    this.selectEl = this.inputEl;
+  }
+  addOption(value: string, display: string): this {
+    const o = this.selectEl.createEl("option", { text: display });
+    o.value = value;
+    return this;
+  }
+  addOptions(options: Record<string, string>): this {
+    for (const [v, d] of Object.entries(options)) this.addOption(v, d);
+    return this;
+  }
+}
+
+export class ButtonComponent {
+  buttonEl: HTMLButtonElement;
+  private clickCb: ((evt: MouseEvent) => unknown) | null = null;
+  constructor(containerEl: HTMLElement) {
+    this.buttonEl = containerEl.createEl("button");
+    this.buttonEl.addEventListener("click", (evt) => void this.clickCb?.(evt));
+  }
+  setButtonText(t: string): this {
+    this.buttonEl.textContent = t;
+    return this;
+  }
+  setCta(): this {
+    this.buttonEl.addClass("mod-cta");
+    return this;
+  }
+  setDisabled(d: boolean): this {
+    this.buttonEl.disabled = d;
+    return this;
+  }
+  onClick(cb: (evt: MouseEvent) => unknown): this {
+    this.clickCb = cb;
+    return this;
+  }
+  /** clickForTest clicks as a user would and waits for the handler. */
+  async clickForTest(): Promise<void> {
+    await this.clickCb?.(new MouseEvent("click"));
+  }
+}
+
+type AnyComponent = TextComponent | TextAreaComponent | DropdownComponent | ButtonComponent;
+
 export class Setting {
   settingEl: HTMLElement;
+  infoEl: HTMLElement;
   nameEl: HTMLElement;
   descEl: HTMLElement;
   controlEl: HTMLElement;
-  components: TextComponent[] = [];
+  components: AnyComponent[] = [];
   constructor(containerEl: HTMLElement) {
-    this.settingEl = document.createElement("div");
-    this.settingEl.className = "setting-item";
-    this.nameEl = document.createElement("div");
-    this.nameEl.className = "setting-item-name";
-    this.descEl = document.createElement("div");
-    this.descEl.className = "setting-item-description";
-    this.controlEl = document.createElement("div");
-    this.settingEl.append(this.nameEl, this.descEl, this.controlEl);
-    containerEl.appendChild(this.settingEl);
+    this.settingEl = containerEl.createDiv({ cls: "setting-item" });
+    this.infoEl = this.settingEl.createDiv({ cls: "setting-item-info" });
+    this.nameEl = this.infoEl.createDiv({ cls: "setting-item-name" });
+    this.descEl = this.infoEl.createDiv({ cls: "setting-item-description" });
+    this.controlEl = this.settingEl.createDiv({ cls: "setting-item-control" });
     Setting.all.push(this);
   }
   /** all lists every Setting created, newest last, for tests to reach the controls. */
   static all: Setting[] = [];
+  /** namedForTest finds the newest setting with this name. */
+  static namedForTest(name: string): Setting {
+    const s = [...Setting.all].reverse().find((x) => x.nameEl.textContent === name);
+    if (!s) throw new Error(`no setting named ${name}`);
+    return s;
+  }
   setName(name: string): this {
     this.nameEl.textContent = name;
     return this;
@@ -516,10 +691,29 @@ export class Setting {
     else this.descEl.replaceChildren(desc);
     return this;
   }
+  setHeading(): this {
+    this.settingEl.addClass("setting-item-heading");
+    return this;
+  }
+  setClass(cls: string): this {
+    this.settingEl.addClass(cls);
+    return this;
+  }
   addText(cb: (text: TextComponent) => unknown): this {
-    const t = new TextComponent(this.controlEl);
-    this.components.push(t);
-    cb(t);
+    return this.add(new TextComponent(this.controlEl), cb);
+  }
+  addTextArea(cb: (text: TextAreaComponent) => unknown): this {
+    return this.add(new TextAreaComponent(this.controlEl), cb);
+  }
+  addDropdown(cb: (d: DropdownComponent) => unknown): this {
+    return this.add(new DropdownComponent(this.controlEl), cb);
+  }
+  addButton(cb: (b: ButtonComponent) => unknown): this {
+    return this.add(new ButtonComponent(this.controlEl), cb);
+  }
+  private add<C extends AnyComponent>(c: C, cb: (c: C) => unknown): this {
+    this.components.push(c);
+    cb(c);
     return this;
   }
 }
@@ -553,15 +747,110 @@ export class Modal {
 }
 
 export class Notice {
+  /** shown lists the text of every notice made, oldest first. */
   static shown: string[] = [];
-  constructor(
-    public message: string,
-    _timeout?: number,
-  ) {
-    Notice.shown.push(message);
+  /** liveForTest lists the notices not hidden yet. */
+  static liveForTest: Notice[] = [];
+  noticeEl: HTMLElement;
+  messageEl: HTMLElement;
+  containerEl: HTMLElement;
+  hiddenForTest = false;
+  constructor(message: string | DocumentFragment, _timeout?: number) {
+    this.containerEl = document.createElement("div");
+    this.containerEl.className = "notice";
+    this.messageEl = this.noticeEl = this.containerEl;
+    this.fill(message);
+    Notice.shown.push(this.message);
+    Notice.liveForTest.push(this);
+    Notice.hostForTest?.appendChild(this.containerEl);
   }
-  hide(): void {}
+  /** hostForTest is where notices are drawn (the harness page sets it); none in unit tests. */
+  static hostForTest: HTMLElement | null = null;
+  /** message is the notice's text now. */
+  get message(): string {
+    return this.messageEl.textContent ?? "";
+  }
+  setMessage(message: string | DocumentFragment): this {
+    this.fill(message);
+    Notice.shown.push(this.message);
+    return this;
+  }
+  hide(): void {
+    this.hiddenForTest = true;
+    this.containerEl.remove();
+    Notice.liveForTest = Notice.liveForTest.filter((n) => n !== this);
+  }
+  private fill(message: string | DocumentFragment): void {
+    if (typeof message === "string") this.messageEl.textContent = message;
+    else this.messageEl.replaceChildren(message);
+  }
 }
+
+/** renderMarkdownForTest is the stub's small Markdown renderer: paragraphs, headings, lists, quotes, emphasis, code and wiki links. */
+function renderMarkdownForTest(markdown: string, el: HTMLElement): void {
+  const doc = el.ownerDocument;
+  const inline = (parent: HTMLElement, text: string) => {
+    const re = /(\*\*[^*]+\*\*|\*[^*]+\*|`[^`]+`|\[\[[^\]]+\]\])/g;
+    let last = 0;
+    for (const m of text.matchAll(re)) {
+      if (m.index > last) parent.appendChild(doc.createTextNode(text.slice(last, m.index)));
+      const t = m[0];
+      if (t.startsWith("**")) parent.createEl("strong", { text: t.slice(2, -2) });
+      else if (t.startsWith("`")) parent.createEl("code", { text: t.slice(1, -1) });
+      else if (t.startsWith("[[")) {
+        const [target, alias] = t.slice(2, -2).split("|");
+        const a = parent.createEl("a", { cls: "internal-link", text: alias ?? target ?? "" });
+        a.setAttribute("data-href", target ?? "");
+      } else parent.createEl("em", { text: t.slice(1, -1) });
+      last = m.index + t.length;
+    }
+    if (last < text.length) parent.appendChild(doc.createTextNode(text.slice(last)));
+  };
+  for (const block of markdown.replace(/\r\n/g, "\n").split(/\n{2,}/)) {
+    const lines = block.split("\n").filter((l) => l.trim() !== "");
+    if (lines.length === 0) continue;
+    const h = /^(#{1,6})\s+(.*)$/.exec(lines[0]!);
+    if (h && lines.length === 1) {
+      inline(el.createEl(`h${h[1]!.length}` as "h1"), h[2]!);
+    } else if (lines.every((l) => /^\s*[-*+]\s/.test(l))) {
+      const ul = el.createEl("ul");
+      for (const l of lines) inline(ul.createEl("li"), l.replace(/^\s*[-*+]\s/, ""));
+    } else if (lines.every((l) => /^>/.test(l))) {
+      inline(el.createEl("blockquote").createEl("p"), lines.map((l) => l.replace(/^>\s?/, "")).join(" "));
+    } else {
+      const p = el.createEl("p");
+      lines.forEach((l, i) => {
+        if (i > 0) p.appendChild(doc.createElement("br"));
+        inline(p, l);
+      });
+    }
+  }
+}
+
+export class MarkdownRenderChild extends Component {
+  constructor(public containerEl: HTMLElement) {
+    super();
+  }
+}
+
+export class MarkdownRenderer {
+  /** renderedForTest counts render calls, so tests can check that streaming stays cheap. */
+  static renderedForTest = 0;
+  static async render(_app: App, markdown: string, el: HTMLElement, _sourcePath: string, _component: Component): Promise<void> {
+    MarkdownRenderer.renderedForTest++;
+    renderMarkdownForTest(markdown, el);
+  }
+}
+
+export interface MarkdownPostProcessorContext {
+  docId: string;
+  sourcePath: string;
+  frontmatter: unknown;
+  addChild(child: MarkdownRenderChild): void;
+  getSectionInfo(el: HTMLElement): null;
+}
+
+export type MarkdownPostProcessor = (el: HTMLElement, ctx: MarkdownPostProcessorContext) => Promise<unknown> | void;
 
 export class Keymap {
   static isModEvent(evt?: { ctrlKey?: boolean; metaKey?: boolean } | null): boolean {

@@ -89,11 +89,11 @@ describe("citations", () => {
   const start = new TextEncoder().encode("# A\n\n").length;
   const end = start + "First passage.".length;
 
-  it("shows the cited bytes and notices a change", () => {
+  it("shows the cited bytes and notices a change", async () => {
     const c = { path: "Notes/A.md", start, end, headingPath: ["A"], text: "First passage." };
-    expect(describeCitation(c, note)).toEqual({ title: "A", heading: "A", text: "First passage.", changed: false });
+    expect(await describeCitation(c, note)).toEqual({ title: "A", heading: "A", text: "First passage.", changed: false });
     const edited = note.replace("First", "1st");
-    expect(describeCitation(c, edited)).toMatchObject({ changed: true, text: "1st passage.\n\n" });
+    expect(await describeCitation(c, edited)).toMatchObject({ changed: true, text: "1st passage.\n\n" });
   });
 
   it("hover draws a popover with the passage; click opens it; dispose cleans up", async () => {

@@ -2,7 +2,7 @@
 // (its stored byte range, not the whole note) with its note and heading;
 // clicking jumps there. It reads notes, it never writes them. The Ask modal
 // and saved answer notes attach it to their citation elements.
-import { headingLabel, sliceBytes } from "../passage";
+import { bytesBetween, headingLabel, sha256Hex, sliceBytes } from "../passage";
 
 /** Citation points at a passage: a note and a byte range in it. */
 export interface Citation {
@@ -17,6 +17,8 @@ export interface Citation {
   headingPath?: string[];
   /** text is the passage as it was when the answer was written; when set, a change is noticed. */
   text?: string;
+  /** hash is the hex SHA-256 of the passage's bytes when the answer was written (saved answer notes keep this, not the text). */
+  hash?: string;
 }
 
 /** CitationHoverDeps is what the popover needs. */
@@ -40,14 +42,20 @@ export interface CitationView {
   changed: boolean;
 }
 
-/** describeCitation reads the cited passage from the note's current text. */
-export function describeCitation(c: Citation, current: string): CitationView {
+/**
+ * describeCitation reads the cited passage from the note's current text:
+ * the stored byte range, compared with the stored text or hash to notice
+ * that the note changed since.
+ */
+export async function describeCitation(c: Citation, current: string): Promise<CitationView> {
   const text = sliceBytes(current, c.start, c.end);
+  let changed = c.text !== undefined && c.text !== text;
+  if (!changed && c.hash) changed = (await sha256Hex(bytesBetween(current, c.start, c.end))) !== c.hash.toLowerCase();
   return {
     title: c.title || c.path.replace(/\.md$/, "").split("/").at(-1) || c.path,
     heading: headingLabel(c.headingPath ?? []),
     text,
-    changed: c.text !== undefined && c.text !== text,
+    changed,
   };
 }
 
@@ -91,7 +99,7 @@ export class CitationHover {
     const seq = ++this.shown;
     let view: CitationView;
     try {
-      view = describeCitation(c, await this.deps.noteText(c.path));
+      view = await describeCitation(c, await this.deps.noteText(c.path));
     } catch (err) {
       view = { title: c.title ?? c.path, heading: headingLabel(c.headingPath ?? []), text: `Could not read the note: ${String(err)}`, changed: false };
     }

@@ -65,6 +65,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** timeoutMs fails the request when no final frame arrives in time; 0 waits forever. */
   timeoutMs?: number;
+  /**
+   * onId learns the request's id as it is sent: a later request may name
+   * it (answer.save names the ask.query whose answer to save).
+   */
+  onId?: (id: string) => void;
 }
 
 interface Pending {
@@ -223,6 +228,7 @@ export class Client {
           reject(new ClientError("timeout", `${type}: no reply in ${opts.timeoutMs} ms`));
         }, opts.timeoutMs);
       }
+      opts.onId?.(id);
       this.socket.send(JSON.stringify({ id, type, payload }));
     });
   }

@@ -1,6 +1,7 @@
 // What the sidecar says about its index, kept current from status.get
 // replies and pushed events, and the few words the status bar shows.
 import type { IndexProgress, SidecarWarning, StatusResult } from "../../../proto/proto.gen";
+import type { Batch } from "../ingest";
 import type { Client } from "./client";
 import type { Sidecar, SidecarState } from "./lifecycle";
 
@@ -146,8 +147,11 @@ export function vectorPercent(s: IndexSnapshot): number | null {
   return percent(c.vectorsDone, c.vectorsTotal);
 }
 
-/** statusBarText is the status bar's few words, e.g. "Quire: 9,876 notes · vectors 62%". */
-export function statusBarText(s: IndexSnapshot): string {
+/**
+ * statusBarText is the status bar's few words, e.g. "Quire: 9,876 notes ·
+ * vectors 62%", or "Quire: ingesting 1/3" while a batch of ingests runs.
+ */
+export function statusBarText(s: IndexSnapshot, ingest: Batch | null = null): string {
   switch (s.state) {
     case "offline":
       return "Quire: offline";
@@ -158,6 +162,7 @@ export function statusBarText(s: IndexSnapshot): string {
     case "online":
       break;
   }
+  if (ingest) return `Quire: ingesting ${ingest.index}/${ingest.total}`;
   const idx = indexingPercent(s);
   if (idx !== null) return `Quire: indexing ${idx}%`;
   if (!s.status) return "Quire: connected";

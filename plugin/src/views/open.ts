@@ -13,6 +13,24 @@ export class NoteOpener {
   }
 
   /**
+   * openNote opens a note the sidecar just wrote. Obsidian learns of a file
+   * written from outside a moment later, so it waits for it a little.
+   */
+  async openNote(path: string, newLeaf = false, waitMs = 5000): Promise<void> {
+    const deadline = Date.now() + waitMs;
+    let file = this.deps.vault.getAbstractFileByPath(path);
+    while (!(file instanceof TFile) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      file = this.deps.vault.getAbstractFileByPath(path);
+    }
+    if (!(file instanceof TFile)) {
+      new Notice(`Quire: ${path} is not in the vault (yet).`);
+      return;
+    }
+    await this.deps.workspace.getLeaf(newLeaf ? "tab" : false).openFile(file, { active: true });
+  }
+
+  /**
    * open opens path with the line holding byte offset start at the top
    * and the cursor on it. newLeaf opens a new tab.
    */

@@ -1,11 +1,20 @@
 import { type App, Modal } from "obsidian";
-import type { SkippedFile } from "../../../proto/proto.gen";
+import type { QueueItem, SkippedFile } from "../../../proto/proto.gen";
+import type { Batch } from "../ingest";
 import { type IndexSnapshot, indexingPercent, percent, statusBarText, vectorPercent } from "../sidecar/status";
 
 /** StatusBarDeps is what the status bar item needs. */
 export interface StatusBarDeps {
   el: HTMLElement;
   tracker: { readonly snapshot: IndexSnapshot; onChange(cb: (s: IndexSnapshot) => void): () => void };
+  /** ingest counts the batch of ingests running, when there is one. */
+  ingest?: IngestFollower;
+}
+
+/** IngestFollower is the part of IngestTracker the status surfaces read. */
+export interface IngestFollower {
+  readonly batch: Batch | null;
+  onChange(cb: () => void): () => void;
 }
 
 /**
@@ -20,15 +29,21 @@ export class StatusBar {
 
   /** bind draws now and on every change; it returns the unsubscribe. */
   bind(): () => void {
-    this.draw(this.deps.tracker.snapshot);
-    return this.deps.tracker.onChange((s) => this.draw(s));
+    const redraw = () => this.draw(this.deps.tracker.snapshot);
+    redraw();
+    const offs = [this.deps.tracker.onChange(redraw)];
+    if (this.deps.ingest) offs.push(this.deps.ingest.onChange(redraw));
+    return () => {
+      for (const off of offs) off();
+    };
   }
 
   private draw(s: IndexSnapshot): void {
     const el = this.deps.el;
-    el.setText(statusBarText(s));
+    const batch = s.state === "online" ? (this.deps.ingest?.batch ?? null) : null;
+    el.setText(statusBarText(s, batch));
     el.toggleClass("is-offline", s.state === "offline");
-    el.toggleClass("is-busy", s.state === "online" && indexingPercent(s) !== null);
+    el.toggleClass("is-busy", s.state === "online" && (batch !== null || indexingPercent(s) !== null));
   }
 }
 
@@ -39,6 +54,10 @@ export interface StatusDeps {
   rebuild(): Promise<void>;
   /** start starts or reconnects the sidecar. */
   start(): Promise<void>;
+  /** queue lists the ingest queue (queue.list), oldest first. */
+  queue?(): Promise<QueueItem[]>;
+  /** ingest tells the view when items move, to list the queue again. */
+  ingest?: IngestFollower;
 }
 
 const count = new Intl.NumberFormat("en-US");
@@ -48,7 +67,10 @@ const count = new Intl.NumberFormat("en-US");
  * coverage, vectors, skipped files with their reasons and warnings.
  */
 export class StatusModal extends Modal {
-  private unsub: (() => void) | null = null;
+  private unsubs: (() => void)[] = [];
+  private mainEl: HTMLElement | null = null;
+  private queueEl: HTMLElement | null = null;
+  private queueSeq = 0;
 
   constructor(
     app: App,
@@ -60,23 +82,73 @@ export class StatusModal extends Modal {
   override onOpen(): void {
     this.modalEl.addClass("quire-status-modal");
     this.titleEl.setText("Quire status");
+    this.contentEl.addClass("quire-status-view");
+    this.mainEl = this.contentEl.createDiv();
+    this.queueEl = this.contentEl.createDiv({ cls: "quire-status-queue" });
     this.render(this.deps.tracker.snapshot);
-    this.unsub = this.deps.tracker.onChange((s) => this.render(s));
+    this.unsubs.push(
+      this.deps.tracker.onChange((s) => {
+        this.render(s);
+        void this.drawQueue();
+      }),
+    );
+    if (this.deps.ingest) this.unsubs.push(this.deps.ingest.onChange(() => void this.drawQueue()));
     void this.deps.tracker.refresh();
+    void this.drawQueue();
   }
 
   override onClose(): void {
-    this.unsub?.();
-    this.unsub = null;
+    for (const u of this.unsubs.splice(0)) u();
+    this.queueSeq++;
     this.contentEl.empty();
+  }
+
+  /** drawQueue lists the ingest queue: what runs, what waits, what failed lately. */
+  async drawQueue(): Promise<void> {
+    const el = this.queueEl;
+    if (!el || !this.deps.queue) return;
+    const seq = ++this.queueSeq;
+    let items: QueueItem[] | null = null;
+    let error = "";
+    if (this.deps.tracker.snapshot.state === "online") {
+      try {
+        items = await this.deps.queue();
+      } catch (err) {
+        error = err instanceof Error ? err.message : String(err);
+      }
+    }
+    if (seq !== this.queueSeq) return;
+    el.empty();
+    if (items === null && error === "") return; // offline: nothing to ask
+    el.createEl("h3", { text: "Ingest queue" });
+    if (error) {
+      el.createDiv({ cls: "quire-status-line is-error", text: `Could not list the queue: ${error}` });
+      return;
+    }
+    const list = items ?? [];
+    const open = list.filter((i) => i.state === "queued" || i.state === "running");
+    const recent = list.filter((i) => i.state === "done" || i.state === "failed").slice(-5).reverse();
+    if (open.length === 0 && recent.length === 0) {
+      el.createDiv({ cls: "quire-status-line", text: "Empty." });
+      return;
+    }
+    const ul = el.createEl("ul", { cls: "quire-status-files quire-queue" });
+    for (const it of [...open, ...recent]) {
+      const li = ul.createEl("li", { cls: `quire-queue-item is-${it.state}` });
+      li.createSpan({ cls: "quire-queue-state", text: it.state });
+      li.createSpan({ cls: "quire-status-path", text: ` ${it.source}` });
+      if (it.state === "done" && it.note) li.createSpan({ cls: "quire-status-reason", text: ` → ${it.note}` });
+      if (it.error) li.createSpan({ cls: "quire-status-reason", text: ` — ${it.error}` });
+      if (it.attempts > 0 && it.state !== "done") li.createSpan({ cls: "quire-status-reason", text: ` (${it.attempts} ${it.attempts === 1 ? "attempt" : "attempts"})` });
+    }
   }
 
   /** render draws the snapshot; exported through the modal for tests. */
   render(s: IndexSnapshot): void {
-    const el = this.contentEl;
+    const el = this.mainEl ?? this.contentEl;
     el.empty();
     el.addClass("quire-status-view");
-    const summary = el.createDiv({ cls: "quire-status-summary", text: statusBarText(s) });
+    const summary = el.createDiv({ cls: "quire-status-summary", text: statusBarText(s, s.state === "online" ? (this.deps.ingest?.batch ?? null) : null) });
     summary.toggleClass("is-offline", s.state === "offline");
     if (s.state === "offline") {
       el.createDiv({ cls: "quire-status-line", text: s.offlineReason });

@@ -1,0 +1,176 @@
+// Asking the vault, without Obsidian: the questions of this session, one
+// question's life (streamed text, then the checked answer), and saving an
+// answer as a note. The Ask modal draws what this reports.
+import type { AskDone, Citation as WireCitation } from "../../proto/proto.gen";
+import type { Citation } from "./hover/citation";
+import { type Client, ClientError, Latest, isSuperseded } from "./sidecar/client";
+
+/** AskState is where one question stands. */
+export type AskState =
+  | { kind: "idle" }
+  | { kind: "streaming"; question: string; text: string }
+  | { kind: "done"; question: string; askId: string; answer: AskDone }
+  | { kind: "error"; question: string; message: string };
+
+/** AskDeps is what an AskSession needs. */
+export interface AskDeps {
+  /** client returns the connection now, or null while offline. */
+  client(): Pick<Client, "stream" | "request"> | null;
+  /** onChange is called on every state change and every streamed piece. */
+  onChange(s: AskState): void;
+}
+
+/**
+ * History keeps the questions of this session, newest first, without
+ * repeats; it lives in the plugin so that every Ask modal sees them.
+ */
+export class History {
+  private items: string[] = [];
+  constructor(private readonly max = 20) {}
+
+  /** add puts q first, dropping an older copy. */
+  add(q: string): void {
+    const t = q.trim();
+    if (t === "") return;
+    this.items = [t, ...this.items.filter((x) => x !== t)].slice(0, this.max);
+  }
+
+  /** list is the questions, newest first. */
+  get list(): readonly string[] {
+    return this.items;
+  }
+}
+
+/**
+ * HistoryCursor walks History with the up and down keys: up goes to older
+ * questions, down back to newer ones and finally to what was being typed.
+ */
+export class HistoryCursor {
+  private at = -1;
+  private draft = "";
+  constructor(private readonly history: History) {}
+
+  /** up returns the next older question, or null at the oldest. */
+  up(current: string): string | null {
+    const list = this.history.list;
+    if (this.at + 1 >= list.length) return null;
+    if (this.at === -1) this.draft = current;
+    this.at++;
+    return list[this.at] ?? null;
+  }
+
+  /** down returns the next newer question, the draft past the newest, or null when already there. */
+  down(): string | null {
+    if (this.at === -1) return null;
+    this.at--;
+    return this.at === -1 ? this.draft : (this.history.list[this.at] ?? null);
+  }
+
+  /** reset forgets the position (after the user types or asks). */
+  reset(): void {
+    this.at = -1;
+  }
+}
+
+/** toCitation is a wire citation in the shape the hover takes. */
+export function toCitation(c: WireCitation): Citation {
+  return { n: c.number, id: c.id, path: c.path, start: c.start, end: c.end, title: c.title, headingPath: c.headingPath ?? [], text: c.text, hash: c.hash };
+}
+
+/** askErrorText is a short sentence for a failed question. */
+export function askErrorText(err: unknown): string {
+  if (err instanceof ClientError) {
+    switch (err.code) {
+      case "closed":
+        return "The sidecar is offline. Start it from the status bar and ask again.";
+      case "not_ready":
+        return "The index is still being built. Ask again in a moment.";
+      case "model_unavailable":
+        return `The model did not answer: ${err.message}`;
+      case "invalid_request":
+        return err.message.replace(/^ask\.query: /, "");
+      case "timeout":
+        return "The sidecar took too long to answer.";
+      default:
+        return err.message;
+    }
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * AskSession asks one question at a time: a new question supersedes the
+ * one still streaming, and closing the modal cancels it (its late frames
+ * are dropped).
+ */
+export class AskSession {
+  private st: AskState = { kind: "idle" };
+  private readonly latest = new Latest();
+
+  constructor(
+    private readonly deps: AskDeps,
+    private readonly history: History,
+  ) {}
+
+  /** state is where the current question stands. */
+  get state(): AskState {
+    return this.st;
+  }
+
+  /** ask sends question and streams its answer; it resolves when the answer is done or failed. */
+  async ask(question: string): Promise<void> {
+    const q = question.trim();
+    if (q === "") return;
+    this.history.add(q);
+    const client = this.deps.client();
+    if (!client) {
+      this.latest.cancel();
+      this.set({ kind: "error", question: q, message: "The sidecar is offline. Start it from the status bar and ask again." });
+      return;
+    }
+    const signal = this.latest.next();
+    let askId = "";
+    this.set({ kind: "streaming", question: q, text: "" });
+    try {
+      const answer = await client.stream(
+        "ask.query",
+        { question: q },
+        (frame) => {
+          if (signal.aborted || frame.type !== "ask.delta" || this.st.kind !== "streaming") return;
+          this.set({ ...this.st, text: this.st.text + frame.payload.text });
+        },
+        { signal, timeoutMs: 300_000, onId: (id) => (askId = id) },
+      );
+      if (signal.aborted) return;
+      this.set({ kind: "done", question: q, askId, answer });
+    } catch (err) {
+      if (isSuperseded(err) || signal.aborted) return;
+      this.set({ kind: "error", question: q, message: askErrorText(err) });
+    }
+  }
+
+  /** save writes the done answer to a note through the sidecar and returns its vault path. */
+  async save(): Promise<string> {
+    const s = this.st;
+    if (s.kind !== "done") throw new Error("no answer to save yet");
+    const client = this.deps.client();
+    if (!client) throw new Error("The sidecar is offline; the answer cannot be saved.");
+    try {
+      const res = await client.request("answer.save", { askId: s.askId }, { timeoutMs: 30_000 });
+      return res.path;
+    } catch (err) {
+      if (err instanceof ClientError && err.code === "not_found") throw new Error("The sidecar no longer holds this answer (it restarted or many questions followed). Ask again to save it.");
+      throw new Error(askErrorText(err));
+    }
+  }
+
+  /** cancel drops the question in flight. */
+  cancel(): void {
+    this.latest.cancel();
+  }
+
+  private set(s: AskState): void {
+    this.st = s;
+    this.deps.onChange(s);
+  }
+}

@@ -1,0 +1,127 @@
+// The sidecar's settings as the plugin sees them: read with config.get,
+// changed with config.set, and the API key handed over on every
+// connection (the sidecar keeps it in memory only; the plugin keeps it in
+// its data and sends it nowhere else).
+import type { ConfigResult, Settings } from "../../proto/proto.gen";
+import { ClientError } from "./sidecar/client";
+import type { Sidecar, SidecarState } from "./sidecar/lifecycle";
+
+/** ConfigSyncDeps is what ConfigSync needs. */
+export interface ConfigSyncDeps {
+  sidecar: Pick<Sidecar, "state" | "onChange" | "client">;
+  /** apiKey returns the key stored in the plugin's data; empty for none. */
+  apiKey(): string;
+  log(message: string, ...detail: unknown[]): void;
+}
+
+/** DEFAULT_FOLDER is the generated-notes folder when the sidecar has not said otherwise. */
+export const DEFAULT_FOLDER = "Quire";
+
+/**
+ * ConfigSync keeps the last settings the sidecar reported and gives the
+ * sidecar the API key whenever a connection opens without one.
+ */
+export class ConfigSync {
+  private last: ConfigResult | null = null;
+  private readonly unsub: () => void;
+  private readonly listeners = new Set<(r: ConfigResult | null) => void>();
+  private seen: unknown = null;
+
+  constructor(private readonly deps: ConfigSyncDeps) {
+    this.unsub = deps.sidecar.onChange((s) => this.onState(s));
+    this.onState(deps.sidecar.state);
+  }
+
+  /** current is the last config.result, or null before one came (or while offline). */
+  get current(): ConfigResult | null {
+    return this.last;
+  }
+
+  /** folder is the generated-notes folder in force. */
+  get folder(): string {
+    return this.last?.settings.folder || DEFAULT_FOLDER;
+  }
+
+  /** onChange calls cb when the settings in force change; it returns the unsubscribe. */
+  onChange(cb: (r: ConfigResult | null) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
+  /** get asks the sidecar for its settings. */
+  async get(): Promise<ConfigResult> {
+    const c = this.deps.sidecar.client;
+    if (!c) throw new ClientError("closed", "The sidecar is offline.");
+    const r = await c.request("config.get", {}, { timeoutMs: 10_000 });
+    this.remember(r);
+    return r;
+  }
+
+  /**
+   * set sends settings (all of them, as config.set wants) with the stored
+   * API key, and returns what the sidecar put in force.
+   */
+  async set(settings: Settings): Promise<ConfigResult> {
+    const c = this.deps.sidecar.client;
+    if (!c) throw new ClientError("closed", "The sidecar is offline.");
+    const key = this.deps.apiKey();
+    const model = { ...settings.model };
+    delete model.apiKey;
+    if (key !== "") model.apiKey = key;
+    const r = await c.request("config.set", { settings: { ...settings, model } }, { timeoutMs: 30_000 });
+    this.remember(r);
+    return r;
+  }
+
+  /** dispose stops following the sidecar. */
+  dispose(): void {
+    this.unsub();
+    this.listeners.clear();
+  }
+
+  private onState(s: SidecarState): void {
+    const client = s.kind === "online" ? s.client : null;
+    if (client === this.seen) return;
+    this.seen = client;
+    if (!client) {
+      this.remember(null);
+      return;
+    }
+    void this.handOver();
+  }
+
+  /** handOver reads the settings of a new connection and gives the sidecar the key it lacks. */
+  private async handOver(): Promise<void> {
+    try {
+      const r = await this.get();
+      if (this.deps.apiKey() !== "" && !r.settings.model.apiKeySet) await this.set(r.settings);
+    } catch (err) {
+      this.deps.log("config", err);
+    }
+  }
+
+  private remember(r: ConfigResult | null): void {
+    this.last = r;
+    for (const cb of [...this.listeners]) cb(r);
+  }
+}
+
+/** parseIgnore turns the settings tab's text (one prefix per line or comma) into prefixes. */
+export function parseIgnore(text: string): string[] {
+  const out: string[] = [];
+  for (const part of text.split(/[\n,]/)) {
+    const p = part.trim().replace(/^\/+/, "");
+    if (p !== "" && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+/** configErrorText is a short sentence for a failed config request. */
+export function configErrorText(err: unknown): string {
+  if (err instanceof ClientError) {
+    if (err.code === "closed") return "The sidecar is offline. Start it, then change these settings.";
+    if (err.code === "invalid_request") return err.message.replace(/^config\.set: /, "");
+    return err.message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}

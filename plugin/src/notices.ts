@@ -1,0 +1,129 @@
+// Notices for what the sidecar pushes into the open vault: notes it wrote
+// (note.written) and review items (review.created), each with an Open
+// button. Writes that come in a burst (an ingest writes a source note and
+// several concept pages) make one notice, and a note a surface opens by
+// itself (a saved answer, an ingested page) gets none.
+import type { NoteWritten, ReviewCreated } from "../../proto/proto.gen";
+import type { Client } from "./sidecar/client";
+import type { Sidecar, SidecarState } from "./sidecar/lifecycle";
+
+/** NoticeAction is a button in a notice. */
+export interface NoticeAction {
+  label: string;
+  run(): void;
+}
+
+/** PushedNoticesDeps is what the pushed-event notices need. */
+export interface PushedNoticesDeps {
+  sidecar: Pick<Sidecar, "state" | "onChange">;
+  /** show draws a notice with a message, optional lines and buttons, for timeoutMs. */
+  show(message: string, lines: string[], actions: NoticeAction[], timeoutMs: number): void;
+  /** openNote opens a vault note. */
+  openNote(path: string): void;
+  /** reviewCreated is told of each review item, for the review view. */
+  reviewCreated?(r: ReviewCreated): void;
+  /** settleMs is how long writes are gathered before one notice shows them. */
+  settleMs?: number;
+}
+
+const KIND_WORDS: Record<string, string> = {
+  source: "source note",
+  concept: "concept page",
+  entity: "entity page",
+  answer: "answer",
+  index: "index",
+  log: "log",
+};
+
+/** writtenText words one written note: "Quire wrote the source note X". */
+export function writtenText(w: NoteWritten): string {
+  const name = w.path.replace(/\.md$/, "").split("/").at(-1) ?? w.path;
+  const kind = KIND_WORDS[w.kind] ?? "note";
+  return `Quire ${w.created ? "wrote" : "updated"} the ${kind} “${name}”.`;
+}
+
+/** PushedNotices follows note.written and review.created on whatever connection is open. */
+export class PushedNotices {
+  private client: Client | null = null;
+  private clientUnsubs: (() => void)[] = [];
+  private readonly unsub: () => void;
+  private pending: NoteWritten[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly quiet = new Map<string, number>();
+
+  constructor(private readonly deps: PushedNoticesDeps) {
+    this.unsub = deps.sidecar.onChange((s) => this.onState(s));
+    this.onState(deps.sidecar.state);
+  }
+
+  /**
+   * opening tells it a surface opens path itself, so its note.written
+   * needs no notice (the event may come just before or just after).
+   */
+  opening(path: string): void {
+    this.quiet.set(path, Date.now());
+    this.pending = this.pending.filter((w) => w.path !== path);
+  }
+
+  /** dispose stops following and drops gathered writes. */
+  dispose(): void {
+    this.unsub();
+    this.detach();
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.pending = [];
+  }
+
+  private onState(s: SidecarState): void {
+    const client = s.kind === "online" ? s.client : null;
+    if (client === this.client) return;
+    this.detach();
+    this.client = client;
+    if (!client) return;
+    this.clientUnsubs = [client.on("note.written", (w) => this.written(w)), client.on("review.created", (r) => this.review(r))];
+  }
+
+  private detach(): void {
+    for (const u of this.clientUnsubs.splice(0)) u();
+  }
+
+  private isQuiet(path: string): boolean {
+    const at = this.quiet.get(path);
+    if (at === undefined) return false;
+    if (Date.now() - at > 60_000) {
+      this.quiet.delete(path);
+      return false;
+    }
+    return true;
+  }
+
+  private written(w: NoteWritten): void {
+    // Review items have their own notice; Quire's index and log change with every ingest.
+    if (w.kind === "index" || w.kind === "log" || /\/Review\//.test(w.path)) return;
+    if (this.isQuiet(w.path)) return;
+    this.pending.push(w);
+    if (this.timer !== null) return;
+    this.timer = setTimeout(() => this.flush(), this.deps.settleMs ?? 500);
+  }
+
+  private flush(): void {
+    this.timer = null;
+    const ws = this.pending.filter((w) => !this.isQuiet(w.path));
+    this.pending = [];
+    if (ws.length === 0) return;
+    const first = ws[0]!;
+    if (ws.length === 1) {
+      this.deps.show(writtenText(first), [], [{ label: "Open", run: () => this.deps.openNote(first.path) }], 8000);
+      return;
+    }
+    const lines = ws.slice(0, 5).map((w) => w.path.replace(/\.md$/, ""));
+    if (ws.length > 5) lines.push(`and ${ws.length - 5} more`);
+    this.deps.show(`Quire wrote ${ws.length} notes.`, lines, [{ label: "Open", run: () => this.deps.openNote(first.path) }], 10_000);
+  }
+
+  private review(r: ReviewCreated): void {
+    this.deps.reviewCreated?.(r);
+    const actions: NoticeAction[] = [{ label: "Open", run: () => this.deps.openNote(r.path) }];
+    this.deps.show(`Quire: something to review. ${r.reason}`, [], actions, 12_000);
+  }
+}

@@ -1,0 +1,332 @@
+// @vitest-environment jsdom
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AskDone } from "../../proto/proto.gen";
+import { AskSession, History, HistoryCursor } from "../src/ask";
+import { answerNoteProcessor, savedCitations } from "../src/hover/answer-note";
+import { linkCitationMarkers } from "../src/hover/markers";
+import { AskModal } from "../src/modals/ask";
+import { sha256Hex } from "../src/passage";
+import { type FakeLifecycle, type FakeServer, type FakeSocket, online, settle } from "./fake-sidecar";
+import { App, MarkdownRenderer, Modal, Plugin, parseFrontmatterForTest } from "./obsidian-stub";
+
+const note = "# Bread\n\n## Method\n\nKnead the dough for ten minutes.\n";
+const enc = new TextEncoder();
+const start = enc.encode("# Bread\n\n## Method\n\n").length;
+const end = start + enc.encode("Knead the dough for ten minutes.").length;
+
+const done = (over: Partial<AskDone> = {}): AskDone => ({
+  answer: "Knead it for **ten** minutes [1].",
+  lang: "en",
+  citations: [
+    { number: 1, id: "Kitchen/Bread.md#1", path: "Kitchen/Bread.md", title: "Bread", headingPath: ["Method"], start, end, text: "Knead the dough for ten minutes.", hash: "" },
+  ],
+  quotes: [],
+  grounded: true,
+  refused: false,
+  extracted: false,
+  droppedCitations: 0,
+  passages: ["Kitchen/Bread.md#1"],
+  channel: "hybrid",
+  model: "openai/fake",
+  remote: false,
+  inputTokens: 10,
+  outputTokens: 5,
+  ms: 1234,
+  ...over,
+});
+
+/** answerAsk makes the fake sidecar stream deltas and then done for ask.query. */
+function answerAsk(server: FakeServer, deltas: string[], final: AskDone | null, saved = "Quire/Answers/How long.md"): { asks: string[] } {
+  const asks: string[] = [];
+  server.reply = (f, s) => {
+    if (f.type === "ask.query") {
+      asks.push(f.id!);
+      for (const d of deltas) s.push({ id: f.id!, type: "ask.delta", payload: { text: d } });
+      if (final) s.push({ id: f.id!, type: "ask.done", payload: final });
+    }
+    if (f.type === "answer.save") {
+      const askId = (f.payload as { askId: string }).askId;
+      if (asks.includes(askId)) s.push({ id: f.id!, type: "answer.result", payload: { path: saved } });
+      else s.push({ id: f.id!, type: "error", payload: { code: "not_found", message: "no recent answer" } });
+    }
+  };
+  return { asks };
+}
+
+describe("History", () => {
+  it("keeps questions newest first without repeats, and the cursor walks them", () => {
+    const h = new History(3);
+    for (const q of ["a", "b", "a", "c", "d"]) h.add(q);
+    expect(h.list).toEqual(["d", "c", "a"]);
+    const c = new HistoryCursor(h);
+    expect(c.up("draft")).toBe("d");
+    expect(c.up("d")).toBe("c");
+    expect(c.up("c")).toBe("a");
+    expect(c.up("a")).toBeNull();
+    expect(c.down()).toBe("c");
+    expect(c.down()).toBe("d");
+    expect(c.down()).toBe("draft");
+    expect(c.down()).toBeNull();
+  });
+});
+
+describe("AskSession", () => {
+  let server: FakeServer;
+  let sidecar: FakeLifecycle;
+
+  beforeEach(async () => {
+    ({ server, sidecar } = await online());
+  });
+
+  it("streams deltas, ends with the checked answer, and saves it by the ask's id", async () => {
+    const { asks } = answerAsk(server, ["Knead it ", "for ten minutes [1]."], done());
+    const seen: string[] = [];
+    const s = new AskSession({ client: () => sidecar.client, onChange: (st) => seen.push(st.kind === "streaming" ? `streaming:${st.text}` : st.kind) }, new History());
+    await s.ask("  How long do I knead?  ");
+    expect(seen).toEqual(["streaming:", "streaming:Knead it ", "streaming:Knead it for ten minutes [1].", "done"]);
+    expect(s.state).toMatchObject({ kind: "done", question: "How long do I knead?", askId: asks[0] });
+    expect(await s.save()).toBe("Quire/Answers/How long.md");
+  });
+
+  it("a new question supersedes the one streaming; its late frames are dropped", async () => {
+    let first: { id: string; sock: FakeSocket } | null = null;
+    server.reply = (f, sock) => {
+      if (f.type !== "ask.query") return;
+      if (!first) {
+        first = { id: f.id!, sock };
+        return;
+      }
+      sock.push({ id: f.id!, type: "ask.done", payload: done({ answer: "second [1]." }) });
+    };
+    const s = new AskSession({ client: () => sidecar.client, onChange: () => {} }, new History());
+    const p1 = s.ask("first");
+    await s.ask("second");
+    first!.sock.push({ id: first!.id, type: "ask.delta", payload: { text: "late" } });
+    first!.sock.push({ id: first!.id, type: "ask.done", payload: done({ answer: "first" }) });
+    await p1;
+    expect(s.state).toMatchObject({ kind: "done", question: "second", answer: { answer: "second [1]." } });
+  });
+
+  it.each([
+    ["offline", null, "The sidecar is offline. Start it from the status bar and ask again."],
+    ["not ready", { code: "not_ready", message: "index" }, "The index is still being built. Ask again in a moment."],
+    ["bad question", { code: "invalid_request", message: "ask.query: a question of 1 to 4096 bytes is required" }, "a question of 1 to 4096 bytes is required"],
+  ])("says why a question failed: %s", async (_n, err, want) => {
+    server.reply = (f, s) => s.push({ id: f.id!, type: "error", payload: err });
+    const s = new AskSession({ client: () => (err === null ? null : sidecar.client), onChange: () => {} }, new History());
+    await s.ask("q");
+    expect(s.state).toEqual({ kind: "error", question: "q", message: want });
+  });
+
+  it("an answer the sidecar forgot cannot be saved, and says to ask again", async () => {
+    answerAsk(server, [], done());
+    const s = new AskSession({ client: () => sidecar.client, onChange: () => {} }, new History());
+    await s.ask("q");
+    (s as unknown as { st: { askId: string } }).st.askId = "999";
+    await expect(s.save()).rejects.toThrow(/Ask again/);
+  });
+});
+
+describe("linkCitationMarkers", () => {
+  it("links known [n] in prose, leaves unknown ones, code and links alone", () => {
+    const el = document.createElement("div");
+    el.innerHTML = "<p>One [1] and two [2][1], not [9].</p><p><code>a[1]</code> <a>[1]</a></p>";
+    const got: number[] = [];
+    const n = linkCitationMarkers(el, new Set([1, 2]), (_e, k) => got.push(k));
+    expect(n).toBe(3);
+    expect(got).toEqual([1, 2, 1]);
+    expect(el.querySelector("p")!.textContent).toBe("One [1] and two [2][1], not [9].");
+    expect(el.querySelectorAll(".quire-citation-marker")).toHaveLength(3);
+    expect(el.querySelector("code")!.textContent).toBe("a[1]");
+    // Running again does not nest markers.
+    expect(linkCitationMarkers(el, new Set([1, 2]), () => {})).toBe(0);
+  });
+});
+
+describe("AskModal", () => {
+  let server: FakeServer;
+  let sidecar: FakeLifecycle;
+  let app: App;
+  let opened: string[];
+  let passages: [string, number][];
+  const history = new History();
+
+  const modal = () =>
+    new AskModal(app as never, {
+      client: () => sidecar.client,
+      history,
+      noteText: async () => note,
+      openPassage: (p, s) => passages.push([p, s]),
+      openNote: async (p) => void opened.push(p),
+      frameMs: 0,
+    });
+
+  beforeEach(async () => {
+    ({ server, sidecar } = await online());
+    app = new App({ files: { "Kitchen/Bread.md": note } });
+    opened = [];
+    passages = [];
+  });
+  afterEach(() => {
+    for (const m of [...Modal.openForTest]) m.close();
+    document.body.replaceChildren();
+  });
+
+  it("streams as text, renders the answer once as Markdown, links [1] to a hover, and saves then opens the note", async () => {
+    answerAsk(server, ["Knead it ", "for ten minutes [1]."], done());
+    const m = modal();
+    m.open();
+    const before = MarkdownRenderer.renderedForTest;
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "How long do I knead?";
+    await m.submit();
+    await settle();
+    expect(MarkdownRenderer.renderedForTest - before).toBe(1);
+    const body = m.contentEl.querySelector(".quire-ask-body")!;
+    expect(body.querySelector("strong")?.textContent).toBe("ten");
+    const marker = body.querySelector<HTMLElement>(".quire-citation-marker")!;
+    expect(marker.textContent).toBe("[1]");
+    marker.dispatchEvent(new MouseEvent("mouseenter"));
+    await settle();
+    const pop = document.querySelector(".quire-citation-popover")!;
+    expect(pop.querySelector(".quire-citation-text")!.textContent).toBe("Knead the dough for ten minutes.");
+    expect(pop.querySelector(".quire-citation-changed")).toBeNull();
+    expect(m.contentEl.querySelector(".quire-ask-source")!.textContent).toBe("[1]Bread › Method");
+    expect(m.contentEl.querySelector(".quire-ask-status")!.textContent).toBe("openai/fake · 1.2 s");
+
+    m.contentEl.querySelector<HTMLButtonElement>(".quire-ask-save")!.click();
+    await settle();
+    expect(opened).toEqual(["Quire/Answers/How long.md"]);
+    expect(Modal.openForTest).not.toContain(m);
+  });
+
+  it("draws streamed text without rendering Markdown until the end", async () => {
+    let push: ((d: string | null) => void) | null = null;
+    server.reply = (f, s) => {
+      if (f.type !== "ask.query") return;
+      push = (d) =>
+        d === null ? s.push({ id: f.id!, type: "ask.done", payload: done() }) : s.push({ id: f.id!, type: "ask.delta", payload: { text: d } });
+    };
+    const m = modal();
+    m.open();
+    const before = MarkdownRenderer.renderedForTest;
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "q";
+    const asked = m.submit();
+    await settle();
+    for (let i = 0; i < 20; i++) push!(`w${i} `);
+    await settle();
+    expect(m.contentEl.querySelector(".quire-ask-stream")!.textContent).toContain("w19");
+    expect(MarkdownRenderer.renderedForTest).toBe(before);
+    push!(null);
+    await asked;
+    await settle();
+    expect(MarkdownRenderer.renderedForTest).toBe(before + 1);
+  });
+
+  it("shows a refusal as a refusal, and extracted answers and warnings as such", async () => {
+    answerAsk(server, [], done({ refused: true, grounded: false, answer: "Your notes do not say.", citations: [] }));
+    const m = modal();
+    m.open();
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "Who won in 1930?";
+    await m.submit();
+    await settle();
+    expect(m.contentEl.querySelector(".quire-ask-answer")!.classList.contains("is-refused")).toBe(true);
+    expect(m.contentEl.querySelector(".quire-ask-refusal")!.textContent).toBe("Not in your notesYour notes do not say.");
+    expect(m.contentEl.querySelector(".quire-ask-save")).toBeNull();
+
+    answerAsk(server, [], done({ extracted: true, model: "", warning: "no model configured", droppedCitations: 2 }));
+    await m.submit();
+    await settle();
+    expect(m.contentEl.querySelector(".quire-ask-answer")!.classList.contains("is-extracted")).toBe(true);
+    expect(m.contentEl.querySelector(".quire-ask-extracted-label")).not.toBeNull();
+    expect(m.contentEl.querySelector(".quire-ask-warning")!.textContent).toBe("no model configured");
+    expect(m.contentEl.querySelector(".quire-ask-note")!.textContent).toBe("2 invented citations were removed.");
+  });
+
+  it("keeps the session's questions: listed when it opens, and up recalls them", async () => {
+    answerAsk(server, [], done());
+    const m = modal();
+    m.open();
+    const items = [...m.contentEl.querySelectorAll(".quire-ask-history-item")].map((e) => e.textContent);
+    expect(items).toContain("How long do I knead?");
+    const input = m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!;
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowUp" }));
+    expect(input.value).toBe(history.list[0]);
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));
+    expect(input.value).toBe("");
+  });
+
+  it("closing the modal while it streams drops the answer", async () => {
+    server.reply = () => {};
+    const m = modal();
+    m.open();
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "q";
+    const asked = m.submit();
+    m.close();
+    await asked;
+    expect(m.state.kind).toBe("streaming");
+  });
+});
+
+describe("saved answer notes", () => {
+  const savedNote = async (hash: string) => `---
+quire: answer
+question: How long do I knead?
+asked: "2026-11-30T17:00:00Z"
+model: openai/fake
+grounded: true
+lang: en
+citations:
+    - number: 1
+      note: Kitchen/Bread.md
+      heading: Method
+      start: ${start}
+      end: ${end}
+      hash: ${hash}
+---
+
+# How long do I knead?
+
+Knead it for ten minutes [1].
+
+## Sources
+
+[1] [[Kitchen/Bread#Method|Bread › Method]]
+> Knead the dough for ten minutes.
+`;
+
+  it("reads citations from the frontmatter the sidecar writes, and nothing from other notes", async () => {
+    const text = await savedNote("abc");
+    const fm = parseFrontmatterForTest(text);
+    expect(savedCitations(fm)?.get(1)).toEqual({ n: 1, path: "Kitchen/Bread.md", start, end, headingPath: ["Method"], hash: "abc" });
+    expect(savedCitations({ title: "x" })).toBeNull();
+    expect(savedCitations({ quire: "answer", citations: [{ number: "1" }] })?.size).toBe(0);
+  });
+
+  it.each([
+    ["unchanged", note, false, "Knead the dough for ten minutes."],
+    ["edited since", note.replace("ten", "twelve"), true, "Knead the dough for twelve minut"],
+  ])("the reading view links [n] to the stored range: %s", async (_n, current, changed, shown) => {
+    const hash = await sha256Hex(enc.encode("Knead the dough for ten minutes."));
+    const text = await savedNote(hash);
+    const app = new App({ files: { "Kitchen/Bread.md": current } });
+    const plugin = new Plugin(app, { id: "quire", name: "Quire", version: "0", minAppVersion: "0", description: "", author: "" });
+    const opened: [string, number][] = [];
+    plugin.registerMarkdownPostProcessor(answerNoteProcessor({ noteText: async () => current, open: (p, s) => opened.push([p, s]) }) as never);
+    const el = document.body.createDiv();
+    const body = text.slice(text.indexOf("---\n", 4) + 4);
+    const children = await plugin.renderForTest("Quire/Answers/How long.md", body, parseFrontmatterForTest(text), el);
+    const markers = el.querySelectorAll<HTMLElement>(".quire-citation-marker");
+    expect(markers).toHaveLength(2); // in the answer and in Sources
+    markers[0]!.dispatchEvent(new MouseEvent("mouseenter"));
+    await settle();
+    const pop = document.querySelector(".quire-citation-popover")!;
+    expect(pop.querySelector(".quire-citation-text")!.textContent).toBe(shown);
+    expect(pop.querySelector(".quire-citation-changed") !== null).toBe(changed);
+    expect(pop.querySelector(".quire-citation-heading")!.textContent).toBe("Method");
+    markers[0]!.click();
+    expect(opened).toEqual([["Kitchen/Bread.md", start]]);
+    for (const c of children) c.unload();
+    expect(document.querySelector(".quire-citation-popover")).toBeNull();
+    el.remove();
+  });
+});

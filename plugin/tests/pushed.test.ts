@@ -1,0 +1,170 @@
+// @vitest-environment jsdom
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { PushedNotices, writtenText } from "../src/notices";
+import { showNotice } from "../src/views/notice";
+import { REVIEW_VIEW, ReviewView, listReview, reviewFolder } from "../src/views/review";
+import { type FakeLifecycle, type FakeSocket, online } from "./fake-sidecar";
+import { App, Notice, WorkspaceLeaf } from "./obsidian-stub";
+
+describe("PushedNotices", () => {
+  let sock: FakeSocket;
+  let sidecar: FakeLifecycle;
+  let shown: { message: string; lines: string[]; actions: string[] }[];
+  let runs: (() => void)[];
+  let opened: string[];
+  let p: PushedNotices;
+
+  beforeEach(async () => {
+    vi.useFakeTimers();
+    ({ sock, sidecar } = await online());
+    shown = [];
+    runs = [];
+    opened = [];
+    p = new PushedNotices({
+      sidecar,
+      show: (message, lines, actions) => {
+        shown.push({ message, lines, actions: actions.map((a) => a.label) });
+        runs.push(...actions.map((a) => a.run));
+      },
+      openNote: (path) => opened.push(path),
+      settleMs: 100,
+    });
+  });
+  afterEach(() => {
+    p.dispose();
+    vi.useRealTimers();
+  });
+
+  const written = (path: string, kind = "source", created = true) => sock.push({ type: "note.written", payload: { path, kind, created } });
+
+  it("one write makes one notice with an Open button", () => {
+    written("Quire/Sources/Article.md");
+    expect(shown).toEqual([]);
+    vi.advanceTimersByTime(100);
+    expect(shown).toEqual([{ message: "Quire wrote the source note “Article”.", lines: [], actions: ["Open"] }]);
+    runs[0]!();
+    expect(opened).toEqual(["Quire/Sources/Article.md"]);
+  });
+
+  it("a burst of writes makes one notice; index and log writes make none", () => {
+    written("Quire/Sources/A.md");
+    written("Quire/Concepts/B.md", "concept");
+    written("Quire/Entities/C.md", "entity", false);
+    written("Quire/index.md", "index");
+    vi.advanceTimersByTime(100);
+    expect(shown).toEqual([{ message: "Quire wrote 3 notes.", lines: ["Quire/Sources/A", "Quire/Concepts/B", "Quire/Entities/C"], actions: ["Open"] }]);
+  });
+
+  it("a note a surface opens by itself gets no notice, whether its event comes before or after", () => {
+    written("Quire/Answers/Q.md", "answer");
+    p.opening("Quire/Answers/Q.md");
+    p.opening("Quire/Sources/S.md");
+    written("Quire/Sources/S.md");
+    vi.advanceTimersByTime(100);
+    expect(shown).toEqual([]);
+  });
+
+  it("a review item makes a notice at once, and tells the review view", async () => {
+    const told: string[] = [];
+    p.dispose();
+    p = new PushedNotices({
+      sidecar,
+      show: (message, _l, actions) => {
+        shown.push({ message, lines: [], actions: actions.map((a) => a.label) });
+        runs.push(...actions.map((a) => a.run));
+      },
+      openNote: (path) => opened.push(path),
+      reviewCreated: (r) => told.push(r.path),
+    });
+    sock.push({ type: "review.created", payload: { path: "Quire/Review/X.md", reason: "The source may contradict Y.", about: "Y.md" } });
+    written("Quire/Review/X.md", "review");
+    vi.advanceTimersByTime(1000);
+    expect(shown).toEqual([{ message: "Quire: something to review. The source may contradict Y.", lines: [], actions: ["Open"] }]);
+    expect(told).toEqual(["Quire/Review/X.md"]);
+    runs[0]!();
+    expect(opened).toEqual(["Quire/Review/X.md"]);
+  });
+
+  it("stops following a connection that went away", () => {
+    const old = sock;
+    sidecar.set({ kind: "offline", reason: "gone", canStart: false });
+    old.push({ type: "note.written", payload: { path: "Quire/Sources/Z.md", kind: "source", created: true } });
+    vi.advanceTimersByTime(1000);
+    expect(shown).toEqual([]);
+  });
+
+  it("words updates and unknown kinds", () => {
+    expect(writtenText({ path: "Quire/Concepts/Leaven.md", kind: "concept", created: false })).toBe("Quire updated the concept page “Leaven”.");
+    expect(writtenText({ path: "X.md", kind: "new-kind", created: true })).toBe("Quire wrote the note “X”.");
+  });
+});
+
+describe("showNotice", () => {
+  it("draws the message, lines and buttons; a button hides the notice and runs", () => {
+    let ran = 0;
+    const n = showNotice("Quire wrote 2 notes.", ["A", "B"], [{ label: "Open", run: () => ran++ }], 5000) as unknown as Notice;
+    expect(n.message).toBe("Quire wrote 2 notes.ABOpen");
+    n.messageEl.querySelector("button")!.click();
+    expect(ran).toBe(1);
+    expect(n.hiddenForTest).toBe(true);
+  });
+});
+
+describe("ReviewView", () => {
+  const review = (reason: string, about = "") => `---\nquire: generated\nquire_kind: review\nreason: "${reason}"\n${about ? `about: ${about}\n` : ""}quire_hash: abc\n---\n\n# Possible contradiction\n`;
+  let app: App;
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    app = new App({
+      files: {
+        "Quire/Review/Contradiction A.md": review("The source A may contradict Bread.", "Kitchen/Bread.md"),
+        "Quire/Sources/A.md": "# A\n",
+        "Kitchen/Bread.md": "# Bread\n",
+      },
+    });
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it.each([
+    ["Quire", "Quire/Review/"],
+    ["", "Quire/Review/"],
+    ["/Wiki/", "Wiki/Review/"],
+  ])("reviewFolder(%j)", (f, want) => expect(reviewFolder(f)).toBe(want));
+
+  it("lists the review notes with their reason, opens them, and follows the vault", async () => {
+    expect(listReview({ vault: app.vault as never, metadataCache: app.metadataCache as never, folder: () => "Quire" })).toEqual([
+      { path: "Quire/Review/Contradiction A.md", title: "Contradiction A", reason: "The source A may contradict Bread.", about: "Kitchen/Bread.md" },
+    ]);
+    const opened: string[] = [];
+    app.viewRegistryForTest.set(
+      REVIEW_VIEW,
+      (leaf) =>
+        new ReviewView(leaf as never, {
+          vault: app.vault as never,
+          metadataCache: app.metadataCache as never,
+          folder: () => "Quire",
+          openNote: (p) => opened.push(p),
+        }) as never,
+    );
+    const leaf = new WorkspaceLeaf(app, app.workspace.rightEl);
+    await leaf.setViewState({ type: REVIEW_VIEW });
+    const view = leaf.view as unknown as ReviewView;
+    const el = view.contentEl;
+    expect(el.querySelector(".quire-review-count")!.textContent).toBe("1 open item");
+    expect(el.querySelector(".quire-review-reason")!.textContent).toBe("The source A may contradict Bread.");
+    el.querySelector<HTMLElement>(".quire-review-item")!.click();
+    el.querySelector<HTMLElement>(".quire-review-about")!.click();
+    expect(opened).toEqual(["Quire/Review/Contradiction A.md", "Kitchen/Bread.md"]);
+
+    app.vault.writeForTest("Quire/Review/Edited page.md", review("You edited Leaven since Quire wrote it."));
+    vi.advanceTimersByTime(300);
+    expect(view.current.map((i) => i.title)).toEqual(["Contradiction A", "Edited page"]);
+    app.vault.deleteForTest("Quire/Review/Contradiction A.md");
+    app.vault.deleteForTest("Quire/Review/Edited page.md");
+    vi.advanceTimersByTime(300);
+    expect(el.querySelector(".quire-review-empty")!.textContent).toMatch(/^Nothing to review/);
+    leaf.detach();
+    expect(app.vault.listenerCountForTest("create")).toBe(0);
+  });
+});
