@@ -71,8 +71,11 @@ func (c *compiler) apply(ctx context.Context, d draft) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := c.updateIndex(notePath, d); err != nil {
-		return err
+	// A kept summary already has its index line, with its one-liner.
+	if !keep {
+		if err := c.updateIndex(notePath, d); err != nil {
+			return err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err

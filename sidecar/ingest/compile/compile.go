@@ -113,16 +113,17 @@ func Compile(ctx context.Context, src Source, opt Options) (Result, error) {
 
 // compiler holds one compile's state.
 type compiler struct {
-	src      Source
-	opt      Options
-	dir      *folder
-	captured time.Time
-	hash12   string
-	check    *checker
-	created  map[string]string // folded concept/entity name → vault path
-	related  []Page
-	existing string // the source note already written for this hash, folder-relative
-	res      Result
+	src       Source
+	opt       Options
+	dir       *folder
+	captured  time.Time
+	hash12    string
+	check     *checker
+	created   map[string]string // folded concept/entity name → vault path
+	related   []Page
+	existing  string // the source note already written for this hash, folder-relative
+	searchErr string // why no related pages could be found, for the note
+	res       Result
 }
 
 func compile(ctx context.Context, src Source, opt Options) (Result, error) {
@@ -271,6 +272,7 @@ func (c *compiler) summarise(ctx context.Context) (draft, error) {
 	}
 
 	d := c.checked(p, merged)
+	d.SearchErr = c.searchErr
 	d.Summarised = true
 	d.Model = c.opt.Model.Config().Model
 	if total > 0 {
@@ -312,6 +314,7 @@ func (c *compiler) findRelated(ctx context.Context, query string) error {
 		return ctx.Err()
 	}
 	if err != nil {
+		c.searchErr = "Search for related pages failed (" + firstLine(err.Error()) + ")."
 		return nil
 	}
 	own := ""
@@ -373,10 +376,9 @@ func (c *compiler) checked(p plan, n notes) draft {
 		if !ok || !once("c", name) {
 			continue
 		}
-		it := item{Name: name, Kind: "concept", Path: c.dir.vaultPath("Concepts/" + noteName(name) + ".md")}
+		it := item{Name: name, Kind: "concept", Description: cp.Description, Path: c.dir.vaultPath("Concepts/" + noteName(name) + ".md")}
 		c.created[fold(name).s] = it.Path
 		d.Concepts = append(d.Concepts, it)
-		_ = cp
 	}
 	ents := p.Entities
 	if len(ents) == 0 {
@@ -388,7 +390,7 @@ func (c *compiler) checked(p plan, n notes) draft {
 		if !ok || !once("e", name) {
 			continue
 		}
-		it := item{Name: name, Kind: entityKind(e.Kind), Path: c.dir.vaultPath("Entities/" + noteName(name) + ".md")}
+		it := item{Name: name, Kind: entityKind(e.Kind), Description: e.Description, Path: c.dir.vaultPath("Entities/" + noteName(name) + ".md")}
 		if _, taken := c.created[fold(name).s]; !taken {
 			c.created[fold(name).s] = it.Path
 		}
@@ -396,20 +398,11 @@ func (c *compiler) checked(p plan, n notes) draft {
 	}
 	// Descriptions may link the pages just named, so they are checked
 	// once every page is known.
-	for i, cp := range p.Concepts {
-		_ = i
-		for j := range d.Concepts {
-			if fold(d.Concepts[j].Name).s == fold(oneLine(scrub(cp.Name))).s && d.Concepts[j].Description == "" {
-				d.Concepts[j].Description = ck.prose(cp.Description, true)
-			}
-		}
+	for i := range d.Concepts {
+		d.Concepts[i].Description = ck.prose(d.Concepts[i].Description, true)
 	}
-	for _, e := range ents {
-		for j := range d.Entities {
-			if fold(d.Entities[j].Name).s == fold(oneLine(scrub(e.Name))).s && d.Entities[j].Description == "" {
-				d.Entities[j].Description = ck.prose(e.Description, false)
-			}
-		}
+	for i := range d.Entities {
+		d.Entities[i].Description = ck.prose(d.Entities[i].Description, false)
 	}
 
 	d.Title = c.title(p.Title)
@@ -545,7 +538,7 @@ func (c *compiler) unsummarised(ctx context.Context, reason string) draft {
 	c.progress(proto.StepLinking, 0, 0)
 	c.findRelated(ctx, query)
 	c.res.Reason = reason
-	return draft{Title: c.title(""), Reason: reason, Connections: c.searchConnections()}
+	return draft{Title: c.title(""), Reason: reason, Connections: c.searchConnections(), SearchErr: c.searchErr}
 }
 
 func entityKind(k string) string {

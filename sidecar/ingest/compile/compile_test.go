@@ -592,3 +592,100 @@ func TestCompileOutsideFolder(t *testing.T) {
 }
 
 var _ = llm.Options{}
+
+func TestCompileContradiction(t *testing.T) {
+	f := articleModel
+	f.plan = func(user string) plan {
+		p := articleModel.plan(user)
+		p.Contradictions = []contradiction{
+			{Page: "Bread baking", Claim: "Commercial yeast is a single fast strain.", Explanation: "The page says starters are faster."},
+			{Page: "A page never shown", Claim: "x", Explanation: "y"},
+		}
+		return p
+	}
+	model, _ := newModel(t, f, 0)
+	search, exists := related(breadPage)
+	vault := t.TempDir()
+	rec := &recorder{}
+	res, err := Compile(context.Background(), source(articleDoc(t), "https://crumb.example/a"),
+		rec.options(Options{Vault: vault, Folder: "Quire", Model: model, Related: search, Exists: exists}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Review) != 1 || len(rec.reviewed) != 1 || rec.reviewed[0].About != breadPage.Path {
+		t.Fatalf("review: got %v %v, want one item about %s", res.Review, rec.reviewed, breadPage.Path)
+	}
+	item := readFile(t, vault, res.Review[0])
+	for _, want := range []string{"may contradict Bread baking", "Commercial yeast is a single fast strain.",
+		"> A starter is a culture of wild yeast", "[[Notes/Bread baking|Bread baking]]", "The page says starters are faster."} {
+		if !strings.Contains(item, want) {
+			t.Errorf("review item lacks %q:\n%s", want, item)
+		}
+	}
+	if got := dropped(res.Dropped, "link"); got != 1 {
+		t.Errorf("dropped links: got %d, want 1 (the page never shown)", got)
+	}
+	// The user's page itself is not written.
+	if _, err := os.Stat(filepath.Join(vault, "Notes")); err == nil {
+		t.Error("wrote into the user's folder")
+	}
+}
+
+func TestCompileEditedSourceNote(t *testing.T) {
+	vault := t.TempDir()
+	src := source(articleDoc(t), "https://crumb.example/a")
+	res, err := Compile(context.Background(), src, Options{Vault: vault, Folder: "Quire"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := readFile(t, vault, res.Note) + "\nMy thoughts on this.\n"
+	os.WriteFile(filepath.Join(vault, filepath.FromSlash(res.Note)), []byte(edited), 0o644)
+
+	model, _ := newModel(t, articleModel, 0)
+	again, err := Compile(context.Background(), src, Options{Vault: vault, Folder: "Quire", Model: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, vault, res.Note); got != edited {
+		t.Error("the edited source note changed")
+	}
+	if again.Note != res.Note || len(again.Review) != 1 || !strings.Contains(again.Review[0], "(new version)") {
+		t.Fatalf("got note %q review %v", again.Note, again.Review)
+	}
+	if item := readFile(t, vault, again.Review[0]); !strings.Contains(item, "## Summary") {
+		t.Errorf("the review item lacks the new version:\n%s", item)
+	}
+	if n := len(snapshot(t, vault, "Quire/Sources")); n != 1 {
+		t.Errorf("%d source notes, want 1", n)
+	}
+}
+
+func TestCompileCancelWhileReading(t *testing.T) {
+	model, _ := newModel(t, articleModel, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	vault := t.TempDir()
+	_, err := Compile(ctx, source(articleDoc(t), "x"), Options{Vault: vault, Folder: "Quire", Model: model,
+		Progress: func(s proto.IngestStep, _, _ int) {
+			if s == proto.StepReading {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if files := snapshot(t, vault, "Quire"); len(files) != 0 {
+		t.Errorf("a cancelled reading wrote %v", files)
+	}
+}
+
+func TestCompileSearchFails(t *testing.T) {
+	vault := t.TempDir()
+	res, err := Compile(context.Background(), source(articleDoc(t), "x"), Options{Vault: vault, Folder: "Quire",
+		Related: func(context.Context, string, int) ([]Page, error) { return nil, errors.New("index closed") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := readFile(t, vault, res.Note); !strings.Contains(note, "Search for related pages failed (index closed).") {
+		t.Errorf("the note hides the failed search:\n%s", note)
+	}
+}

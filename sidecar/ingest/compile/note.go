@@ -92,6 +92,7 @@ type draft struct {
 	Unread     float64 // share not read
 	UnreadNote string  // the callout's sentence about it
 	Checks     string  // "dropped 2 quotes not in the source"
+	SearchErr  string  // why the connections are missing, if search failed
 	Model      string
 }
 
@@ -160,7 +161,11 @@ func renderSource(c *compiler, d draft) ([]byte, error) {
 			cs[i] += " — " + l.Reason
 		}
 	}
-	bullets(&b, cs)
+	if d.SearchErr != "" && len(cs) == 0 {
+		b.WriteString(plain(d.SearchErr) + "\n\n")
+	} else {
+		bullets(&b, cs)
+	}
 	b.WriteString("## Source\n\n")
 	var about []string
 	if doc.URL != "" {
