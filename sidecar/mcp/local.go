@@ -31,6 +31,10 @@ type Local struct {
 
 	mu       sync.Mutex // one reindex at a time
 	searcher atomic.Pointer[search.Searcher]
+	// notes is the catalog as of the last pass. This process holds the
+	// index's lock and only Reindex writes it, so it cannot go stale, and
+	// get_note and tag filters need not read the whole catalog per note.
+	notes atomic.Pointer[map[string]index.Entry]
 }
 
 // NewLocal returns a Backend over ix. Questions are answered with the
@@ -47,6 +51,11 @@ func NewLocal(ix *index.Index, cfg config.Config, askLog string) (*Local, error)
 // refresh rebuilds the searcher after a pass: the vault's languages, which
 // decide query translation, may have changed.
 func (l *Local) refresh() error {
+	entries, err := l.ix.Entries()
+	if err != nil {
+		return err
+	}
+	l.notes.Store(&entries)
 	langs, err := l.ix.Languages()
 	if err != nil {
 		return err
@@ -200,11 +209,7 @@ func headings(title, crumbs string) []string {
 // path that passed checkPath still cannot reach a file that the index
 // rules leave out.
 func (l *Local) Note(ctx context.Context, p string) (string, error) {
-	entries, err := l.ix.Entries()
-	if err != nil {
-		return "", err
-	}
-	if _, ok := entries[p]; !ok {
+	if _, ok := (*l.notes.Load())[p]; !ok {
 		return "", fmt.Errorf("%w: %s", ErrNotIndexed, p)
 	}
 	full := filepath.Join(l.ix.Vault, filepath.FromSlash(p))

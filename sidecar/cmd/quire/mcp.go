@@ -31,9 +31,13 @@ func cmdMCP(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("mcp", &c)
 	addr := fs.String("http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
-	token := fs.String("token", os.Getenv("QUIRE_MCP_TOKEN"), "bearer token HTTP clients must send; required off loopback (default $QUIRE_MCP_TOKEN)")
+	token := fs.String("token", "", "bearer token HTTP clients must send; required off loopback (default $QUIRE_MCP_TOKEN)")
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
+	}
+	if *token == "" {
+		// Read here, not as the flag's default, which usage errors print.
+		*token = os.Getenv("QUIRE_MCP_TOKEN")
 	}
 	if st, err := os.Stat(c.vault); err != nil || !st.IsDir() {
 		return fmt.Errorf("vault %s: not a folder", c.vault)

@@ -144,11 +144,18 @@ func TestMCPFlags(t *testing.T) {
 		{[]string{"mcp", "--vault", v, "--http", "8765"}, "host:port"},
 		{[]string{"mcp"}, "--vault is required"},
 	}
+	t.Setenv("QUIRE_MCP_TOKEN", "")
 	for _, tt := range tests {
 		_, err := runCLI(t, tt.args...)
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("quire %v = %v, want a usage error saying %q", tt.args, err, tt.want)
 		}
+	}
+	// The token may come from the environment instead of the command line.
+	t.Setenv("QUIRE_MCP_TOKEN", "short")
+	_, err := runCLI(t, "mcp", "--vault", v, "--http", "0.0.0.0:0")
+	if err == nil || !strings.Contains(err.Error(), "at least 16") {
+		t.Errorf("QUIRE_MCP_TOKEN=short: %v, want the token checked", err)
 	}
 }
