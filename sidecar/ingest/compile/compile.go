@@ -40,34 +40,41 @@ type Page struct {
 
 // Source is one extracted source ready to compile.
 type Source struct {
-	Doc      *extract.Doc // the extracted text and metadata
+	Doc      *extract.Doc // the extracted text and metadata; PDF figures already saved (Doc.MoveImage)
 	Origin   string       // the URL or file as given (frontmatter "source")
 	Raw      string       // vault-relative path of the saved original, "" if none
-	Hash     string       // extract.TextHash(Doc) (frontmatter "content_hash")
-	Captured time.Time    // when it was captured (frontmatter "captured")
+	Hash     string       // extract.TextHash(Doc) (frontmatter "content_hash"); "" computes it. A rerun finds its note by it.
+	Captured time.Time    // when it was captured (frontmatter "captured"); zero means now
 }
 
 // Options say where and how to compile.
 type Options struct {
 	// Vault is the vault's folder; Folder is the generated folder inside it
-	// ("Quire"). Writes go only under Folder.
+	// ("Quire", config.Folder). Writes go only under Folder: Sources/,
+	// Concepts/, Entities/, Review/, index.md and log.md. Folder must be
+	// relative, not a dot folder and not "..".
 	Vault, Folder string
-	// Model reads and plans; nil writes the unsummarised note.
+	// Model reads and plans; nil writes the unsummarised note. Its
+	// Config().ContextTokens sizes the chunks and prompts (0 means
+	// DefaultContextTokens).
 	Model Model
 	// Related finds existing pages for a query (the search channel); nil
-	// means no connections.
+	// means no connections. An error is written in the note, not returned.
 	Related func(ctx context.Context, query string, k int) ([]Page, error)
 	// Exists reports whether a vault-relative note path (or a page title a
 	// wikilink may name) is a page the vault has; links to anything else
-	// are dropped.
+	// are dropped. nil means only related pages and the pages this compile
+	// creates resolve.
 	Exists func(target string) bool
-	// MaxCalls caps model calls for this source (reading and planning).
+	// MaxCalls caps model calls for this source (reading, merging and
+	// planning; config ingest.max_calls). 0 means DefaultMaxCalls; below 2
+	// counts as 2 (one read, one plan).
 	MaxCalls int
-	// Progress reports the step and, for reading, chunk i of n.
+	// Progress reports the step and, for reading, chunk i of n. May be nil.
 	Progress func(step proto.IngestStep, i, n int)
-	// Written is told of every note written, as it is written.
+	// Written is told of every note written, as it is written. May be nil.
 	Written func(proto.NoteWritten)
-	// Reviewed is told of every review item written.
+	// Reviewed is told of every review item written. May be nil.
 	Reviewed func(proto.ReviewCreated)
 }
 

@@ -374,7 +374,7 @@ func TestCompileNoModel(t *testing.T) {
 	note := readFile(t, vault, res.Note)
 	for _, want := range []string{"summarised: false", "[!warning] Not summarised", "No model is configured",
 		"`quire ingest --resummarise https://crumb.example/posts/sourdough-rise`",
-		"## Text", "Patience is the main ingredient of a good loaf.", "Author: Marta Kowalska",
+		"## Text", "Patience is the main ingredient of a good loaf.", "Author: Marta Kowalska", "#### The culture in the jar",
 		"[[Notes/Bread baking|Bread baking]] — matched in “Bread baking > Starters”"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("note lacks %q:\n%s", want, note)

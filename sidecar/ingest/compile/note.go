@@ -198,7 +198,7 @@ func renderSource(c *compiler, d draft) ([]byte, error) {
 		}
 	} else {
 		b.WriteString("## Text\n\n")
-		b.WriteString(strings.TrimSpace(doc.Markdown))
+		b.WriteString(demote(strings.TrimSpace(doc.Markdown)))
 		b.WriteString("\n")
 	}
 	return seal(meta, b.String())
@@ -312,4 +312,33 @@ func partial(read, total int, unread float64, page int, maxCalls, bad int, origi
 	}
 	b.WriteString(" To read it all, raise the limit and run `quire ingest --resummarise " + shellQuote(origin) + "`.")
 	return b.String()
+}
+
+// demote moves the source's headings two levels down (at most to level
+// six), outside code blocks, so they sit under the note's "## Text" and
+// never pass for one of its own sections.
+func demote(md string) string {
+	lines := strings.Split(md, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if fence != "" {
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = t[:3]
+			continue
+		}
+		n := 0
+		for n < len(l) && l[n] == '#' {
+			n++
+		}
+		if n >= 1 && n <= 6 && (n == len(l) || l[n] == ' ') {
+			lines[i] = strings.Repeat("#", min(n+2, 6)) + l[n:]
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -44,3 +44,11 @@ func TestNoteName(t *testing.T) {
 		}
 	}
 }
+
+func TestDemote(t *testing.T) {
+	in := "# One\n\n## Two\n\n##### Five\n\n#tag\n\n```\n# code\n```\n###### Six"
+	want := "### One\n\n#### Two\n\n###### Five\n\n#tag\n\n```\n# code\n```\n###### Six"
+	if got := demote(in); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
