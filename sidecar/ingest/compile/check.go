@@ -100,13 +100,9 @@ func (h folded) find(needle string, words bool) (string, bool) {
 		i += from
 		j := i + len(n)
 		if !words || boundary(h.s, i, j) {
-			start, end := h.off[i], h.off[j]
-			if j < len(h.s) {
-				// end is where the next rune starts; a run of source
-				// whitespace before it is trimmed below.
-				end = h.off[j]
-			}
-			return strings.Join(strings.Fields(h.src[start:end]), " "), true
+			// off[j] is where the rune after the match starts in the
+			// source; whitespace before it is trimmed by Fields.
+			return strings.Join(strings.Fields(h.src[h.off[i]:h.off[j]]), " "), true
 		}
 		from = i + 1
 	}
