@@ -1,0 +1,131 @@
+package worker
+
+import (
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/ingest/compile"
+	"github.com/quire-app/quire/sidecar/search"
+)
+
+// Searcher ranks passages; *search.Searcher is one.
+type Searcher interface {
+	Query(ctx context.Context, query string, k int, ch search.Channel) (search.Result, error)
+}
+
+// relatedPool is how many passages are ranked per page returned, so that a
+// few long notes cannot fill the result.
+const relatedPool = 5
+
+// snippetBytes bounds a page's snippet: enough for the model to judge the
+// connection, small enough to keep the prompt short.
+const snippetBytes = 400
+
+// Related returns the compiler's search for existing pages: the best
+// passage per note, from channel ch (falling back to keywords when ch
+// cannot serve), leaving out what sits in the generated folder's raw/,
+// attachments/ and Inbox/ folders, which are sources, not pages.
+func Related(s Searcher, ch search.Channel, folder string) func(ctx context.Context, query string, k int) ([]compile.Page, error) {
+	skip := []string{}
+	for _, f := range []string{"raw", "attachments", InboxFolder} {
+		skip = append(skip, path.Join(folder, f)+"/")
+	}
+	return func(ctx context.Context, query string, k int) ([]compile.Page, error) {
+		if k <= 0 {
+			return nil, nil
+		}
+		res, err := s.Query(ctx, query, k*relatedPool, ch)
+		if err != nil && ch != search.BM25 && ctx.Err() == nil {
+			res, err = s.Query(ctx, query, k*relatedPool, search.BM25)
+		}
+		if err != nil {
+			return nil, err
+		}
+		var pages []compile.Page
+		seen := map[string]bool{}
+	passages:
+		for _, p := range res.Passages {
+			for _, pre := range skip {
+				if strings.HasPrefix(p.Path, pre) {
+					continue passages
+				}
+			}
+			if seen[p.Path] {
+				continue
+			}
+			seen[p.Path] = true
+			pages = append(pages, compile.Page{Path: p.Path, Title: p.Title, Heading: heading(p), Snippet: clip(p.Text, snippetBytes), Score: p.Score})
+			if len(pages) == k {
+				break
+			}
+		}
+		return pages, nil
+	}
+}
+
+// heading is the passage's heading path without the note's title.
+func heading(p search.Passage) string {
+	parts := strings.Split(p.Crumbs, " › ")
+	if len(parts) > 0 && parts[0] == p.Title {
+		parts = parts[1:]
+	}
+	return strings.Join(parts, " > ")
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// Exists returns the compiler's link check: a target is a page when it
+// names, ignoring case, an indexed note by its path (with or without .md),
+// its file name or its title, as Obsidian resolves a wikilink; or a note
+// file that exists in the vault now (written since the last index pass).
+func Exists(vaultDir string, entries map[string]index.Entry) func(target string) bool {
+	known := map[string]bool{}
+	for p, e := range entries {
+		lp := strings.ToLower(p)
+		known[lp] = true
+		known[strings.TrimSuffix(lp, ".md")] = true
+		known[strings.TrimSuffix(path.Base(lp), ".md")] = true
+		if e.Title != "" {
+			known[strings.ToLower(e.Title)] = true
+		}
+	}
+	return func(target string) bool {
+		t := strings.TrimSpace(target)
+		if i := strings.IndexAny(t, "#|"); i >= 0 {
+			t = t[:i] // [[Page#Heading|alias]] names Page
+		}
+		if t == "" {
+			return false
+		}
+		if known[strings.ToLower(t)] {
+			return true
+		}
+		rel := filepath.FromSlash(t)
+		if !strings.HasSuffix(strings.ToLower(rel), ".md") {
+			rel += ".md"
+		}
+		if !filepath.IsLocal(rel) {
+			return false
+		}
+		for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+			if strings.HasPrefix(part, ".") {
+				return false // dot folders are never pages
+			}
+		}
+		st, err := os.Stat(filepath.Join(vaultDir, rel))
+		return err == nil && st.Mode().IsRegular()
+	}
+}

@@ -1,0 +1,535 @@
+// Package worker runs the ingest queue: it takes one source at a time from
+// the durable queue (ingest.Queue), fetches it through the guard or reads
+// the file, extracts it, refuses it before any model call when its text is
+// already in the queue, keeps the original under <Folder>/raw and a PDF's
+// figures under <Folder>/attachments/<slug>/, and hands it to the compiler,
+// which writes the notes. It also watches <Folder>/Inbox/ for dropped files.
+//
+// The worker tells its caller what happens through one event sink, with the
+// payloads of proto/ingest.go: ingest.progress, ingest.done, ingest.failed,
+// note.written and review.created. The sidecar broadcasts them; the CLI
+// prints them.
+//
+// Stopping: cancelling Run's context stops reading at once, but a note that
+// is being written is finished first (the compiler's context is not
+// cancelled once it reports the writing step), and the interrupted item goes
+// back to the queue with no attempt counted. A process killed outright
+// leaves its item running; the next ingest.OpenQueue puts it back.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ingest"
+	"github.com/quire-app/quire/sidecar/ingest/compile"
+	"github.com/quire-app/quire/sidecar/ingest/extract"
+	"github.com/quire-app/quire/sidecar/ingest/fetch"
+	"github.com/quire-app/quire/sidecar/llm"
+)
+
+// DefaultInboxPoll is how often the inbox is looked at. A file is queued
+// once two looks in a row find it the same size and time, so a download or
+// a copy still in progress is left alone.
+const DefaultInboxPoll = 2 * time.Second
+
+// MaxFileBytes caps a file given by path when Options.MaxBytes is 0, the
+// same default as the fetch guard's body cap.
+const MaxFileBytes = 32 << 20
+
+// Kinds of file the worker reads, by extension: what the extractor knows.
+var fileTypes = map[string]bool{".pdf": true, ".html": true, ".htm": true, ".xhtml": true,
+	".md": true, ".markdown": true, ".txt": true, ".text": true}
+
+// ErrSource is wrapped by Add's errors about a source that cannot be
+// ingested at all (not an http(s) URL, a relative path, a missing file, an
+// unsupported type); the message says which.
+var ErrSource = errors.New("cannot ingest")
+
+// ErrNoModel is returned by Add for a resummarise when no model is set.
+var ErrNoModel = errors.New("no model configured")
+
+// Options configure a Worker. Queue, Fetch and Vault are required.
+type Options struct {
+	Queue *ingest.Queue
+	Fetch *fetch.Client
+	// Vault is the vault's folder; Folder the generated folder in it
+	// ("Quire" when empty).
+	Vault, Folder string
+	// MaxCalls caps model calls per source (config ingest.max_calls).
+	MaxCalls int
+	// MaxBytes caps a file read from disk; 0 means MaxFileBytes.
+	MaxBytes int64
+	// Compile returns the compiler's options that depend on the rest of
+	// the sidecar: Model, Related and Exists. It is called once per item,
+	// so each item sees the index as it is then. Nil means no model, no
+	// connections and no link targets.
+	Compile func() compile.Options
+	// Events receives every event, with its proto type and payload; nil
+	// drops them. It must not block for long: the worker waits for it.
+	Events func(typ string, payload any)
+	// Log receives warnings; nil discards them.
+	Log *slog.Logger
+	// Inbox is how often <Folder>/Inbox/ is looked at: 0 means
+	// DefaultInboxPoll, negative not at all.
+	Inbox time.Duration
+}
+
+// Worker runs the queue. Add is safe to call while Run runs.
+type Worker struct {
+	opts Options
+	wake chan struct{}
+	// compile is compile.Compile; tests replace it.
+	compile func(context.Context, compile.Source, compile.Options) (compile.Result, error)
+
+	mu    sync.Mutex
+	again map[uint64]string   // resummarised items: id → saved original ("" to fetch again)
+	inbox map[string]seenFile // inbox files by absolute path
+}
+
+// New returns a Worker for opts.
+func New(opts Options) *Worker {
+	if opts.Folder == "" {
+		opts.Folder = "Quire"
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = MaxFileBytes
+	}
+	if opts.Inbox == 0 {
+		opts.Inbox = DefaultInboxPoll
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Worker{
+		opts:    opts,
+		wake:    make(chan struct{}, 1),
+		compile: compile.Compile,
+		again:   map[uint64]string{},
+		inbox:   map[string]seenFile{},
+	}
+}
+
+// Queue returns the worker's queue.
+func (w *Worker) Queue() *ingest.Queue { return w.opts.Queue }
+
+// Add puts a source in the queue and returns its item and how many items
+// are ahead of it. A source must be an http or https URL, or the absolute
+// path of an existing PDF, HTML, Markdown or text file; anything else wraps
+// ErrSource. A source already queued or ingested is refused with an
+// *ingest.DuplicateError and nothing is fetched.
+//
+// With resummarise, a source ingested earlier (typically without a model)
+// is read again with the model, from its saved original when the note names
+// one; that needs a model (ErrNoModel otherwise).
+func (w *Worker) Add(source string, resummarise bool) (ingest.Item, int, error) {
+	source = strings.TrimSpace(source)
+	if err := CheckSource(source); err != nil {
+		return ingest.Item{}, 0, err
+	}
+	if resummarise && w.compileOptions().Model == nil {
+		return ingest.Item{}, 0, fmt.Errorf("resummarise %s: %w", source, ErrNoModel)
+	}
+	q := w.opts.Queue
+	it, err := q.Add(source)
+	var dup *ingest.DuplicateError
+	if resummarise && errors.As(err, &dup) && (dup.Existing.State == ingest.StateDone || dup.Existing.State == ingest.StateFailed) {
+		original := w.savedOriginal(dup.Existing.Result)
+		if err := q.Remove(dup.Existing.ID); err != nil {
+			return ingest.Item{}, 0, err
+		}
+		if it, err = q.Add(source); err == nil {
+			w.mu.Lock()
+			w.again[it.ID] = original
+			w.mu.Unlock()
+		}
+	}
+	if err != nil {
+		return ingest.Item{}, 0, err
+	}
+	w.emit(proto.TypeIngestProgress, proto.IngestProgress{ID: it.ID, Source: it.Source, Step: proto.StepQueued})
+	w.kick()
+	pos, err := w.position(it.ID)
+	if err != nil {
+		return it, 0, err
+	}
+	return it, pos, nil
+}
+
+// CheckSource says whether a source can be queued at all, without looking
+// at the queue: an http(s) URL with a host, or the absolute path of an
+// existing regular file of a supported type.
+func CheckSource(source string) error {
+	if source == "" {
+		return fmt.Errorf("%w: empty source", ErrSource)
+	}
+	if strings.Contains(source, "://") {
+		u, err := url.Parse(source)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%w %s: not an http or https URL", ErrSource, source)
+		}
+		return nil
+	}
+	if !filepath.IsAbs(source) {
+		return fmt.Errorf("%w %s: not a URL or an absolute file path", ErrSource, source)
+	}
+	st, err := os.Stat(source)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w %s: no such file", ErrSource, source)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%w %s: not a regular file", ErrSource, source)
+	case !fileTypes[strings.ToLower(filepath.Ext(source))]:
+		return fmt.Errorf("%w %s: not a PDF, HTML, Markdown or text file", ErrSource, source)
+	}
+	return nil
+}
+
+// position counts the items that run before id: those running and those
+// queued earlier.
+func (w *Worker) position(id uint64) (int, error) {
+	items, err := w.opts.Queue.List()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, it := range items {
+		if it.State == ingest.StateRunning || it.State == ingest.StateQueued && it.ID < id {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (w *Worker) kick() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *Worker) emit(typ string, payload any) {
+	if w.opts.Events != nil {
+		w.opts.Events(typ, payload)
+	}
+}
+
+func (w *Worker) compileOptions() compile.Options {
+	if w.opts.Compile == nil {
+		return compile.Options{}
+	}
+	return w.opts.Compile()
+}
+
+// Run works the queue until ctx ends: it claims the oldest queued item,
+// ingests it, and waits for Add or the inbox when the queue is empty. On
+// return nothing of the worker's is left running: an item interrupted by
+// ctx is back in the queue, with no attempt counted.
+func (w *Worker) Run(ctx context.Context) error {
+	var tick <-chan time.Time
+	if w.opts.Inbox > 0 {
+		t := time.NewTicker(w.opts.Inbox)
+		defer t.Stop()
+		tick = t.C
+		w.scanInbox()
+	}
+	defer func() {
+		if _, err := w.opts.Queue.Recover(); err != nil {
+			w.opts.Log.Error("put interrupted ingest back in the queue", "err", err)
+		}
+	}()
+	for ctx.Err() == nil {
+		it, ok, err := w.opts.Queue.Claim()
+		if err != nil {
+			w.opts.Log.Error("ingest queue", "err", err)
+			ok = false
+		}
+		if ok {
+			w.process(ctx, it)
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-w.wake:
+		case <-tick:
+			w.scanInbox()
+		}
+	}
+	return nil
+}
+
+// process ingests one claimed item and records the outcome.
+func (w *Worker) process(ctx context.Context, it ingest.Item) {
+	res, err := w.ingest(ctx, it)
+	w.mu.Lock()
+	delete(w.again, it.ID)
+	w.mu.Unlock()
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		// Stopped, not failed: Run's Recover puts it back.
+		w.opts.Log.Info("ingest interrupted", "source", it.Source)
+		return
+	}
+	q := w.opts.Queue
+	if err != nil {
+		code, msg := Failure(err)
+		if code == proto.FailInternal {
+			w.opts.Log.Error("ingest", "source", it.Source, "err", err)
+		}
+		if ferr := q.Fail(it.ID, msg); ferr != nil {
+			w.opts.Log.Error("ingest queue", "err", ferr)
+		}
+		w.emit(proto.TypeIngestFailed, proto.IngestFailed{ID: it.ID, Source: it.Source, Code: code, Message: msg})
+		w.inboxFinished(it.Source, false)
+		return
+	}
+	if cerr := q.Complete(it.ID, res.Note); cerr != nil {
+		w.opts.Log.Error("ingest queue", "err", cerr)
+	}
+	done := proto.IngestDone{ID: it.ID, Source: it.Source, Note: res.Note, Title: res.Title,
+		Written: res.Written, Review: res.Review, Dropped: res.Dropped, Summarised: res.Summarised, Unread: res.Unread}
+	if done.Written == nil {
+		done.Written = []string{}
+	}
+	if done.Review == nil {
+		done.Review = []string{}
+	}
+	if done.Dropped == nil {
+		done.Dropped = []proto.Dropped{}
+	}
+	w.emit(proto.TypeIngestDone, done)
+	w.inboxFinished(it.Source, true)
+}
+
+// loaded is a source's bytes and what tells the extractor how to read them.
+type loaded struct {
+	data        []byte
+	name        string // file name, "" for a page
+	contentType string // from the server, "" for a file
+	pageURL     string // final URL of a page
+}
+
+// ingest takes one item from source to notes.
+func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, error) {
+	step := func(s proto.IngestStep, i, n int) {
+		w.emit(proto.TypeIngestProgress, proto.IngestProgress{ID: it.ID, Source: it.Source, Step: s, Index: i, Total: n})
+	}
+	step(proto.StepFetching, 0, 0)
+	w.mu.Lock()
+	original, again := w.again[it.ID]
+	w.mu.Unlock()
+	var src loaded
+	var err error
+	if again && original != "" {
+		src, err = w.readFile(filepath.Join(w.opts.Vault, filepath.FromSlash(original)))
+		src.pageURL = sourceURL(it.Source)
+	}
+	if !again || original == "" || err != nil {
+		src, err = w.load(ctx, it.Source)
+	}
+	if err != nil {
+		return compile.Result{}, err
+	}
+
+	step(proto.StepExtracting, 0, 0)
+	doc, err := extract.Any(src.data, src.name, src.contentType, src.pageURL)
+	if err != nil {
+		return compile.Result{}, err
+	}
+	hash := extract.TextHash(doc)
+	if err := w.opts.Queue.SetTextHash(it.ID, hash); err != nil {
+		return compile.Result{}, err
+	}
+	if ctx.Err() != nil {
+		return compile.Result{}, ctx.Err()
+	}
+	rawPath, err := saveOnce(w.opts.Vault, path.Join(w.opts.Folder, "raw"), rawName(doc, src), src.data)
+	if err != nil {
+		return compile.Result{}, err
+	}
+	label := src.name
+	if label == "" {
+		label = src.pageURL
+	}
+	if err := w.saveFigures(doc, extract.Slug(label)); err != nil {
+		return compile.Result{}, err
+	}
+
+	opt := w.compileOptions()
+	opt.Vault, opt.Folder = w.opts.Vault, w.opts.Folder
+	if w.opts.MaxCalls > 0 {
+		opt.MaxCalls = w.opts.MaxCalls
+	}
+	// Once the compiler says it is writing, a stop waits for the note to
+	// be whole; before that, it stops the reading at once.
+	var writing atomic.Bool
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		if !writing.Load() {
+			cancel()
+		}
+	})
+	defer stop()
+	opt.Progress = func(s proto.IngestStep, i, n int) {
+		if s == proto.StepWriting {
+			writing.Store(true)
+		}
+		step(s, i, n)
+	}
+	opt.Written = func(n proto.NoteWritten) { w.emit(proto.TypeNoteWritten, n) }
+	opt.Reviewed = func(r proto.ReviewCreated) { w.emit(proto.TypeReviewCreated, r) }
+	res, err := w.compile(cctx, compile.Source{Doc: doc, Origin: it.Source, Raw: rawPath, Hash: hash, Captured: time.Now()}, opt)
+	if err != nil && ctx.Err() != nil && cctx.Err() != nil {
+		return res, fmt.Errorf("compile %s: %w", it.Source, context.Canceled)
+	}
+	if err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// load fetches a URL through the guard or reads a file.
+func (w *Worker) load(ctx context.Context, source string) (loaded, error) {
+	if !strings.Contains(source, "://") {
+		return w.readFile(source)
+	}
+	if w.opts.Fetch == nil {
+		return loaded{}, errors.New("no fetch client")
+	}
+	res, err := w.opts.Fetch.Get(ctx, source)
+	if err != nil {
+		return loaded{}, err
+	}
+	ct := res.ContentType
+	if res.Charset != "" {
+		ct = mime.FormatMediaType(ct, map[string]string{"charset": res.Charset})
+	}
+	return loaded{data: res.Body, contentType: ct, pageURL: res.FinalURL}, nil
+}
+
+// fileError is a file that cannot be read; it maps to fetch_failed.
+type fileError struct{ err error }
+
+func (e *fileError) Error() string { return e.err.Error() }
+func (e *fileError) Unwrap() error { return e.err }
+
+func (w *Worker) readFile(p string) (loaded, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return loaded{}, &fileError{fmt.Errorf("read %s: %w", p, err)}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, w.opts.MaxBytes+1))
+	if err != nil {
+		return loaded{}, &fileError{fmt.Errorf("read %s: %w", p, err)}
+	}
+	if int64(len(data)) > w.opts.MaxBytes {
+		return loaded{}, &fileError{fmt.Errorf("read %s: over %d bytes", p, w.opts.MaxBytes)}
+	}
+	return loaded{data: data, name: filepath.Base(p)}, nil
+}
+
+// sourceURL is the URL of a source, or "" for a file.
+func sourceURL(source string) string {
+	if strings.Contains(source, "://") {
+		return source
+	}
+	return ""
+}
+
+// rawName names the saved original after the source's title, with the
+// extension of what it is.
+func rawName(doc *extract.Doc, src loaded) string {
+	if src.name != "" {
+		return src.name
+	}
+	ext := ".html"
+	mt, _, _ := mime.ParseMediaType(src.contentType)
+	switch mt {
+	case "application/pdf":
+		ext = ".pdf"
+	case "text/plain":
+		ext = ".txt"
+	case "text/markdown", "text/x-markdown":
+		ext = ".md"
+	}
+	return doc.Title + ext
+}
+
+// saveFigures writes a PDF's figures under <Folder>/attachments/<slug>/
+// and points the Markdown at where each went.
+func (w *Worker) saveFigures(doc *extract.Doc, slug string) error {
+	folder := path.Join(w.opts.Folder, "attachments", slug)
+	for i, im := range doc.Images {
+		if len(im.Data) == 0 {
+			continue
+		}
+		name := im.Name
+		if name == "" {
+			name = path.Base(im.Path)
+		}
+		p, err := saveOnce(w.opts.Vault, folder, name, im.Data)
+		if err != nil {
+			return err
+		}
+		doc.MoveImage(i, p)
+	}
+	return nil
+}
+
+// Failure maps an ingest error to its wire code and the sentence a user
+// reads, which names the source.
+func Failure(err error) (proto.IngestFailCode, string) {
+	var dup *ingest.DuplicateError
+	var fe *fetch.Error
+	var xe *extract.Error
+	var le *llm.Error
+	var file *fileError
+	switch {
+	case errors.As(err, &dup):
+		return proto.FailDuplicate, DuplicateMessage(dup)
+	case errors.As(err, &fe):
+		if errors.Is(err, fetch.ErrRefused) || errors.Is(err, fetch.ErrURL) {
+			return proto.FailBlocked, fe.Error()
+		}
+		return proto.FailFetch, fe.Error()
+	case errors.As(err, &file):
+		return proto.FailFetch, file.Error()
+	case errors.As(err, &xe):
+		return proto.FailExtract, xe.Error()
+	case errors.As(err, &le):
+		return proto.FailModel, err.Error()
+	case errors.Is(err, ingest.ErrSource), errors.Is(err, ErrSource):
+		return proto.FailBlocked, err.Error()
+	}
+	return proto.FailInternal, err.Error()
+}
+
+// DuplicateMessage says what a duplicate source duplicates.
+func DuplicateMessage(d *ingest.DuplicateError) string {
+	old := d.Existing
+	by := map[string]string{"url": "the same address", "path": "the same file", "text": "the same text"}[d.By]
+	if by == "" {
+		by = "the same " + d.By
+	}
+	switch {
+	case old.State == ingest.StateDone && old.Result != "":
+		return fmt.Sprintf("already ingested as %s (%s as %s)", old.Result, by, old.Source)
+	case old.State == ingest.StateFailed:
+		return fmt.Sprintf("%s as %s, which failed earlier (item %d)", by, old.Source, old.ID)
+	}
+	return fmt.Sprintf("already in the queue (item %d, %s): %s as %s", old.ID, old.State, by, old.Source)
+}
