@@ -30,6 +30,29 @@
     },
   };
 
+  // The clipboard the plugin reads: the harness sets its text.
+  let clipboardText = "";
+  Object.defineProperty(navigator, "clipboard", {
+    configurable: true,
+    value: { readText: async () => clipboardText, writeText: async (t) => void (clipboardText = t) },
+  });
+
+  // Obsidian notices a file written from outside (the sidecar's notes, an
+  // edit in another program) through its file watcher; the harness polls
+  // the vault folder for the same effect.
+  let watchTimer = null;
+  const watchVault = (app, basePath) => {
+    clearInterval(watchTimer);
+    watchTimer = setInterval(async () => {
+      const r = await call("harnessFs", { op: "list", path: basePath });
+      if (r.error) return;
+      for (const [p, text] of Object.entries(r.files)) {
+        if (app.vault.files.get(p) !== text) app.vault.writeForTest(p, text);
+      }
+      for (const p of [...app.vault.files.keys()]) if (!(p in r.files)) app.vault.deleteForTest(p);
+    }, 250);
+  };
+
   const children = new Map();
   let nextChild = 1;
   const childProcess = {
@@ -94,12 +117,57 @@
       new Function("module", "exports", "require", code)(module, module.exports, window.require);
       app = new stub.App({ basePath, files });
       document.body.replaceChildren(app.containerEl);
+      const host = document.createElement("div");
+      host.className = "notice-container";
+      document.body.appendChild(host);
+      stub.Notice.hostForTest = host;
+      stub.Notice.shown = [];
+      watchVault(app, basePath);
       plugin = new module.exports.default(app, manifest);
       plugin.data = settings;
       await plugin.onload();
       app.workspace.layoutReadyForTest();
     },
-    unload() { plugin.unloadForTest(); },
+    unload() {
+      clearInterval(watchTimer);
+      plugin.unloadForTest();
+    },
+    setClipboard(text) { clipboardText = text; },
+    ribbon(i = 0) { plugin.ribbonIcons[i].click(); },
+    notices() { return stub.Notice.shown.slice(); },
+    liveNotices() { return stub.Notice.liveForTest.map((n) => n.message); },
+    modal() { return stub.Modal.openForTest.at(-1) ?? null; },
+    closeModals() { for (const m of stub.Modal.openForTest.slice()) m.close(); },
+    /** reading draws a vault note as the reading view would, running the plugin's post processors. */
+    async reading(path) {
+      const text = app.vault.files.get(path);
+      if (text === undefined) throw new Error(`no note ${path}`);
+      const fm = stub.parseFrontmatterForTest(text);
+      const body = fm ? text.replace(/^---\n[\s\S]*?\n---\n?/, "") : text;
+      const leaf = app.workspace.getLeaf(false);
+      leaf.containerEl.replaceChildren();
+      const view = leaf.containerEl.createDiv({ cls: "markdown-reading-view markdown-rendered" });
+      await plugin.renderForTest(path, body, fm, view);
+    },
+    /** settings draws the plugin's settings tab in a panel. */
+    settings() {
+      const tab = plugin.settingTabs[0];
+      let panel = document.querySelector(".harness-settings");
+      if (!panel) {
+        panel = document.createElement("div");
+        panel.className = "harness-settings modal-container";
+        document.body.appendChild(panel);
+      }
+      const box = document.createElement("div");
+      box.className = "modal vertical-tab-content";
+      panel.replaceChildren(box);
+      box.appendChild(tab.containerEl);
+      tab.display();
+    },
+    closeSettings() {
+      plugin.settingTabs[0]?.hide();
+      document.querySelector(".harness-settings")?.remove();
+    },
     command(id) {
       const cmd = plugin.commands.find((c) => c.id === id);
       if (!cmd) throw new Error(`no command ${id}`);

@@ -8,7 +8,7 @@
 // line `N passed, N failed`.
 //
 // Usage: npm --prefix plugin run harness   (HARNESS_OUT=DIR keeps the screenshots there)
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import net from "node:net";
@@ -103,18 +103,104 @@ function vaultFiles(dir) {
   return out;
 }
 
+/**
+ * startFakeModel is an OpenAI-compatible chat server, as sidecar/llm/llmtest
+ * speaks it: POST /v1/chat/completions answers with SSE chunks whose text,
+ * put together, is the JSON reply sidecar/ask expects ({answer, citations,
+ * quotes, notFound}). It cites passage 1 and names its note; a question
+ * about Mars gets notFound, which the sidecar turns into a refusal.
+ */
+function startFakeModel() {
+  const requests = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", async () => {
+      if (req.method !== "POST" || !req.url.endsWith("/chat/completions")) {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `no ${req.url}` } }));
+        return;
+      }
+      const json = JSON.parse(body);
+      requests.push(json);
+      const user = json.messages.filter((m) => m.role === "user").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
+      const question = (/<question>\s*([\s\S]*?)\s*<\/question>/.exec(user)?.[1] ?? "").trim();
+      const first = /<passage id="(\d+)" note="([^"]*)"/.exec(user);
+      let reply;
+      if (!first || /mars/i.test(question)) {
+        reply = { answer: "", citations: [], quotes: [], notFound: true };
+      } else {
+        const note = first[2].replace(/\.md$/, "").split("/").at(-1);
+        reply = {
+          answer: `Your notes answer this in **${note}**: keep to the routine it describes and check on it daily [${first[1]}].`,
+          citations: [Number(first[1])],
+          quotes: [],
+          notFound: false,
+        };
+      }
+      const text = JSON.stringify(reply);
+      const created = Math.floor(Date.now() / 1000);
+      const chunk = (delta, finish) => ({ id: "chatcmpl-harness", object: "chat.completion.chunk", created, model: json.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+      if (!json.stream) {
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({ id: "chatcmpl-harness", object: "chat.completion", created, model: json.model, choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: text } }], usage: { prompt_tokens: 100, completion_tokens: 30, total_tokens: 130 } }),
+        );
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      const send = (data) => res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+      send(chunk({ role: "assistant", content: "" }, null));
+      // Small pieces with a pause between them, so that the plugin visibly streams.
+      for (let i = 0; i < text.length; i += 12) {
+        send(chunk({ content: text.slice(i, i + 12) }, null));
+        await new Promise((r) => setTimeout(r, 60));
+      }
+      send(chunk({}, "stop"));
+      if (json.stream_options?.include_usage) send({ id: "chatcmpl-harness", object: "chat.completion.chunk", created, model: json.model, choices: [], usage: { prompt_tokens: 100, completion_tokens: 30, total_tokens: 130 } });
+      send("[DONE]");
+      res.end();
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, requests })));
+}
+
+/** startTestSite serves one article page, as a small blog would, for the ingest scenario. */
+function startTestSite() {
+  const article = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Growing basil on a windowsill</title>
+<meta name="author" content="Ada Gardener"></head><body><header><nav><a href="/">Home</a> · <a href="/about">About</a></nav></header>
+<main><article><h1>Growing basil on a windowsill</h1><p class="byline">By Ada Gardener</p>
+<p>Basil wants six hours of sun a day and warm nights. A south-facing windowsill gives it both from late spring to early autumn, and a pot with drainage holes keeps its roots from rotting.</p>
+<p>Water basil at the base when the top centimetre of soil is dry. Wet leaves in a cool room invite downy mildew, which shows first as yellow patches between the veins.</p>
+<h2>Harvesting</h2><p>Pinch the stem just above a pair of leaves. Two new shoots grow from that node, so regular pinching makes a bushy plant instead of a tall one that flowers early.</p>
+<p>Once basil flowers, its leaves turn bitter. Pinch off flower buds as soon as they appear to keep the harvest going through the summer.</p>
+</article></main><footer>© 2026 Windowsill Gardening</footer></body></html>`;
+  const hits = [];
+  const server = createServer((req, res) => {
+    hits.push(req.url);
+    if (req.url === "/article") res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(article);
+    else res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, hits })));
+}
+
+/** supportsTestHosts reports whether this quire build has the hidden --test-hosts flag of `serve`. */
+function supportsTestHosts(bin) {
+  const r = spawnSync(bin, ["serve", "--test-hosts", "probe.test=127.0.0.1:1", "-h"], { encoding: "utf8" });
+  return !/flag provided but not defined: -test-hosts/.test(`${r.stderr}${r.stdout}`);
+}
+
 /** Sidecar is a `quire serve` the harness runs itself (the plugin attaches to it). */
 class Sidecar {
-  constructor(bin, vault) {
+  constructor(bin, vault, extraArgs = []) {
     this.bin = bin;
     this.vault = vault;
+    this.extraArgs = extraArgs;
     this.proc = null;
     this.stderr = "";
   }
   async start() {
     const connFile = join(this.vault, ".quire", "sidecar.json");
     await fsp.rm(connFile, { force: true });
-    this.proc = spawn(this.bin, ["serve", "--vault", this.vault], { stdio: ["ignore", "ignore", "pipe"] });
+    this.proc = spawn(this.bin, ["serve", "--vault", this.vault, ...this.extraArgs], { stdio: ["ignore", "ignore", "pipe"] });
     this.proc.stderr.on("data", (d) => (this.stderr += d));
     const exited = new Promise((r) => this.proc.once("exit", r));
     this.exited = exited;
@@ -133,6 +219,8 @@ class Sidecar {
 }
 
 const results = [];
+/** Pending marks a scenario that cannot run against this sidecar yet; it is counted apart, never as passed. */
+class Pending extends Error {}
 async function scenario(name, fn) {
   const t0 = Date.now();
   try {
@@ -140,6 +228,11 @@ async function scenario(name, fn) {
     results.push(true);
     log(`ok   ${name} (${Date.now() - t0} ms)`);
   } catch (err) {
+    if (err instanceof Pending) {
+      results.push(null);
+      log(`PENDING ${name}: ${err.message}`);
+      return;
+    }
     results.push(false);
     log(`FAIL ${name}: ${err?.stack ?? err}`);
   }
@@ -152,7 +245,8 @@ function expect(cond, message) {
 async function main() {
   ensureChromium();
   const tmp = await fsp.mkdtemp(join(tmpdir(), "quire-harness-"));
-  const out = process.env.HARNESS_OUT || join(tmp, "screenshots");
+  // Screenshots go to the repository's tmp/ (gitignored) unless HARNESS_OUT says otherwise.
+  const out = process.env.HARNESS_OUT || join(repo, "tmp", "harness-screenshots");
   await fsp.mkdir(out, { recursive: true });
   const bin = join(tmp, "quire");
   log("building the sidecar");
@@ -206,6 +300,7 @@ async function main() {
     try {
       if (op === "read") return { text: await fsp.readFile(path, "utf8") };
       if (op === "stat") return { isFile: (await fsp.stat(path)).isFile() };
+      if (op === "list") return { files: vaultFiles(path) };
       if (op === "access") {
         await fsp.access(path, mode ?? constants.F_OK);
         return {};
@@ -255,6 +350,7 @@ async function main() {
   const waitFor = (page, fn, arg, timeout = 20_000) => page.waitForFunction(fn, arg, { timeout, polling: 100 });
 
   const sidecars = [];
+  const servers = [];
   try {
     // 1. Attach to a running sidecar; the related panel lists neighbours.
     const vaultA = await copyVault(join(tmp, "vault-a"));
@@ -380,27 +476,214 @@ async function main() {
       await pageC.evaluate(() => window.harness.unload());
       await pageC.close();
     });
+
+    // 3. Ask: a sidecar whose model is the harness's fake OpenAI-compatible server.
+    const model = await startFakeModel();
+    servers.push(model.server);
+    const vaultD = await copyVault(join(tmp, "vault-ask"));
+    await fsp.mkdir(join(vaultD, ".quire"), { recursive: true });
+    await fsp.writeFile(
+      join(vaultD, ".quire", "config.yaml"),
+      `model:\n  provider: openai\n  endpoint: http://127.0.0.1:${model.server.address().port}\n  model: fake\n  api_key: harness-key\n  timeout: 30s\n`,
+    );
+    const scD = new Sidecar(bin, vaultD);
+    sidecars.push(scD);
+    await scD.start();
+    const pageD = await newPage();
+    await pageD.evaluate((a) => window.harness.load(a), { basePath: vaultD, files: vaultFiles(vaultD), settings: { binaryPath: "", stateFolder: "" }, manifest });
+    await waitFor(pageD, () => /^Quire: \d+ notes?/.test(window.harness.statusText()), undefined, 60_000);
+    let savedAnswer = "";
+    let cited = null;
+    await scenario("ask streams an answer from the model, with a citation whose hover shows the passage", async () => {
+      await pageD.evaluate(() => window.harness.command("ask-vault"));
+      await pageD.waitForSelector(".quire-ask-input", { timeout: 5000 });
+      await pageD.fill(".quire-ask-input", "How do I keep my sourdough starter alive?");
+      await pageD.click(".quire-ask-submit");
+      await waitFor(pageD, () => (document.querySelector(".quire-ask-stream")?.textContent ?? "").length > 10);
+      const partial = await pageD.textContent(".quire-ask-stream");
+      await shot(pageD, "ask-streaming.png");
+      await pageD.waitForSelector(".quire-ask-body .quire-citation-marker", { timeout: 30_000 });
+      const answer = await pageD.textContent(".quire-ask-body");
+      log(`streamed "${partial.slice(0, 40)}…", answered: ${answer}`);
+      expect(partial.length < answer.length || !answer.startsWith(partial), "the stream did not show partial text");
+      expect(/\[1\]/.test(answer), `answer without [1]: ${answer}`);
+      expect((await pageD.$$(".quire-ask-body strong")).length === 1, "the answer's Markdown was not rendered");
+      const source = await pageD.textContent(".quire-ask-source");
+      cited = source.replace(/^\[1\]/, "").split(" › ")[0];
+      await shot(pageD, "ask-answer.png");
+      await pageD.hover(".quire-ask-body .quire-citation-marker");
+      await pageD.waitForSelector(".quire-citation-popover .quire-citation-text", { timeout: 5000 });
+      const pop = await pageD.textContent(".quire-citation-popover .quire-citation-text");
+      const title = await pageD.textContent(".quire-citation-popover .quire-citation-title");
+      log(`hover on [1]: ${title}: ${pop.slice(0, 80)}…`);
+      expect(pop.trim().length > 20, `popover text: ${pop}`);
+      expect(title === cited, `popover names ${title}, the source list ${cited}`);
+      expect(!(await pageD.$(".quire-citation-popover .quire-citation-changed")), "an unchanged note is said to have changed");
+      await shot(pageD, "ask-citation-hover.png");
+      expect(model.requests.length >= 1, "the fake model was not asked");
+    });
+
+    await scenario("save as note writes Quire/Answers/ and opens it", async () => {
+      await pageD.mouse.move(5, 5);
+      await pageD.click(".quire-ask-save");
+      await waitFor(pageD, () => /^Quire\/Answers\/.+\.md$/.test(window.harness.mainNote()?.path ?? ""), undefined, 10_000);
+      savedAnswer = await pageD.evaluate(() => window.harness.mainNote().path);
+      const text = await fsp.readFile(join(vaultD, savedAnswer), "utf8");
+      expect(text.startsWith("---\nquire: answer\n") && /\n {4}- number: 1\n/.test(text), `saved note: ${text.slice(0, 300)}`);
+      expect(!(await pageD.evaluate(() => window.harness.modal())), "the modal stayed open");
+      await shot(pageD, "answer-saved-opened.png");
+    });
+
+    await scenario("a saved answer's citation hover shows the stored range and says when the note changed", async () => {
+      expect(savedAnswer, "no saved answer");
+      await pageD.evaluate((p) => window.harness.reading(p), savedAnswer);
+      await pageD.waitForSelector(".markdown-reading-view .quire-citation-marker", { timeout: 5000 });
+      await pageD.hover(".markdown-reading-view .quire-citation-marker");
+      await pageD.waitForSelector(".quire-citation-popover .quire-citation-text", { timeout: 5000 });
+      const before = await pageD.textContent(".quire-citation-popover .quire-citation-text");
+      expect(!(await pageD.$(".quire-citation-popover .quire-citation-changed")), "fresh answer marked changed");
+      await shot(pageD, "answer-note-hover.png");
+      // The user edits the cited note: a line above the passage shifts its bytes.
+      const fm = await fsp.readFile(join(vaultD, savedAnswer), "utf8");
+      const notePath = /\n {6}note: (.+)\n/.exec(fm)[1].replace(/^"|"$/g, "");
+      const full = join(vaultD, notePath);
+      const orig = await fsp.readFile(full, "utf8");
+      await fsp.writeFile(full, `Edited by the user today.\n${orig}`);
+      await waitFor(pageD, (p) => window.harness.app.vault.files.get(p)?.startsWith("Edited by the user"), notePath);
+      await pageD.mouse.move(5, 5);
+      await pageD.waitForSelector(".quire-citation-popover", { state: "detached", timeout: 5000 });
+      await pageD.hover(".markdown-reading-view .quire-citation-marker");
+      await pageD.waitForSelector(".quire-citation-popover .quire-citation-changed", { timeout: 5000 });
+      const after = await pageD.textContent(".quire-citation-popover .quire-citation-text");
+      expect(after !== before, "the popover did not show the current text");
+      await shot(pageD, "answer-note-changed.png");
+      await pageD.click(".quire-citation-popover");
+      await waitFor(pageD, (p) => window.harness.mainNote()?.path === p && window.harness.mainNote()?.line !== null, notePath);
+      const orig2 = await fsp.readFile(join(vaultD, savedAnswer), "utf8");
+      expect(orig2 === fm, "the answer note was modified");
+    });
+
+    await scenario("a question the notes cannot answer is shown as a refusal", async () => {
+      await pageD.evaluate(() => window.harness.command("ask-vault"));
+      await pageD.waitForSelector(".quire-ask-history-item", { timeout: 5000 });
+      const recent = await pageD.$$eval(".quire-ask-history-item", (els) => els.map((e) => e.textContent));
+      expect(recent.includes("How do I keep my sourdough starter alive?"), `recent questions: ${recent}`);
+      await pageD.fill(".quire-ask-input", "What is the capital of Mars?");
+      await pageD.press(".quire-ask-input", "Enter");
+      await pageD.waitForSelector(".quire-ask-answer.is-refused .quire-ask-refusal", { timeout: 30_000 });
+      const text = await pageD.textContent(".quire-ask-refusal");
+      log(`refusal: ${text}`);
+      await pageD.evaluate(() => window.harness.theme("dark"));
+      await shot(pageD, "ask-refusal-dark.png");
+      await pageD.evaluate(() => window.harness.theme("light"));
+      await pageD.evaluate(() => window.harness.closeModals());
+    });
+
+    await scenario("settings: the sidecar's settings round trip through config.get and config.set", async () => {
+      await pageD.evaluate(() => window.harness.settings());
+      await waitFor(pageD, () => document.querySelector(".quire-settings-status, .quire-settings-note:not(:empty)") && !/Reading/.test(document.querySelector(".quire-settings-sidecar")?.textContent ?? "Reading"));
+      const note = await pageD.evaluate(() => document.querySelector(".quire-settings-note")?.textContent ?? "");
+      if (/not answered by this sidecar/.test(note)) throw new Pending(`the sidecar does not answer config.get yet (${note})`);
+      expect(!note, `settings say: ${note}`);
+      const endpoint = await pageD.evaluate(() => [...document.querySelectorAll(".setting-item")].find((e) => e.querySelector(".setting-item-name")?.textContent === "Endpoint")?.querySelector("input")?.value);
+      expect(endpoint === `http://127.0.0.1:${model.server.address().port}`, `endpoint shown: ${endpoint}`);
+      const field = (name, sel = "input") => `.setting-item:has(.setting-item-name:text-is("${name}")) ${sel}`;
+      await pageD.fill(field("Ignore", "textarea"), "Templates/\nTravel/");
+      await pageD.dispatchEvent(field("Ignore", "textarea"), "change");
+      await pageD.fill(field("API key"), "sk-harness-secret");
+      await pageD.dispatchEvent(field("API key"), "change");
+      await shot(pageD, "settings.png");
+      await pageD.click(`.setting-item:has(.setting-item-name:text-is("Apply")) button`);
+      await waitFor(pageD, () => /Applied|Not applied/.test(document.querySelector(".quire-settings-status")?.textContent ?? ""));
+      const status = await pageD.textContent(".quire-settings-status");
+      expect(status.startsWith("Applied"), `apply: ${status}`);
+      const yaml = await fsp.readFile(join(vaultD, ".quire", "config.yaml"), "utf8");
+      expect(yaml.includes("Travel/"), `config.yaml lacks the new ignore prefix:\n${yaml}`);
+      expect(!yaml.includes("sk-harness-secret"), "the API key was written to config.yaml");
+      const data = await pageD.evaluate(() => window.harness.plugin.savedData.at(-1));
+      expect(data.apiKey === "sk-harness-secret", "the API key is not in the plugin's data");
+      // Reading again shows what the sidecar holds now.
+      await pageD.evaluate(() => window.harness.settings());
+      await waitFor(pageD, () => document.querySelector(".quire-settings-status") !== null);
+      const ignore = await pageD.inputValue(field("Ignore", "textarea"));
+      expect(ignore.split("\n").includes("Travel/"), `ignore after reload: ${ignore}`);
+      await shot(pageD, "settings-applied.png");
+      await pageD.evaluate(() => window.harness.closeSettings());
+    });
+    await pageD.evaluate(() => window.harness.unload());
+    await pageD.close();
+    await scD.stop();
+
+    // 4. Ingest: a local test site, reached as example.test through the sidecar's test-only host map.
+    await scenario("ingest the clipboard URL: progress, then the source note opens", async () => {
+      if (!supportsTestHosts(bin)) throw new Pending("quire serve has no --test-hosts flag yet: the sidecar cannot reach a local test site");
+      const site = await startTestSite();
+      servers.push(site.server);
+      const vaultE = await copyVault(join(tmp, "vault-ingest"));
+      const scE = new Sidecar(bin, vaultE, ["--test-hosts", `example.test=127.0.0.1:${site.server.address().port}`]);
+      sidecars.push(scE);
+      await scE.start();
+      const pageE = await newPage();
+      await pageE.evaluate((a) => window.harness.load(a), { basePath: vaultE, files: vaultFiles(vaultE), settings: { binaryPath: "", stateFolder: "" }, manifest });
+      await waitFor(pageE, () => /^Quire: \d+ notes?/.test(window.harness.statusText()), undefined, 60_000);
+      await pageE.evaluate(() => window.harness.setClipboard("not a web address"));
+      await pageE.evaluate(() => window.harness.ribbon());
+      await waitFor(pageE, () => window.harness.notices().some((n) => n.includes("does not hold a web address")));
+      await pageE.evaluate(() => window.harness.setClipboard("http://example.test/article"));
+      await pageE.evaluate(() => window.harness.command("ingest-clipboard"));
+      await waitFor(pageE, () => window.harness.notices().some((n) => n.includes("example.test/article")));
+      let sawBusy = false;
+      for (let i = 0; i < 100 && !sawBusy; i++) {
+        sawBusy = /ingesting \d+\/\d+/.test(await pageE.evaluate(() => window.harness.statusText()));
+        if (sawBusy) await shot(pageE, "ingest-progress.png");
+        else await new Promise((r) => setTimeout(r, 20));
+      }
+      await waitFor(pageE, () => /^Quire\/Sources\/.+\.md$/.test(window.harness.mainNote()?.path ?? ""), undefined, 60_000);
+      const notePath = await pageE.evaluate(() => window.harness.mainNote().path);
+      const notices = await pageE.evaluate(() => window.harness.notices());
+      log(`ingested as ${notePath}; notices: ${notices.join(" | ")}`);
+      const text = await fsp.readFile(join(vaultE, notePath), "utf8");
+      expect(/basil/i.test(text), `source note: ${text.slice(0, 300)}`);
+      expect(site.hits.includes("/article"), "the test site was not fetched");
+      expect(notices.some((n) => /Saved “/.test(n)), `no done notice: ${notices}`);
+      await shot(pageE, "ingest-done.png");
+      await pageE.evaluate(() => window.harness.setClipboard("http://example.test/article"));
+      await pageE.evaluate(() => window.harness.ribbon());
+      await waitFor(pageE, () => window.harness.notices().some((n) => /Already ingested|already in the vault/.test(n)), undefined, 30_000);
+      await shot(pageE, "ingest-duplicate.png");
+      await pageE.click(".quire-status");
+      await pageE.waitForSelector(".quire-queue-item", { timeout: 5000 });
+      await shot(pageE, "status-queue.png");
+      await pageE.evaluate(() => window.harness.closeModals());
+      await pageE.evaluate(() => window.harness.unload());
+      await pageE.close();
+    });
   } finally {
     await context.close().catch(() => {});
     for (const s of sidecars) await s.stop().catch(() => {});
     for (const k of kids.values()) if (k.exitCode === null) k.kill("SIGKILL");
     pages.close();
     proxy.close();
+    for (const s of servers) {
+      s.closeAllConnections?.();
+      s.close();
+    }
     log(`screenshots in ${out}`);
-    if (!process.env.HARNESS_OUT && process.env.HARNESS_KEEP !== "1") {
-      // Keep the screenshots, drop the vaults, the binary and the profile.
-      for (const name of await fsp.readdir(tmp)) if (name !== "screenshots") await fsp.rm(join(tmp, name), { recursive: true, force: true });
+    if (process.env.HARNESS_KEEP !== "1") {
+      // Drop the vaults, the binary and the profile; the screenshots live elsewhere.
+      await fsp.rm(tmp, { recursive: true, force: true });
     }
   }
-  const passed = results.filter(Boolean).length;
-  const failed = results.length - passed;
+  const passed = results.filter((r) => r === true).length;
+  const failed = results.filter((r) => r === false).length;
+  const pending = results.filter((r) => r === null).length;
   log(`took ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  process.stdout.write(`${passed} passed, ${failed} failed${pending ? `, ${pending} pending` : ""}\n`);
   process.exitCode = failed > 0 || results.length === 0 ? 1 : 0;
 }
 
 main().catch((err) => {
   log(err?.stack ?? String(err));
-  process.stdout.write(`${results.filter(Boolean).length} passed, ${results.filter((r) => !r).length + 1} failed\n`);
+  process.stdout.write(`${results.filter((r) => r === true).length} passed, ${results.filter((r) => r === false).length + 1} failed\n`);
   process.exitCode = 1;
 });
