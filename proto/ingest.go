@@ -84,8 +84,8 @@ type IngestProgress struct {
 // Dropped counts model output that failed a trust check and was left out of
 // the notes.
 type Dropped struct {
-	// What names the kind of item: "quote", "term", "entity", "link",
-	// "url", "image".
+	// What names the kind of item: "quote", "term", "concept", "entity",
+	// "link", "url", "image".
 	What string `json:"what"`
 	// Count is how many were dropped.
 	Count int `json:"count"`

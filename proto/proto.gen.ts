@@ -568,8 +568,8 @@ export interface IngestDone {
  */
 export interface Dropped {
   /**
-   * What names the kind of item: "quote", "term", "entity", "link",
-   * "url", "image".
+   * What names the kind of item: "quote", "term", "concept", "entity",
+   * "link", "url", "image".
    */
   what: string;
   /**
