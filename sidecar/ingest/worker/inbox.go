@@ -122,8 +122,8 @@ func (w *Worker) queueDropped(full string, f seenFile) bool {
 }
 
 // inboxFinished moves an ingested inbox file to Inbox/done/.
-func (w *Worker) inboxFinished(source string, ok bool) {
-	if !ok || filepath.Dir(source) != w.inboxDir() {
+func (w *Worker) inboxFinished(source string) {
+	if filepath.Dir(source) != w.inboxDir() {
 		return
 	}
 	done := filepath.Join(w.inboxDir(), filepath.FromSlash(strings.TrimPrefix(DoneFolder, InboxFolder+"/")))

@@ -292,7 +292,6 @@ func (w *Worker) process(ctx context.Context, it ingest.Item) {
 			w.opts.Log.Error("ingest queue", "err", ferr)
 		}
 		w.emit(proto.TypeIngestFailed, proto.IngestFailed{ID: it.ID, Source: it.Source, Code: code, Message: msg})
-		w.inboxFinished(it.Source, false)
 		return
 	}
 	if cerr := q.Complete(it.ID, res.Note); cerr != nil {
@@ -309,8 +308,8 @@ func (w *Worker) process(ctx context.Context, it ingest.Item) {
 	if done.Dropped == nil {
 		done.Dropped = []proto.Dropped{}
 	}
+	w.inboxFinished(it.Source)
 	w.emit(proto.TypeIngestDone, done)
-	w.inboxFinished(it.Source, true)
 }
 
 // loaded is a source's bytes and what tells the extractor how to read them.
