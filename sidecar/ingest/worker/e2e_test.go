@@ -263,4 +263,3 @@ func TestEndToEndTextDuplicate(t *testing.T) {
 		t.Errorf("the duplicate cost %d model calls", m.calls.Load()-calls)
 	}
 }
-
