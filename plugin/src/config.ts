@@ -125,3 +125,13 @@ export function configErrorText(err: unknown): string {
   }
   return err instanceof Error ? err.message : String(err);
 }
+
+/** modelText says which model answers, for the status view: "openai/gpt-4o-mini (key held)", or that none does. */
+export function modelText(r: ConfigResult | null): string | null {
+  if (!r) return null;
+  const m = r.settings.model;
+  if (!m.provider) return "none: answers quote your notes, sources are saved unsummarised";
+  const name = `${m.provider}/${m.model || "?"}`;
+  const where = m.endpoint ? ` at ${m.endpoint}` : "";
+  return m.provider === "ollama" ? `${name}${where}` : `${name}${where}${m.apiKeySet ? " (key held)" : " (no key)"}`;
+}

@@ -1,6 +1,6 @@
 import { FileSystemAdapter, Notice, Plugin } from "obsidian";
 import { History } from "./ask";
-import { ConfigSync } from "./config";
+import { ConfigSync, modelText } from "./config";
 import { answerNoteProcessor } from "./hover/answer-note";
 import { IngestRunner, IngestTracker } from "./ingest";
 import { AskModal } from "./modals/ask";
@@ -66,7 +66,8 @@ export default class QuirePlugin extends Plugin {
     const rebuild = async () => {
       await sidecar.client?.request("index.rebuild", {}).catch((err: unknown) => new Notice(`Quire: rebuild failed: ${String(err)}`));
     };
-    const showStatus = () => new StatusModal(this.app, { tracker, rebuild, start, queue: () => ingest.queue(), ingest }).open();
+    const showStatus = () =>
+      new StatusModal(this.app, { tracker, rebuild, start, queue: () => ingest.queue(), ingest, model: () => modelText(config.current) }).open();
 
     const statusEl = this.addStatusBarItem();
     this.register(new StatusBar({ el: statusEl, tracker, ingest }).bind());

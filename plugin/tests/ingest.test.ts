@@ -213,6 +213,7 @@ describe("status view queue", () => {
       tracker: { snapshot: snap(), onChange: () => () => {}, refresh: async () => {} },
       rebuild: async () => {},
       start: async () => {},
+      model: () => "openai/fake (key held)",
       queue: async () => [
         { id: 1, source: "https://a.test/", state: "done", attempts: 0, note: "Quire/Sources/A.md", added: "" },
         { id: 2, source: "https://b.test/", state: "failed", attempts: 3, error: "HTTP 500", added: "" },
@@ -223,6 +224,8 @@ describe("status view queue", () => {
     await settle();
     const items = [...m.contentEl.querySelectorAll(".quire-queue-item")].map((e) => e.textContent);
     expect(items).toEqual(["running https://c.test/", "failed https://b.test/ — HTTP 500 (3 attempts)", "done https://a.test/ → Quire/Sources/A.md"]);
+    const rows = [...m.contentEl.querySelectorAll(".quire-status-table tr")].map((tr) => tr.textContent);
+    expect(rows).toContain("Modelopenai/fake (key held)");
     m.close();
     expect(statusBarText(snap(), { index: 2, total: 5 })).toBe("Quire: ingesting 2/5");
   });

@@ -808,7 +808,16 @@ function renderMarkdownForTest(markdown: string, el: HTMLElement): void {
   };
   for (const block of markdown.replace(/\r\n/g, "\n").split(/\n{2,}/)) {
     const lines = block.split("\n").filter((l) => l.trim() !== "");
-    if (lines.length === 0) continue;
+    // Runs of quoted and plain lines in one block become a quote and a paragraph each.
+    const runs: string[][] = [];
+    for (const l of lines) {
+      const last = runs.at(-1);
+      if (last && /^>/.test(last[0]!) === /^>/.test(l)) last.push(l);
+      else runs.push([l]);
+    }
+    for (const run of runs) renderRun(run);
+  }
+  function renderRun(lines: string[]): void {
     const h = /^(#{1,6})\s+(.*)$/.exec(lines[0]!);
     if (h && lines.length === 1) {
       inline(el.createEl(`h${h[1]!.length}` as "h1"), h[2]!);
@@ -816,7 +825,8 @@ function renderMarkdownForTest(markdown: string, el: HTMLElement): void {
       const ul = el.createEl("ul");
       for (const l of lines) inline(ul.createEl("li"), l.replace(/^\s*[-*+]\s/, ""));
     } else if (lines.every((l) => /^>/.test(l))) {
-      inline(el.createEl("blockquote").createEl("p"), lines.map((l) => l.replace(/^>\s?/, "")).join(" "));
+      const q = el.createEl("blockquote");
+      renderMarkdownForTest(lines.map((l) => l.replace(/^>\s?/, "")).join("\n"), q);
     } else {
       const p = el.createEl("p");
       lines.forEach((l, i) => {

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ConfigResult, Settings } from "../../proto/proto.gen";
-import { ConfigSync, parseIgnore } from "../src/config";
+import { ConfigSync, modelText, parseIgnore } from "../src/config";
 import { DEFAULT_SETTINGS, QuireSettingTab, type QuireSettings } from "../src/settings";
 import { type FakeLifecycle, type FakeServer, online, settle } from "./fake-sidecar";
 import { App, type ButtonComponent, type DropdownComponent, Plugin, Setting, type TextAreaComponent, type TextComponent } from "./obsidian-stub";
@@ -41,6 +41,17 @@ describe("parseIgnore", () => {
     ["commas and leading slashes, no repeats", "/Templates/, Archive/,Templates/", ["Templates/", "Archive/"]],
     ["empty", "  ", []],
   ])("%s", (_n, input, want) => expect(parseIgnore(input)).toEqual(want));
+});
+
+describe("modelText", () => {
+  const r = (model: Partial<Settings["model"]>): ConfigResult => ({ settings: { ...sidecarSettings(), model: { ...sidecarSettings().model, ...model } }, restart: [] });
+  it.each([
+    ["unknown", null, null],
+    ["none", r({}), "none: answers quote your notes, sources are saved unsummarised"],
+    ["remote with key", r({ provider: "openai", model: "gpt-4o-mini", apiKeySet: true }), "openai/gpt-4o-mini (key held)"],
+    ["compatible server without key", r({ provider: "openai", model: "fake", endpoint: "http://127.0.0.1:9" }), "openai/fake at http://127.0.0.1:9 (no key)"],
+    ["ollama", r({ provider: "ollama", model: "qwen3" }), "ollama/qwen3"],
+  ])("%s", (_n, res, want) => expect(modelText(res)).toBe(want));
 });
 
 describe("ConfigSync", () => {

@@ -58,6 +58,8 @@ export interface StatusDeps {
   queue?(): Promise<QueueItem[]>;
   /** ingest tells the view when items move, to list the queue again. */
   ingest?: IngestFollower;
+  /** model says which language model answers, or null when unknown. */
+  model?(): string | null;
 }
 
 const count = new Intl.NumberFormat("en-US");
@@ -182,6 +184,8 @@ export class StatusModal extends Modal {
         .join(", ");
       if (langs) row("Languages", langs);
       row("Last indexed", st.lastIndexed ? new Date(st.lastIndexed).toLocaleString() : "not yet");
+      const model = this.deps.model?.() ?? null;
+      if (model !== null) row("Model", model);
       row("Sidecar", `version ${st.version}`);
       if (s.progress && s.progress.done < s.progress.total) {
         row("Running", `${s.progress.phase} ${count.format(s.progress.done)} / ${count.format(s.progress.total)}`);

@@ -610,6 +610,28 @@ async function main() {
       await shot(pageD, "settings-applied.png");
       await pageD.evaluate(() => window.harness.closeSettings());
     });
+
+    await scenario("the review view lists the review items in the generated folder", async () => {
+      // A review item as ingest/compile writes one (the harness plays the sidecar here).
+      await fsp.mkdir(join(vaultD, "Quire", "Review"), { recursive: true });
+      await fsp.writeFile(
+        join(vaultD, "Quire", "Review", "Possible contradiction - Starter care.md"),
+        `---\nquire: generated\nquire_kind: review\nreason: The source Starter care may contradict Sourdough starter.\nabout: Kitchen/Sourdough starter.md\nquire_hash: 0\n---\n\n# Possible contradiction: Starter care\n`,
+      );
+      await pageD.evaluate(() => window.harness.command("open-review"));
+      await pageD.waitForSelector(".quire-review-item", { timeout: 5000 });
+      const reason = await pageD.textContent(".quire-review-reason");
+      expect(reason.includes("may contradict"), `reason: ${reason}`);
+      await shot(pageD, "review-view.png");
+      await pageD.click(".quire-review-about");
+      await waitFor(pageD, () => window.harness.mainNote()?.path === "Kitchen/Sourdough starter.md");
+      await pageD.click(".quire-status");
+      await pageD.waitForSelector(".quire-status-table", { timeout: 5000 });
+      const table = await pageD.textContent(".quire-status-table");
+      expect(table.includes("openai/fake"), `status lacks the model: ${table}`);
+      await shot(pageD, "status-model.png");
+      await pageD.evaluate(() => window.harness.closeModals());
+    });
     await pageD.evaluate(() => window.harness.unload());
     await pageD.close();
     await scD.stop();
