@@ -7,7 +7,10 @@
 // missing, writes screenshots to a temporary folder, and ends with the
 // line `N passed, N failed`.
 //
-// Usage: npm --prefix plugin run harness   (HARNESS_OUT=DIR keeps the screenshots there)
+// Usage: npm --prefix plugin run harness
+//   HARNESS_OUT=DIR     screenshots there (default: the repository's tmp/harness-screenshots, gitignored)
+//   HARNESS_QUIRE=PATH  use this quire binary instead of building sidecar/
+//   HARNESS_KEEP=1      keep the temporary vaults and profile
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -248,9 +251,13 @@ async function main() {
   // Screenshots go to the repository's tmp/ (gitignored) unless HARNESS_OUT says otherwise.
   const out = process.env.HARNESS_OUT || join(repo, "tmp", "harness-screenshots");
   await fsp.mkdir(out, { recursive: true });
-  const bin = join(tmp, "quire");
-  log("building the sidecar");
-  execFileSync("go", ["build", "-o", bin, "./cmd/quire"], { cwd: join(repo, "sidecar"), stdio: "inherit" });
+  // HARNESS_QUIRE=PATH runs a quire built elsewhere (e.g. from a clean checkout) instead of building this tree's.
+  let bin = process.env.HARNESS_QUIRE || "";
+  if (bin === "") {
+    bin = join(tmp, "quire");
+    log("building the sidecar");
+    execFileSync("go", ["build", "-o", bin, "./cmd/quire"], { cwd: join(repo, "sidecar"), stdio: "inherit" });
+  }
   log("building the plugin");
   execFileSync(process.execPath, ["esbuild.config.mjs", "production"], { cwd: pluginDir, stdio: ["ignore", "ignore", "inherit"] });
   const stub = await esbuild.build({
@@ -547,9 +554,10 @@ async function main() {
       const fm = await fsp.readFile(join(vaultD, savedAnswer), "utf8");
       const notePath = /\n {6}note: (.+)\n/.exec(fm)[1].replace(/^"|"$/g, "");
       const full = join(vaultD, notePath);
-      const orig = await fsp.readFile(full, "utf8");
-      await fsp.writeFile(full, `Edited by the user today.\n${orig}`);
-      await waitFor(pageD, (p) => window.harness.app.vault.files.get(p)?.startsWith("Edited by the user"), notePath);
+      const start = Number(/\n {6}start: (\d+)\n/.exec(fm)[1]);
+      const orig = await fsp.readFile(full);
+      await fsp.writeFile(full, Buffer.concat([orig.subarray(0, start), Buffer.from("Edited by the user today.\n\n"), orig.subarray(start)]));
+      await waitFor(pageD, (p) => window.harness.app.vault.files.get(p)?.includes("Edited by the user today."), notePath);
       await pageD.mouse.move(5, 5);
       await pageD.waitForSelector(".quire-citation-popover", { state: "detached", timeout: 5000 });
       await pageD.hover(".markdown-reading-view .quire-citation-marker");
