@@ -81,6 +81,13 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 		if err = decode(env, &q); err == nil {
 			payload, err = s.configSet(q)
 		}
+	case proto.TypeIngestAdd:
+		var q proto.IngestAdd
+		if err = decode(env, &q); err == nil {
+			payload, err = s.ingestAdd(q)
+		}
+	case proto.TypeQueueList:
+		payload, err = s.queueList()
 	default:
 		err = &proto.Error{Code: proto.CodeInvalidRequest, Message: env.Type + " is not answered by this sidecar"}
 	}

@@ -30,6 +30,9 @@ import (
 	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/ingest"
+	"github.com/quire-app/quire/sidecar/ingest/fetch"
+	"github.com/quire-app/quire/sidecar/ingest/worker"
 )
 
 // ObsidianOrigin is the Origin header of Obsidian's desktop app. Requests
@@ -74,6 +77,15 @@ type Options struct {
 	// StateDir is the state folder whose config.yaml keeps what config.set
 	// changes; empty keeps changes in memory only.
 	StateDir string
+	// Queue is the open ingest queue (<state>/queue); nil means ingest.add
+	// is refused with not_ready. With one, Ingest works it.
+	Queue *ingest.Queue
+	// Fetch downloads pages for ingest through the guard; nil fetches with
+	// the guard's defaults.
+	Fetch *fetch.Client
+	// InboxPoll is how often <Folder>/Inbox/ is looked at for dropped
+	// files: 0 means worker.DefaultInboxPoll, negative never.
+	InboxPoll time.Duration
 }
 
 // Server is a running sidecar's protocol endpoint for one vault.
@@ -112,6 +124,7 @@ type Server struct {
 	model ask.Model     // nil: answers are extracted
 
 	answers recent // for answer.save
+	ingest  *worker.Worker // nil without Options.Queue
 
 	// Vectors are computed beside the index passes, never inside one, so
 	// an edit is searchable by keywords while a long embedding runs.
@@ -178,6 +191,12 @@ func New(opts Options) (*Server, error) {
 	s.cfg = opts.Config
 	s.model = ask.ModelFor(opts.Config.Model)
 	s.HandleStream(proto.TypeAskQuery, s.handleAsk)
+	if opts.Queue != nil {
+		if s.opts.Fetch == nil {
+			s.opts.Fetch = fetch.New(fetch.Options{MaxBytes: opts.Config.Ingest.MaxBytes})
+		}
+		s.ingest = s.newWorker()
+	}
 	return s, nil
 }
 

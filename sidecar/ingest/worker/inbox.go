@@ -32,7 +32,7 @@ type seenFile struct {
 }
 
 func (w *Worker) inboxDir() string {
-	return filepath.Join(w.opts.Vault, filepath.FromSlash(w.opts.Folder), InboxFolder)
+	return filepath.Join(w.opts.Vault, filepath.FromSlash(w.folder()), InboxFolder)
 }
 
 // scanInbox queues the inbox files that have stopped changing. A file is

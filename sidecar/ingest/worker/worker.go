@@ -69,6 +69,10 @@ type Options struct {
 	// Vault is the vault's folder; Folder the generated folder in it
 	// ("Quire" when empty).
 	Vault, Folder string
+	// FolderFunc, when set, is asked for the generated folder instead of
+	// Folder, once per item and per look at the inbox: the sidecar's
+	// settings can change it while it runs.
+	FolderFunc func() string
 	// MaxCalls caps model calls per source (config ingest.max_calls).
 	MaxCalls int
 	// MaxBytes caps a file read from disk; 0 means MaxFileBytes.
@@ -227,6 +231,16 @@ func (w *Worker) emit(typ string, payload any) {
 	}
 }
 
+// folder is the generated folder in force.
+func (w *Worker) folder() string {
+	if w.opts.FolderFunc != nil {
+		if f := w.opts.FolderFunc(); f != "" {
+			return f
+		}
+	}
+	return w.opts.Folder
+}
+
 func (w *Worker) compileOptions() compile.Options {
 	if w.opts.Compile == nil {
 		return compile.Options{}
@@ -354,7 +368,8 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 	if ctx.Err() != nil {
 		return compile.Result{}, ctx.Err()
 	}
-	rawPath, err := saveOnce(w.opts.Vault, path.Join(w.opts.Folder, "raw"), rawName(doc, src), src.data)
+	folder := w.folder()
+	rawPath, err := saveOnce(w.opts.Vault, path.Join(folder, "raw"), rawName(doc, src), src.data)
 	if err != nil {
 		return compile.Result{}, err
 	}
@@ -362,12 +377,12 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 	if label == "" {
 		label = src.pageURL
 	}
-	if err := w.saveFigures(doc, extract.Slug(label)); err != nil {
+	if err := w.saveFigures(doc, path.Join(folder, "attachments", extract.Slug(label))); err != nil {
 		return compile.Result{}, err
 	}
 
 	opt := w.compileOptions()
-	opt.Vault, opt.Folder = w.opts.Vault, w.opts.Folder
+	opt.Vault, opt.Folder = w.opts.Vault, folder
 	if w.opts.MaxCalls > 0 {
 		opt.MaxCalls = w.opts.MaxCalls
 	}
@@ -468,10 +483,9 @@ func rawName(doc *extract.Doc, src loaded) string {
 	return doc.Title + ext
 }
 
-// saveFigures writes a PDF's figures under <Folder>/attachments/<slug>/
+// saveFigures writes a PDF's figures in folder (<Folder>/attachments/<slug>)
 // and points the Markdown at where each went.
-func (w *Worker) saveFigures(doc *extract.Doc, slug string) error {
-	folder := path.Join(w.opts.Folder, "attachments", slug)
+func (w *Worker) saveFigures(doc *extract.Doc, folder string) error {
 	for i, im := range doc.Images {
 		if len(im.Data) == 0 {
 			continue
