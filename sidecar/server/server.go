@@ -123,7 +123,7 @@ type Server struct {
 	cfg   config.Config // the configuration in force
 	model ask.Model     // nil: answers are extracted
 
-	answers recent // for answer.save
+	answers recent         // for answer.save
 	ingest  *worker.Worker // nil without Options.Queue
 
 	// Vectors are computed beside the index passes, never inside one, so
