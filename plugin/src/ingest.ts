@@ -174,9 +174,16 @@ export class IngestTracker {
     }
     if (client !== this.client) return;
     for (const it of items) {
-      if ((it.state === "queued" || it.state === "running") && !this.items.has(it.id)) {
+      const cur = this.items.get(it.id);
+      if ((it.state === "queued" || it.state === "running") && !cur) {
         this.begin();
         this.items.set(it.id, { id: it.id, source: it.source, kind: "running", progress: null });
+      } else if (cur?.kind === "running" && it.state === "done") {
+        // It finished while the plugin was not connected: the queue has what the event would have said.
+        const done: IngestDone = { id: it.id, source: it.source, note: it.note ?? "", title: "", written: it.note ? [it.note] : [], review: [], dropped: [], summarised: true, unread: 0 };
+        this.finish({ id: it.id, source: it.source, kind: "done", done });
+      } else if (cur?.kind === "running" && it.state === "failed") {
+        this.finish({ id: it.id, source: it.source, kind: "failed", failed: { id: it.id, source: it.source, code: "internal", message: it.error ?? "" } });
       }
     }
     this.emit(null);
@@ -249,6 +256,8 @@ export interface IngestRunnerDeps {
  */
 export class IngestRunner {
   private readonly unsubs = new Map<number, () => void>();
+  /** live holds the notices of items still being followed, hidden on dispose. */
+  private readonly live = new Set<NoticeHandle>();
 
   constructor(private readonly deps: IngestRunnerDeps) {}
 
@@ -292,6 +301,7 @@ export class IngestRunner {
       return null;
     }
     this.deps.tracker.expect(id, url);
+    this.live.add(n);
     const follow = (s: ItemState | undefined) => {
       if (!s) return false;
       if (s.kind === "running") {
@@ -300,6 +310,7 @@ export class IngestRunner {
       }
       this.unsubs.get(id)?.();
       this.unsubs.delete(id);
+      this.live.delete(n);
       if (s.kind === "done") {
         n.setText(`Quire: ${doneText(s.done)}`);
         setTimeout(() => n.hide(), 8000);
@@ -322,10 +333,12 @@ export class IngestRunner {
     return id;
   }
 
-  /** dispose stops following items. */
+  /** dispose stops following items and takes their notices down (the sidecar carries on with them). */
   dispose(): void {
     for (const u of this.unsubs.values()) u();
     this.unsubs.clear();
+    for (const n of this.live) n.hide();
+    this.live.clear();
   }
 }
 

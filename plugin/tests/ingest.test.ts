@@ -111,6 +111,21 @@ describe("IngestTracker", () => {
     expect(t.item(9)).toBeUndefined();
     void server;
   });
+
+  it("an item that finished while the plugin was away is finished from the queue on reconnect", async () => {
+    const t = new IngestTracker(sidecar);
+    progress(3, "reading", 2, 5);
+    expect(t.batch).toEqual({ index: 1, total: 1 });
+    const back = await online();
+    back.server.reply = (f, s) => {
+      if (f.type === "queue.list") s.push({ id: f.id!, type: "queue.result", payload: { items: [{ id: 3, source: "u3", state: "done", attempts: 0, note: "Quire/Sources/T3.md", added: "" }] } });
+    };
+    sidecar.set({ kind: "offline", reason: "restart", canStart: false });
+    sidecar.set(back.sidecar.state);
+    await settle();
+    expect(t.batch).toBeNull();
+    expect(t.item(3)).toMatchObject({ kind: "done", done: { note: "Quire/Sources/T3.md" } });
+  });
 });
 
 describe("IngestRunner", () => {
@@ -178,6 +193,20 @@ describe("IngestRunner", () => {
     expect(notices[0]!.text).toBe("Quire: example.test/article — queued (2 ahead)");
     sock.push({ type: "ingest.failed", payload: { id: 9, source: "u", code, message } });
     expect(notices[0]!.text).toBe(want);
+    expect(opened).toEqual([]);
+  });
+
+  it("unloading takes down the notices of items still running", async () => {
+    server.reply = (f, s) => {
+      if (f.type === "ingest.add") s.push({ id: f.id!, type: "ingest.result", payload: { id: 11, source: "u", position: 0 } });
+    };
+    const r = runner();
+    await r.fromClipboard();
+    expect(notices[0]!.hidden).toBe(false);
+    r.dispose();
+    expect(notices[0]!.hidden).toBe(true);
+    sock.push({ type: "ingest.done", payload: { id: 11, source: "u", note: "N.md", title: "N", written: [], review: [], dropped: [], summarised: true, unread: 0 } });
+    await settle();
     expect(opened).toEqual([]);
   });
 
