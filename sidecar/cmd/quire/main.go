@@ -22,8 +22,14 @@ Usage:
   quire status --vault DIR [--state DIR] [--json]
   quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25] [--json] [--misses]
   quire serve  --vault DIR [--state DIR] [--port N]
+  quire ingest --vault DIR [--state DIR] [--resummarise] URL|FILE...
   quire doctor --vault DIR [--state DIR] [--json]
   quire mcp    --vault DIR [--state DIR] [--http 127.0.0.1:PORT] [--token T]
+
+serve --test-hosts NAME=127.0.0.1:PORT[,…] is for tests only: ingest then
+resolves NAME to a stand-in public address that connects to the local port,
+so a browser harness can ingest from a local site; the fetch guard still
+refuses private and loopback addresses.
 
 --state is where the index lives (default <vault>/.quire; for a read-only
 vault, a folder in the user cache directory).
@@ -79,6 +85,7 @@ func run(ctx context.Context, args []string) error {
 		"eval":   cmdEval,
 		"serve":  cmdServe,
 		"doctor": cmdDoctor,
+		"ingest": cmdIngest,
 		"mcp":    cmdMCP,
 	}
 	cmd, ok := cmds[args[0]]

@@ -11,6 +11,8 @@ import (
 
 	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/ingest"
+	"github.com/quire-app/quire/sidecar/ingest/fetch"
 	"github.com/quire-app/quire/sidecar/server"
 )
 
@@ -29,8 +31,13 @@ func cmdServe(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("serve", &c)
 	port := fs.Int("port", 0, "TCP port on 127.0.0.1 (0: any free port)")
+	hosts := fs.String("test-hosts", "", "test only: NAME=127.0.0.1:PORT,… lets ingest reach local test sites by name (the guard still applies)")
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
+	}
+	th, err := parseTestHosts(*hosts)
+	if err != nil {
+		return usageErr("--test-hosts: %v", err)
 	}
 	if *port < 0 || *port > 65535 {
 		return usageErr("--port: %d is not a port", *port)
@@ -46,7 +53,16 @@ func cmdServe(ctx context.Context, args []string) error {
 		// Keyword search still works; hybrid queries say they fell back.
 		log.Warn("search by meaning is off", "err", err)
 	}
-	srv, err := server.New(server.Options{Index: a.ix, Config: a.cfg, Version: version, Log: log, AskLog: a.st.Join(ask.LogName), StateDir: a.st.Path})
+	queue, err := ingest.OpenQueue(a.st.Join("queue"))
+	if err != nil {
+		return err
+	}
+	defer queue.Close()
+	if th != nil {
+		log.Warn("test hosts for ingest (test only)", "hosts", th.String())
+	}
+	srv, err := server.New(server.Options{Index: a.ix, Config: a.cfg, Version: version, Log: log, AskLog: a.st.Join(ask.LogName), StateDir: a.st.Path,
+		Queue: queue, Fetch: th.client(fetch.Options{MaxBytes: a.cfg.Ingest.MaxBytes})})
 	if err != nil {
 		return err
 	}
@@ -72,6 +88,8 @@ func cmdServe(ctx context.Context, args []string) error {
 	defer stopWatch()
 	watched := make(chan error, 1)
 	go func() { watched <- srv.Watch(wctx) }()
+	ingested := make(chan error, 1)
+	go func() { ingested <- srv.Ingest(wctx) }()
 	fmt.Fprintf(os.Stderr, "quire: serving %s on 127.0.0.1:%d (Ctrl-C to stop)\n", c.vault, cf.Port)
 
 	var serveErr error
@@ -88,5 +106,6 @@ func cmdServe(ctx context.Context, args []string) error {
 	shutErr := srv.Shutdown(sctx)
 	<-served
 	<-watched
+	<-ingested // a note being written is finished first
 	return errors.Join(serveErr, shutErr)
 }

@@ -1,0 +1,418 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/ingest"
+	"github.com/quire-app/quire/sidecar/ingest/compile"
+	"github.com/quire-app/quire/sidecar/ingest/fetch"
+	"github.com/quire-app/quire/sidecar/ingest/worker"
+	"github.com/quire-app/quire/sidecar/search"
+)
+
+// cmdIngest turns web pages and files into notes: through the running
+// sidecar when one serves the vault (its worker does the work and the
+// events come over the websocket), else in this process. Either way it
+// prints one line per step and exits non-zero if any source failed.
+func cmdIngest(ctx context.Context, args []string) error {
+	var c common
+	fs := newFlags("ingest", &c)
+	resummarise := fs.Bool("resummarise", false, "read again with the model a source saved earlier without a summary")
+	hosts := fs.String("test-hosts", "", "test only: NAME=127.0.0.1:PORT,… (see serve)")
+	pos, err := parse(fs, &c, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageErr("ingest: a URL or FILE is required")
+	}
+	sources := make([]string, len(pos))
+	for i, p := range pos {
+		sources[i] = p
+		if !strings.Contains(p, "://") {
+			if sources[i], err = filepath.Abs(p); err != nil {
+				return err
+			}
+		}
+	}
+	out := newIngestPrinter(os.Stdout, len(sources))
+	if r := attach(ctx, c); r != nil {
+		defer r.close()
+		return r.ingest(ctx, sources, *resummarise, out)
+	}
+	th, err := parseTestHosts(*hosts)
+	if err != nil {
+		return usageErr("--test-hosts: %v", err)
+	}
+	a, err := open(c, io.Discard)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	if _, err := a.ix.Run(ctx); err != nil { // related pages come from an index that is up to date
+		return err
+	}
+	if err := a.enableDense(); err != nil {
+		fmt.Fprintln(os.Stderr, "quire: warning: search by meaning is off:", err)
+	}
+	q, err := ingest.OpenQueue(a.st.Join("queue"))
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	model := ask.ModelFor(a.cfg.Model)
+	w := worker.New(worker.Options{
+		Queue: q, Fetch: th.client(fetch.Options{MaxBytes: a.cfg.Ingest.MaxBytes}),
+		Vault: c.vault, Folder: a.cfg.Folder, MaxCalls: a.cfg.Ingest.MaxCalls, Inbox: -1,
+		Events: out.event,
+		Compile: func() compile.Options {
+			opt := compile.Options{MaxCalls: a.cfg.Ingest.MaxCalls}
+			if model != nil {
+				opt.Model = model
+			}
+			if s, err := a.searcher(); err == nil {
+				ch := search.BM25
+				if a.ix.Dense() && a.ix.DenseStats().Embedded > 0 {
+					ch = search.Hybrid
+				}
+				opt.Related = worker.Related(s, ch, a.cfg.Folder)
+			}
+			if entries, err := a.ix.Entries(); err == nil {
+				opt.Exists = worker.Exists(c.vault, entries)
+			}
+			return opt
+		},
+	})
+	for _, src := range sources {
+		it, _, err := w.Add(src, *resummarise)
+		if err != nil {
+			out.refused(src, err)
+			continue
+		}
+		out.track(it.ID, src)
+	}
+	if out.waiting() > 0 {
+		wctx, stop := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-out.allDone:
+			case <-ctx.Done():
+			}
+			stop()
+		}()
+		w.Run(wctx) // returns once every tracked item is finished, or at a signal
+		stop()
+	}
+	return out.result(ctx)
+}
+
+// ingest is cmdIngest through the sidecar.
+func (r *remote) ingest(ctx context.Context, sources []string, resummarise bool, out *ingestPrinter) error {
+	for _, src := range sources {
+		var res proto.IngestResult
+		err := r.c.Call(ctx, proto.TypeIngestAdd, proto.IngestAdd{Source: src, Resummarise: resummarise}, &res)
+		if err != nil {
+			var pe *proto.Error
+			if !errors.As(err, &pe) {
+				return fmt.Errorf("ingest through the sidecar (pid %d): %w", r.cf.PID, err)
+			}
+			out.refused(src, pe)
+			continue
+		}
+		out.track(res.ID, src)
+	}
+	for out.waiting() > 0 {
+		select {
+		case env, ok := <-r.c.Events():
+			if !ok {
+				return fmt.Errorf("the sidecar (pid %d) went away: %v", r.cf.PID, r.c.Err())
+			}
+			switch env.Type {
+			case proto.TypeIngestProgress, proto.TypeIngestDone, proto.TypeIngestFailed:
+				v := newPayload(env.Type)
+				if env.Decode(v) == nil {
+					out.event(env.Type, deref(v))
+				}
+			}
+		case <-ctx.Done():
+			fmt.Fprintln(os.Stderr, "quire: stopped waiting; the sidecar goes on with the queue")
+			return out.result(ctx)
+		}
+	}
+	return out.result(ctx)
+}
+
+func newPayload(typ string) any {
+	switch typ {
+	case proto.TypeIngestProgress:
+		return &proto.IngestProgress{}
+	case proto.TypeIngestDone:
+		return &proto.IngestDone{}
+	}
+	return &proto.IngestFailed{}
+}
+
+func deref(v any) any {
+	switch p := v.(type) {
+	case *proto.IngestProgress:
+		return *p
+	case *proto.IngestDone:
+		return *p
+	case *proto.IngestFailed:
+		return *p
+	}
+	return v
+}
+
+// ingestPrinter prints the progress of the sources one command ingests, the
+// same lines whichever process does the work:
+//
+//	[1/2] https://example.org/a reading 3/8
+//	[1/2] done → Quire/Sources/Title.md (dropped 2 quotes not in the source)
+//	[2/2] failed: duplicate — already ingested as Quire/Sources/Title.md …
+type ingestPrinter struct {
+	w     io.Writer
+	total int
+
+	mu      sync.Mutex
+	next    int
+	index   map[uint64]int // item id → its number in this command
+	open    map[uint64]bool
+	failed  int
+	last    map[uint64]string // last progress line, to skip repeats
+	allDone chan struct{}
+	closed  bool
+}
+
+func newIngestPrinter(w io.Writer, total int) *ingestPrinter {
+	return &ingestPrinter{w: w, total: total, index: map[uint64]int{}, open: map[uint64]bool{}, last: map[uint64]string{}, allDone: make(chan struct{})}
+}
+
+func (p *ingestPrinter) prefix(n int) string { return fmt.Sprintf("[%d/%d]", n, p.total) }
+
+// track starts following item id, the next source of the command.
+func (p *ingestPrinter) track(id uint64, src string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next++
+	p.index[id] = p.next
+	p.open[id] = true
+	fmt.Fprintf(p.w, "%s %s queued\n", p.prefix(p.next), src)
+}
+
+// refused reports a source the queue would not take.
+func (p *ingestPrinter) refused(src string, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next++
+	p.failed++
+	code, msg := "invalid", err.Error()
+	var pe *proto.Error
+	var dup *ingest.DuplicateError
+	switch {
+	case errors.As(err, &dup):
+		code, msg = string(proto.FailDuplicate), worker.DuplicateMessage(dup)
+	case errors.As(err, &pe):
+		code, msg = string(pe.Code), strings.TrimPrefix(pe.Message, src+": ")
+	case errors.Is(err, worker.ErrNoModel):
+		code = string(proto.FailModel)
+	}
+	fmt.Fprintf(p.w, "%s %s\n%s failed: %s — %s\n", p.prefix(p.next), src, p.prefix(p.next), code, msg)
+}
+
+func (p *ingestPrinter) waiting() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.open)
+}
+
+// event prints an ingest event about an item this command follows.
+func (p *ingestPrinter) event(typ string, payload any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var id uint64
+	var line string
+	switch e := payload.(type) {
+	case proto.IngestProgress:
+		id = e.ID
+		if e.Step == proto.StepQueued {
+			return // said when tracked
+		}
+		line = e.Source + " " + string(e.Step)
+		if e.Total > 0 {
+			line += fmt.Sprintf(" %d/%d", e.Index, e.Total)
+		}
+		if p.last[id] == line {
+			return
+		}
+		p.last[id] = line
+	case proto.IngestDone:
+		id = e.ID
+		line = "done → " + e.Note
+		var notes []string
+		if !e.Summarised {
+			notes = append(notes, "not summarised")
+		}
+		if e.Unread > 0 {
+			notes = append(notes, fmt.Sprintf("%.0f%% not read", e.Unread*100))
+		}
+		if s := dropped(e.Dropped); s != "" {
+			notes = append(notes, s)
+		}
+		if len(e.Review) > 0 {
+			notes = append(notes, fmt.Sprintf("%d for review", len(e.Review)))
+		}
+		if len(notes) > 0 {
+			line += " (" + strings.Join(notes, "; ") + ")"
+		}
+	case proto.IngestFailed:
+		id = e.ID
+		line = "failed: " + string(e.Code) + " — " + e.Message
+	default:
+		return
+	}
+	n, ok := p.index[id]
+	if !ok {
+		return
+	}
+	fmt.Fprintln(p.w, p.prefix(n), line)
+	if typ == proto.TypeIngestDone || typ == proto.TypeIngestFailed {
+		if typ == proto.TypeIngestFailed {
+			p.failed++
+		}
+		delete(p.open, id)
+		if len(p.open) == 0 && !p.closed {
+			p.closed = true
+			close(p.allDone)
+		}
+	}
+}
+
+// result is the command's outcome: an error when any source failed or the
+// command was stopped before they finished.
+func (p *ingestPrinter) result(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.open) > 0 && ctx.Err() != nil {
+		return &exitError{code: 1, err: fmt.Errorf("stopped with %d of %d sources unfinished; they stay in the queue", len(p.open), p.total)}
+	}
+	if p.failed > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%d of %d sources failed", p.failed, p.total)}
+	}
+	return nil
+}
+
+// dropped reads like "dropped 2 quotes not in the source, 1 link to a page
+// that does not exist".
+func dropped(ds []proto.Dropped) string {
+	var parts []string
+	for _, d := range ds {
+		if d.Count == 0 {
+			continue
+		}
+		what := d.What
+		if d.Count != 1 {
+			what += "s"
+		}
+		parts = append(parts, strings.TrimSpace(fmt.Sprintf("%d %s %s", d.Count, what, d.Reason)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "dropped " + strings.Join(parts, ", ")
+}
+
+// testHosts is the test-only name map of --test-hosts: each name resolves
+// to a fixed public address (so the guard checks it like any other and
+// accepts it), and a dial to that address goes to a local port instead.
+// Names not in the map, addresses typed in URLs and every redirect still
+// go through the unchanged guard: http://127.0.0.1:PORT/ stays refused.
+type testHosts struct {
+	names   map[string]netip.Addr // name → stand-in public address
+	targets map[netip.Addr]string // stand-in address → local host:port
+	next    fetch.Resolver        // for every other name
+}
+
+// testHostBase is the first stand-in address: 198.20.0.0/16 is ordinary
+// public unicast (just past the 198.18.0.0/15 benchmarking block, which
+// the guard refuses, as it refuses the TEST-NET documentation blocks).
+var testHostBase = netip.MustParseAddr("198.20.0.1")
+
+// parseTestHosts reads NAME=127.0.0.1:PORT[,NAME2=…]; "" is none (nil).
+func parseTestHosts(spec string) (*testHosts, error) {
+	if strings.TrimSpace(spec) == "" {
+		return nil, nil
+	}
+	th := &testHosts{names: map[string]netip.Addr{}, targets: map[netip.Addr]string{}, next: net.DefaultResolver}
+	addr := testHostBase
+	for _, part := range strings.Split(spec, ",") {
+		name, target, ok := strings.Cut(strings.TrimSpace(part), "=")
+		name = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(name), "."))
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%q is not NAME=127.0.0.1:PORT", part)
+		}
+		if _, err := netip.ParseAddr(name); err == nil {
+			return nil, fmt.Errorf("%s: a name is needed, not an address", name)
+		}
+		ap, err := netip.ParseAddrPort(strings.TrimSpace(target))
+		if err != nil || !ap.Addr().IsLoopback() {
+			return nil, fmt.Errorf("%s: target %q must be a loopback address and port", name, target)
+		}
+		th.names[name] = addr
+		th.targets[addr] = ap.String()
+		addr = addr.Next()
+	}
+	return th, nil
+}
+
+// LookupIPAddr answers the mapped names with their stand-in address.
+func (th *testHosts) LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error) {
+	if a, ok := th.names[strings.ToLower(strings.TrimSuffix(host, "."))]; ok {
+		return []net.IPAddr{{IP: net.IP(a.AsSlice())}}, nil
+	}
+	return th.next.LookupIPAddr(ctx, host)
+}
+
+// dial connects a stand-in address to its local port; anything else is
+// dialled as asked. It is only ever called with addresses the guard has
+// checked.
+func (th *testHosts) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := &net.Dialer{}
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		if a, err := netip.ParseAddr(host); err == nil {
+			if target, ok := th.targets[a]; ok {
+				return d.DialContext(ctx, network, target)
+			}
+		}
+	}
+	return d.DialContext(ctx, network, addr)
+}
+
+// client returns a guarded fetch client, with the test names when th is
+// not nil.
+func (th *testHosts) client(opts fetch.Options) *fetch.Client {
+	if th != nil {
+		opts.Resolver, opts.Dialer = th, th.dial
+	}
+	return fetch.New(opts)
+}
+
+// String lists the mapping, for the log.
+func (th *testHosts) String() string {
+	var parts []string
+	for n, a := range th.names {
+		parts = append(parts, n+"="+a.String()+"→"+th.targets[a])
+	}
+	return strings.Join(parts, ", ")
+}
