@@ -95,7 +95,7 @@ func (w *Worker) remember(p string, f seenFile) {
 // one moved to done/), so the new one is renamed beside it to be queued
 // under a path of its own.
 func (w *Worker) queueDropped(full string, f seenFile) bool {
-	_, _, err := w.Add(full, false)
+	_, _, err := w.add(full, false, false)
 	var dup *ingest.DuplicateError
 	switch {
 	case err == nil:
@@ -105,7 +105,7 @@ func (w *Worker) queueDropped(full string, f seenFile) bool {
 		switch {
 		case old.State == ingest.StateFailed && f.mtime.After(old.Updated):
 			if rerr := w.opts.Queue.Remove(old.ID); rerr == nil {
-				_, _, err = w.Add(full, false)
+				_, _, err = w.add(full, false, false)
 				return err == nil
 			}
 		case old.State == ingest.StateDone:

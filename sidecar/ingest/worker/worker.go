@@ -136,10 +136,17 @@ func (w *Worker) Queue() *ingest.Queue { return w.opts.Queue }
 // ErrSource. A source already queued or ingested is refused with an
 // *ingest.DuplicateError and nothing is fetched.
 //
+// A source whose earlier item failed (the site was down, the model did
+// not answer) is not a duplicate: that item is queued again.
+//
 // With resummarise, a source ingested earlier (typically without a model)
 // is read again with the model, from its saved original when the note names
 // one; that needs a model (ErrNoModel otherwise).
 func (w *Worker) Add(source string, resummarise bool) (ingest.Item, int, error) {
+	return w.add(source, resummarise, true)
+}
+
+func (w *Worker) add(source string, resummarise, retry bool) (ingest.Item, int, error) {
 	source = strings.TrimSpace(source)
 	if err := CheckSource(source); err != nil {
 		return ingest.Item{}, 0, err
@@ -159,6 +166,11 @@ func (w *Worker) Add(source string, resummarise bool) (ingest.Item, int, error) 
 			w.mu.Lock()
 			w.again[it.ID] = original
 			w.mu.Unlock()
+		}
+	}
+	if retry && !resummarise && errors.As(err, &dup) && dup.By != "text" && dup.Existing.State == ingest.StateFailed {
+		if err = q.Retry(dup.Existing.ID); err == nil {
+			it, err = q.Get(dup.Existing.ID)
 		}
 	}
 	if err != nil {

@@ -312,3 +312,21 @@ func TestPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryFailed: adding again a source whose item failed queues that
+// item again, counting the failure.
+func TestRetryFailed(t *testing.T) {
+	r := newRig(t)
+	r.run()
+	it := r.add("http://site.example/later")
+	wantFailed(t, r.ev.finished(t, it.ID), proto.FailFetch, "404")
+	r.site.serve("/later", "text/html", article("Later", "Back up."))
+	again, _, err := r.w.Add("http://site.example/later?utm_source=x", false)
+	if err != nil || again.ID != it.ID {
+		t.Fatalf("Add after a failure = item %d, %v; want item %d again", again.ID, err, it.ID)
+	}
+	wantDone(t, r.ev.finished(t, it.ID))
+	if got, _ := r.w.Queue().Get(it.ID); got.State != ingest.StateDone || got.Attempts != 1 {
+		t.Errorf("item %+v, want done after 1 failed attempt", got)
+	}
+}
