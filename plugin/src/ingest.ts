@@ -12,7 +12,10 @@ export type ClipboardUrl = { ok: true; url: string } | { ok: false; message: str
 export function parseClipboardUrl(text: string): ClipboardUrl {
   const t = text.trim();
   if (t === "") return { ok: false, message: "The clipboard is empty. Copy a web address first." };
-  if (/\s/.test(t)) return { ok: false, message: "The clipboard holds more than one web address." };
+  if (/\s/.test(t)) {
+    const many = t.split(/\s+/).every((w) => /^https?:\/\/\S+$/i.test(w));
+    return { ok: false, message: many ? "The clipboard holds more than one web address. Copy one." : "The clipboard does not hold a web address." };
+  }
   let u: URL;
   try {
     u = new URL(t);
@@ -48,9 +51,13 @@ export function stepText(p: Pick<IngestProgress, "step" | "index" | "total">): s
 
 /** failureText is the short sentence for a failed ingest; detail is the sidecar's own sentence. */
 export function failureText(code: IngestFailCode | string, detail: string): string {
-  const d = detail.trim().replace(/\.$/, "");
+  // A detail may be an error chain ("fetch URL: refused: 127.0.0.1 is a
+  // loopback address"); its last clause is the sentence for people (the
+  // whole chain goes to the console).
+  const d = (detail.split(": ").at(-1) ?? "").trim().replace(/\.$/, "");
   switch (code) {
     case "duplicate":
+      if (/^already /i.test(d)) return `${d[0]!.toUpperCase()}${d.slice(1)}.`;
       return d ? `Already ingested: ${d}.` : "This page is already in the vault.";
     case "blocked":
       return d ? `Address not allowed: ${d}.` : "That address is not allowed.";

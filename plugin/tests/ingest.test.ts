@@ -12,7 +12,8 @@ describe("parseClipboardUrl", () => {
     ["https url", "  https://example.org/a?b=1 \n", { ok: true, url: "https://example.org/a?b=1" }],
     ["http url", "http://example.org", { ok: true, url: "http://example.org/" }],
     ["empty", "   ", { ok: false, message: "The clipboard is empty. Copy a web address first." }],
-    ["text", "bread recipe", { ok: false, message: "The clipboard holds more than one web address." }],
+    ["text", "bread recipe", { ok: false, message: "The clipboard does not hold a web address." }],
+    ["two urls", "https://a.test/ https://b.test/", { ok: false, message: "The clipboard holds more than one web address. Copy one." }],
     ["not a url", "bread", { ok: false, message: "The clipboard does not hold a web address." }],
     ["file url", "file:///etc/passwd", { ok: false, message: "Only http and https addresses can be ingested, not file." }],
     ["javascript", "javascript:alert(1)", { ok: false, message: "Only http and https addresses can be ingested, not javascript." }],
@@ -32,9 +33,11 @@ describe("wording", () => {
   });
 
   it.each([
-    ["duplicate", "already saved as Quire/Sources/A.md", "Already ingested: already saved as Quire/Sources/A.md."],
+    ["duplicate", "already ingested as Quire/Sources/A.md (the same address as https://a.test/)", "Already ingested as Quire/Sources/A.md (the same address as https://a.test/)."],
+    ["duplicate", "same text as Quire/Sources/A.md", "Already ingested: same text as Quire/Sources/A.md."],
     ["blocked", "example.com resolves to a private address (10.0.0.5)", "Address not allowed: example.com resolves to a private address (10.0.0.5)."],
     ["fetch_failed", "HTTP 404", "Could not fetch the page: HTTP 404."],
+    ["blocked", "fetch http://127.0.0.1:1/a: refused: 127.0.0.1 is a loopback address", "Address not allowed: 127.0.0.1 is a loopback address."],
     ["fetch_failed", "", "Could not fetch the page."],
     ["something_new", "boom", "Ingest failed: boom."],
   ])("failure %s", (code, detail, want) => {
@@ -213,7 +216,7 @@ describe("IngestRunner", () => {
   it("a duplicate refused by ingest.add is a short sentence", async () => {
     server.reply = (f, s) => s.push({ id: f.id!, type: "error", payload: { code: "duplicate", message: "already ingested as Quire/Sources/Article.md" } });
     expect(await runner().fromClipboard()).toBeNull();
-    expect(notices[0]!.text).toBe("Quire: Already ingested: already ingested as Quire/Sources/Article.md.");
+    expect(notices[0]!.text).toBe("Quire: Already ingested as Quire/Sources/Article.md.");
   });
 
   it.each([

@@ -762,7 +762,12 @@ export class Notice {
     this.fill(message);
     Notice.shown.push(this.message);
     Notice.liveForTest.push(this);
-    Notice.hostForTest?.appendChild(this.containerEl);
+    if (Notice.hostForTest) {
+      Notice.hostForTest.appendChild(this.containerEl);
+      // On the harness page notices go away as in the app; unit tests keep them to look at.
+      const ms = _timeout ?? 5000;
+      if (ms > 0) setTimeout(() => this.hide(), ms);
+    }
   }
   /** hostForTest is where notices are drawn (the harness page sets it); none in unit tests. */
   static hostForTest: HTMLElement | null = null;

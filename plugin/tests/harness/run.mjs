@@ -645,49 +645,83 @@ async function main() {
     await scD.stop();
 
     // 4. Ingest: a local test site, reached as example.test through the sidecar's test-only host map.
-    await scenario("ingest the clipboard URL: progress, then the source note opens", async () => {
-      if (!supportsTestHosts(bin)) throw new Pending("quire serve has no --test-hosts flag yet: the sidecar cannot reach a local test site");
-      const site = await startTestSite();
-      servers.push(site.server);
-      const vaultE = await copyVault(join(tmp, "vault-ingest"));
-      const scE = new Sidecar(bin, vaultE, ["--test-hosts", `example.test=127.0.0.1:${site.server.address().port}`]);
-      sidecars.push(scE);
-      await scE.start();
-      const pageE = await newPage();
-      await pageE.evaluate((a) => window.harness.load(a), { basePath: vaultE, files: vaultFiles(vaultE), settings: { binaryPath: "", stateFolder: "" }, manifest });
-      await waitFor(pageE, () => /^Quire: \d+ notes?/.test(window.harness.statusText()), undefined, 60_000);
+    const site = await startTestSite();
+    servers.push(site.server);
+    const testHosts = supportsTestHosts(bin);
+    const vaultE = await copyVault(join(tmp, "vault-ingest"));
+    const scE = new Sidecar(bin, vaultE, testHosts ? ["--test-hosts", `example.test=127.0.0.1:${site.server.address().port}`] : []);
+    sidecars.push(scE);
+    await scE.start();
+    const pageE = await newPage();
+    await pageE.evaluate((a) => window.harness.load(a), { basePath: vaultE, files: vaultFiles(vaultE), settings: { binaryPath: "", stateFolder: "" }, manifest });
+    await waitFor(pageE, () => /^Quire: \d+ notes?/.test(window.harness.statusText()), undefined, 60_000);
+    /** ingestAnswered fails as pending when this sidecar does not answer ingest.add yet. */
+    const ingestAnswered = async () => {
+      const notices = await pageE.evaluate(() => window.harness.notices());
+      const no = notices.find((n) => /not answered by this sidecar|has no ingest queue/.test(n));
+      if (no) throw new Pending(`the sidecar does not answer ingest.add yet (${no})`);
+    };
+
+    await scenario("ingest refuses what is not a web address, and a local address, in short sentences", async () => {
       await pageE.evaluate(() => window.harness.setClipboard("not a web address"));
       await pageE.evaluate(() => window.harness.ribbon());
-      await waitFor(pageE, () => window.harness.notices().some((n) => n.includes("does not hold a web address")));
+      await waitFor(pageE, () => window.harness.notices().some((n) => n.includes("does not hold a web address"))).catch(async (err) => {
+        throw new Error(`${err.message}; notices: ${await pageE.evaluate(() => window.harness.notices().join(" | "))}`);
+      });
+      // The fetch guard allows public addresses only: the test site by its real address is refused.
+      await pageE.evaluate((u) => window.harness.setClipboard(u), `http://127.0.0.1:${site.server.address().port}/article`);
+      await pageE.evaluate(() => window.harness.command("ingest-clipboard"));
+      await waitFor(pageE, () => window.harness.notices().some((n) => /Address not allowed|not answered by this sidecar|has no ingest queue/.test(n)), undefined, 30_000).catch(async (err) => {
+        throw new Error(`${err.message}; notices: ${await pageE.evaluate(() => window.harness.notices().join(" | "))}`);
+      });
+      await ingestAnswered();
+      const notices = await pageE.evaluate(() => window.harness.notices());
+      log(`refused: ${notices.filter((n) => /not allowed/.test(n)).at(-1)}`);
+      expect(!site.hits.includes("/article"), "the guard let the sidecar fetch a local address");
+      await shot(pageE, "ingest-blocked.png");
+    });
+
+    await scenario("ingest the clipboard URL: progress, then the source note opens", async () => {
+      if (!testHosts) throw new Pending("quire serve has no --test-hosts flag yet: the sidecar cannot reach a local test site");
+      await ingestAnswered();
       await pageE.evaluate(() => window.harness.setClipboard("http://example.test/article"));
       await pageE.evaluate(() => window.harness.command("ingest-clipboard"));
       await waitFor(pageE, () => window.harness.notices().some((n) => n.includes("example.test/article")));
       let sawBusy = false;
-      for (let i = 0; i < 100 && !sawBusy; i++) {
+      for (let i = 0; i < 200 && !sawBusy; i++) {
         sawBusy = /ingesting \d+\/\d+/.test(await pageE.evaluate(() => window.harness.statusText()));
         if (sawBusy) await shot(pageE, "ingest-progress.png");
-        else await new Promise((r) => setTimeout(r, 20));
+        else await new Promise((r) => setTimeout(r, 10));
       }
       await waitFor(pageE, () => /^Quire\/Sources\/.+\.md$/.test(window.harness.mainNote()?.path ?? ""), undefined, 60_000);
       const notePath = await pageE.evaluate(() => window.harness.mainNote().path);
       const notices = await pageE.evaluate(() => window.harness.notices());
-      log(`ingested as ${notePath}; notices: ${notices.join(" | ")}`);
+      log(`ingested as ${notePath} (status bar busy seen: ${sawBusy}); notices: ${notices.join(" | ")}`);
       const text = await fsp.readFile(join(vaultE, notePath), "utf8");
       expect(/basil/i.test(text), `source note: ${text.slice(0, 300)}`);
       expect(site.hits.includes("/article"), "the test site was not fetched");
       expect(notices.some((n) => /Saved “/.test(n)), `no done notice: ${notices}`);
       await shot(pageE, "ingest-done.png");
+    });
+
+    await scenario("ingesting the same page again is refused as a duplicate; the status view lists the queue", async () => {
+      if (!testHosts) throw new Pending("quire serve has no --test-hosts flag yet");
+      await ingestAnswered();
       await pageE.evaluate(() => window.harness.setClipboard("http://example.test/article"));
       await pageE.evaluate(() => window.harness.ribbon());
       await waitFor(pageE, () => window.harness.notices().some((n) => /Already ingested|already in the vault/.test(n)), undefined, 30_000);
+      log(`duplicate: ${(await pageE.evaluate(() => window.harness.notices())).at(-1)}`);
       await shot(pageE, "ingest-duplicate.png");
       await pageE.click(".quire-status");
       await pageE.waitForSelector(".quire-queue-item", { timeout: 5000 });
+      const items = await pageE.$$eval(".quire-queue-item", (els) => els.map((e) => e.textContent));
+      log(`queue: ${items.join(" | ")}`);
       await shot(pageE, "status-queue.png");
       await pageE.evaluate(() => window.harness.closeModals());
-      await pageE.evaluate(() => window.harness.unload());
-      await pageE.close();
     });
+    await pageE.evaluate(() => window.harness.unload());
+    await pageE.close();
+    await scE.stop();
   } finally {
     await context.close().catch(() => {});
     for (const s of sidecars) await s.stop().catch(() => {});
