@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,7 +70,7 @@ func Open(vaultDir string, st *state.Dir, cfg config.Config) (*Index, error) {
 	ix := &Index{
 		Vault:   vaultDir,
 		cfg:     cfg,
-		rules:   vault.NewRules(vaultDir, cfg.Ignore, cfg.MaxFileBytes),
+		rules:   rules(vaultDir, cfg),
 		chunker: markdown.New(markdown.Params(cfg.Chunk)),
 		cat:     cat,
 	}
@@ -120,13 +121,26 @@ func (ix *Index) Rules() vault.Rules {
 	return ix.rules
 }
 
-// SetIgnore replaces the configured ignore prefixes; the next Run drops
-// the notes they now cover and indexes the ones they no longer do.
-func (ix *Index) SetIgnore(prefixes []string) {
+// SetPaths replaces the configured ignore prefixes and generated folder;
+// the next Run drops the notes they now cover and indexes the ones they no
+// longer do.
+func (ix *Index) SetPaths(ignore []string, folder string) {
 	ix.rulesMu.Lock()
 	defer ix.rulesMu.Unlock()
-	ix.cfg.Ignore = prefixes
-	ix.rules = vault.NewRules(ix.Vault, prefixes, ix.cfg.MaxFileBytes)
+	ix.cfg.Ignore, ix.cfg.Folder = ignore, folder
+	ix.rules = rules(ix.Vault, ix.cfg)
+}
+
+// rules are the vault's path rules under cfg. Besides the configured
+// prefixes they leave out the generated folder's raw/ and Inbox/: a
+// Markdown clip saved there as an original, or waiting to be ingested,
+// would otherwise be found beside the source note made from it.
+func rules(vaultDir string, cfg config.Config) vault.Rules {
+	ignore := slices.Clone(cfg.Ignore)
+	if cfg.Folder != "" {
+		ignore = append(ignore, cfg.Folder+"/raw/", cfg.Folder+"/Inbox/")
+	}
+	return vault.NewRules(vaultDir, ignore, cfg.MaxFileBytes)
 }
 
 // Languages returns the languages of the indexed notes, most notes first.

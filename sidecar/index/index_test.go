@@ -298,17 +298,32 @@ func TestChangedChunkingRebuilds(t *testing.T) {
 	}
 }
 
-func TestSetIgnoreDropsAndRestoresNotes(t *testing.T) {
+func TestGeneratedRawAndInboxAreNotIndexed(t *testing.T) {
+	files := map[string]string{
+		"Quire/Sources/Clip.md": "# Clip\n\nA note about quokkas.\n",
+		"Quire/raw/clip.md":     "# Clip\n\nThe original clip about quokkas.\n",
+		"Quire/Inbox/later.md":  "# Later\n\nWaiting quokkas.\n",
+	}
+	f := newFixture(t, files)
+	if st := f.run(); st.Notes != 1 {
+		t.Fatalf("run: %+v, want only the source note", st)
+	}
+	if got := paths(f.search("quokkas")); got != "Quire/Sources/Clip.md" {
+		t.Errorf("quokkas found in %q, want only the source note", got)
+	}
+}
+
+func TestSetPathsDropsAndRestoresNotes(t *testing.T) {
 	f := newFixture(t, basic)
 	f.run()
-	f.ix.SetIgnore([]string{"cheese/"})
+	f.ix.SetPaths([]string{"cheese/"}, "Quire")
 	if st := f.run(); st.Removed != 2 || st.Notes != 1 {
 		t.Fatalf("after ignoring cheese/: %+v, want 2 removed, 1 note", st)
 	}
 	if got := paths(f.search("brie")); got != "" {
 		t.Errorf("ignored note still found: %s", got)
 	}
-	f.ix.SetIgnore(nil)
+	f.ix.SetPaths(nil, "Quire")
 	if st := f.run(); st.Changed != 2 || st.Notes != 3 {
 		t.Fatalf("after ignoring nothing: %+v, want 2 changed, 3 notes", st)
 	}

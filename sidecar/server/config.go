@@ -45,7 +45,7 @@ func (s *Server) configGet() proto.ConfigResult {
 
 // configSet validates the new settings, keeps them in config.yaml (when
 // the server has a state folder) and applies them: a new model answers the
-// next question, a new ignore list starts an index pass. A changed
+// next question, a new ignore list or folder starts an index pass. A changed
 // embedder needs vectors rebuilt with another model, which the sidecar
 // does when it starts, so it is listed in Restart and also kept.
 func (s *Server) configSet(q proto.ConfigSet) (proto.ConfigResult, error) {
@@ -78,8 +78,8 @@ func (s *Server) configSet(q proto.ConfigSet) (proto.ConfigResult, error) {
 	if cfg.Dense.Embedder != s.opts.Config.Dense.Embedder || cfg.Dense.Embedder == "model" && cfg.Model.EmbedModel != s.opts.Config.Model.EmbedModel {
 		restart = append(restart, "embedder")
 	}
-	if !slices.Equal(cfg.Ignore, old.Ignore) {
-		s.ix.SetIgnore(cfg.Ignore)
+	if !slices.Equal(cfg.Ignore, old.Ignore) || cfg.Folder != old.Folder {
+		s.ix.SetPaths(cfg.Ignore, cfg.Folder)
 		s.kick()
 	}
 	s.log.Info("settings changed", "folder", cfg.Folder, "embedder", cfg.Dense.Embedder, "provider", cfg.Model.Provider, "model", cfg.Model.Model)
