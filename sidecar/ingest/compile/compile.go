@@ -503,23 +503,53 @@ func (c *compiler) label(p string) string {
 }
 
 // searchConnections lists the related pages search found, each with the
-// heading of the passage that matched as its reason: the connections of a
-// note no model planned.
+// heading of the passage that matched as its reason (or the passage's
+// opening words when it has no heading): the connections of a note no
+// model planned. Pages scoring under a third of the best are left out, so
+// a small vault does not list every note as related.
 func (c *compiler) searchConnections() []link {
 	var out []link
 	seen := map[string]bool{}
+	best := 0.0
 	for _, r := range c.related {
-		if seen[r.Path] || len(out) == 5 {
+		best = max(best, r.Score)
+	}
+	for _, r := range c.related {
+		if seen[r.Path] || len(out) == 5 || r.Score < best/3 {
 			continue
 		}
 		seen[r.Path] = true
 		reason := ""
 		if h := oneLine(r.Heading); h != "" {
 			reason = "matched in “" + plain(h) + "”"
+		} else if w := openingWords(r.Snippet, 12); w != "" {
+			reason = "similar passage: “" + plain(w) + "”"
 		}
 		out = append(out, link{Path: r.Path, Label: c.label(r.Path), Reason: reason})
 	}
 	return out
+}
+
+// openingWords is the first n words of a passage's prose, after its
+// heading lines, with "…" when cut.
+func openingWords(md string, n int) string {
+	if rest, ok := strings.CutPrefix(md, "---\n"); ok {
+		if _, body, ok := strings.Cut(rest, "\n---"); ok {
+			md = body
+		}
+	}
+	var words []string
+	for _, line := range strings.Split(md, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		words = append(words, strings.Fields(line)...)
+		if len(words) > n {
+			return strings.Join(words[:n], " ") + "…"
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // title is the note's title: the document's own, unless it only came

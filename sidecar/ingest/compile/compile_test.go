@@ -689,3 +689,21 @@ func TestCompileSearchFails(t *testing.T) {
 		t.Errorf("the note hides the failed search:\n%s", note)
 	}
 }
+
+func TestSearchConnections(t *testing.T) {
+	c := &compiler{related: []Page{
+		{Path: "Kitchen/Starter.md", Title: "Starter", Heading: "Feeding", Score: 9},
+		{Path: "Kitchen/Bread.md", Title: "Bread", Snippet: "---\ntitle: Bread\n---\n# Bread\n\nA loaf rises in the oven when the gas in its crumb expands with heat and steam.", Score: 4},
+		{Path: "Garden/Monstera.md", Title: "Monstera", Heading: "Watering", Score: 2},
+	}}
+	got := c.searchConnections()
+	if len(got) != 2 {
+		t.Fatalf("connections = %+v, want the two pages scoring over a third of the best", got)
+	}
+	if want := "matched in “Feeding”"; got[0].Reason != want {
+		t.Errorf("reason 0 = %q, want %q", got[0].Reason, want)
+	}
+	if want := "similar passage: “A loaf rises in the oven when the gas in its crumb…”"; got[1].Reason != want {
+		t.Errorf("reason 1 = %q, want %q", got[1].Reason, want)
+	}
+}
