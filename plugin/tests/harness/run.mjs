@@ -126,10 +126,14 @@ function startFakeModel() {
       const json = JSON.parse(body);
       requests.push(json);
       const user = json.messages.filter((m) => m.role === "user").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
+      const system = json.messages.filter((m) => m.role === "system").map((m) => m.content).join("\n");
+      const ingestReply = ingestModelReply(system, user);
       const question = (/<question>\s*([\s\S]*?)\s*<\/question>/.exec(user)?.[1] ?? "").trim();
       const first = /<passage id="(\d+)" note="([^"]*)"/.exec(user);
       let reply;
-      if (!first || /mars/i.test(question)) {
+      if (ingestReply) {
+        reply = ingestReply;
+      } else if (!first || /mars/i.test(question)) {
         reply = { answer: "", citations: [], quotes: [], notFound: true };
       } else {
         const note = first[2].replace(/\.md$/, "").split("/").at(-1);
@@ -164,6 +168,38 @@ function startFakeModel() {
     });
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, requests })));
+}
+
+/**
+ * ingestModelReply answers the sidecar's ingest prompts (ingest/compile:
+ * read a part, merge notes, plan the source note) for the test site's
+ * basil article, with names and quotes the source really holds and one
+ * contradiction with the first existing page offered, which the sidecar
+ * turns into a review item. It returns null for any other prompt.
+ */
+function ingestModelReply(system, user) {
+  const notes = {
+    points: ["Basil needs six hours of sun and warm nights.", "Pinching above a pair of leaves makes the plant bushy."],
+    terms: [{ term: "downy mildew", definition: "A disease that shows as yellow patches between the veins." }],
+    quotes: ["Once basil flowers, its leaves turn bitter."],
+    entities: [{ name: "Ada Gardener", kind: "person", description: "The author of the article." }],
+    relations: [],
+  };
+  if (system.startsWith("Task: take notes on one part")) return notes;
+  if (system.startsWith("Task: merge")) return notes;
+  if (!system.startsWith("Task: plan")) return null;
+  const page = /<page title="([^"]*)"/.exec(user)?.[1];
+  return {
+    title: "Growing basil on a windowsill",
+    oneLiner: "How to grow and harvest basil on a sunny windowsill.",
+    summary: "Basil wants sun, warmth and water at its base.\n\nPinching the stems keeps it bushy and delays flowering.",
+    keyIdeas: ["Six hours of sun a day.", "Water at the base when the top soil is dry.", "Pinch off flower buds."],
+    tags: ["gardening", "herbs"],
+    concepts: [{ name: "downy mildew", description: "A disease that shows as yellow patches between the veins." }],
+    entities: [{ name: "Ada Gardener", kind: "person", description: "The author of the article." }],
+    connections: page ? [{ page, reason: "Another plant kept indoors." }] : [],
+    contradictions: page ? [{ page, claim: "Water basil at the base when the top centimetre of soil is dry.", explanation: "The page waters on a fixed schedule instead." }] : [],
+  };
 }
 
 /** startTestSite serves one article page, as a small blog would, for the ingest scenario. */
@@ -487,13 +523,17 @@ async function main() {
     // 3. Ask: a sidecar whose model is the harness's fake OpenAI-compatible server.
     const model = await startFakeModel();
     servers.push(model.server);
+    const site = await startTestSite();
+    servers.push(site.server);
+    const testHosts = supportsTestHosts(bin);
+    const hostArgs = testHosts ? ["--test-hosts", `example.test=127.0.0.1:${site.server.address().port}`] : [];
     const vaultD = await copyVault(join(tmp, "vault-ask"));
     await fsp.mkdir(join(vaultD, ".quire"), { recursive: true });
     await fsp.writeFile(
       join(vaultD, ".quire", "config.yaml"),
       `model:\n  provider: openai\n  endpoint: http://127.0.0.1:${model.server.address().port}\n  model: fake\n  api_key: harness-key\n  timeout: 30s\n`,
     );
-    const scD = new Sidecar(bin, vaultD);
+    const scD = new Sidecar(bin, vaultD, hostArgs);
     sidecars.push(scD);
     await scD.start();
     const pageD = await newPage();
@@ -640,16 +680,37 @@ async function main() {
       await shot(pageD, "status-model.png");
       await pageD.evaluate(() => window.harness.closeModals());
     });
+
+    await scenario("with a model, ingest writes notes: a notice for the pages written and one for the review item", async () => {
+      if (!testHosts) throw new Pending("quire serve has no --test-hosts flag yet");
+      const before = model.requests.length;
+      await pageD.evaluate(() => window.harness.setClipboard("http://example.test/article"));
+      await pageD.evaluate(() => window.harness.ribbon());
+      await waitFor(pageD, () => /^Quire\/Sources\/.+\.md$/.test(window.harness.mainNote()?.path ?? ""), undefined, 60_000);
+      await waitFor(pageD, () => window.harness.notices().some((n) => /something to review/.test(n)) && window.harness.notices().some((n) => /^Quire wrote/.test(n)), undefined, 10_000).catch(async (err) => {
+        throw new Error(`${err.message}; notices: ${await pageD.evaluate(() => window.harness.notices().join(" | "))}`);
+      });
+      const notices = await pageD.evaluate(() => window.harness.notices());
+      log(`ingest with a model: ${model.requests.length - before} model calls; notices: ${notices.slice(-4).join(" | ")}`);
+      const note = await pageD.evaluate(() => window.harness.mainNote().path);
+      const text = await fsp.readFile(join(vaultD, note), "utf8");
+      expect(/summarised: true/.test(text), `source note not summarised:\n${text.slice(0, 400)}`);
+      expect(await pageD.$(".notice .quire-notice-button"), "no Open button in the notices");
+      await shot(pageD, "ingest-notices.png");
+      await pageD.evaluate(() => window.harness.command("open-review"));
+      await waitFor(pageD, () => document.querySelectorAll(".quire-review-item").length >= 2);
+      await pageD.click(".notice:has(.quire-notice-message:text-matches(\"^Quire wrote\")) .quire-notice-button");
+      await waitFor(pageD, (p) => window.harness.mainNote()?.path !== p, note);
+      log(`Open in the notice opened ${await pageD.evaluate(() => window.harness.mainNote().path)}`);
+      await shot(pageD, "review-view-after-ingest.png");
+    });
     await pageD.evaluate(() => window.harness.unload());
     await pageD.close();
     await scD.stop();
 
     // 4. Ingest: a local test site, reached as example.test through the sidecar's test-only host map.
-    const site = await startTestSite();
-    servers.push(site.server);
-    const testHosts = supportsTestHosts(bin);
     const vaultE = await copyVault(join(tmp, "vault-ingest"));
-    const scE = new Sidecar(bin, vaultE, testHosts ? ["--test-hosts", `example.test=127.0.0.1:${site.server.address().port}`] : []);
+    const scE = new Sidecar(bin, vaultE, hostArgs);
     sidecars.push(scE);
     await scE.start();
     const pageE = await newPage();
@@ -669,6 +730,7 @@ async function main() {
         throw new Error(`${err.message}; notices: ${await pageE.evaluate(() => window.harness.notices().join(" | "))}`);
       });
       // The fetch guard allows public addresses only: the test site by its real address is refused.
+      const hitsBefore = site.hits.length;
       await pageE.evaluate((u) => window.harness.setClipboard(u), `http://127.0.0.1:${site.server.address().port}/article`);
       await pageE.evaluate(() => window.harness.command("ingest-clipboard"));
       await waitFor(pageE, () => window.harness.notices().some((n) => /Address not allowed|not answered by this sidecar|has no ingest queue/.test(n)), undefined, 30_000).catch(async (err) => {
@@ -677,7 +739,7 @@ async function main() {
       await ingestAnswered();
       const notices = await pageE.evaluate(() => window.harness.notices());
       log(`refused: ${notices.filter((n) => /not allowed/.test(n)).at(-1)}`);
-      expect(!site.hits.includes("/article"), "the guard let the sidecar fetch a local address");
+      expect(site.hits.length === hitsBefore, "the guard let the sidecar fetch a local address");
       await shot(pageE, "ingest-blocked.png");
     });
 
