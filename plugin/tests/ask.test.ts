@@ -330,3 +330,21 @@ Knead it for ten minutes [1].
     el.remove();
   });
 });
+
+describe("citation hover from the keyboard", () => {
+  it("focus shows the passage and Enter opens it", async () => {
+    const { CitationHover } = await import("../src/hover/citation");
+    const opened: [string, number][] = [];
+    const hover = new CitationHover({ noteText: async () => note, open: (p, s) => opened.push([p, s]) });
+    const el = document.body.createSpan({ text: "[1]" });
+    hover.attach(el, { n: 1, path: "Kitchen/Bread.md", start, end });
+    el.dispatchEvent(new FocusEvent("focus"));
+    await settle();
+    expect(document.querySelector(".quire-citation-popover .quire-citation-text")!.textContent).toBe("Knead the dough for ten minutes.");
+    el.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+    expect(opened).toEqual([["Kitchen/Bread.md", start]]);
+    expect(document.querySelector(".quire-citation-popover")).toBeNull();
+    hover.dispose();
+    el.remove();
+  });
+});

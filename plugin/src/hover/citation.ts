@@ -81,13 +81,26 @@ export class CitationHover {
       this.hide();
       this.deps.open(c.path, c.start);
     };
+    // The keyboard gets the same: focus shows the passage, Enter opens it.
+    const key = (evt: KeyboardEvent) => {
+      if (evt.key !== "Enter") return;
+      evt.preventDefault();
+      this.hide();
+      this.deps.open(c.path, c.start);
+    };
     el.addEventListener("mouseenter", enter);
     el.addEventListener("mouseleave", leave);
+    el.addEventListener("focus", enter);
+    el.addEventListener("blur", leave);
     el.addEventListener("click", click);
+    el.addEventListener("keydown", key);
     const off = () => {
       el.removeEventListener("mouseenter", enter);
       el.removeEventListener("mouseleave", leave);
+      el.removeEventListener("focus", enter);
+      el.removeEventListener("blur", leave);
       el.removeEventListener("click", click);
+      el.removeEventListener("keydown", key);
     };
     this.cleanups.push(off);
     return off;
@@ -139,6 +152,10 @@ export class CitationHover {
     pop.style.left = `${Math.max(8, Math.min(r.left, (win?.innerWidth ?? 800) - width - 8))}px`;
     pop.style.top = `${r.bottom + 6}px`;
     doc.body.appendChild(pop);
+    // Near the bottom of the window, show it above the citation instead.
+    const h = pop.getBoundingClientRect().height;
+    const winH = win?.innerHeight ?? 600;
+    if (r.bottom + 6 + h > winH - 8 && r.top - 6 - h >= 8) pop.style.top = `${r.top - 6 - h}px`;
     this.pop = pop;
     return pop;
   }
