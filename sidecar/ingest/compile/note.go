@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"github.com/quire-app/quire/sidecar/markdown"
 	"strconv"
 	"strings"
 	"time"
@@ -318,27 +319,14 @@ func partial(read, total int, unread float64, page int, maxCalls, bad int, origi
 // six), outside code blocks, so they sit under the note's "## Text" and
 // never pass for one of its own sections.
 func demote(md string) string {
-	lines := strings.Split(md, "\n")
-	fence := ""
-	for i, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			continue
-		}
+	return markdown.MapLines(md, func(l string) string {
 		n := 0
 		for n < len(l) && l[n] == '#' {
 			n++
 		}
 		if n >= 1 && n <= 6 && (n == len(l) || l[n] == ' ') {
-			lines[i] = strings.Repeat("#", min(n+2, 6)) + l[n:]
+			return strings.Repeat("#", min(n+2, 6)) + l[n:]
 		}
-	}
-	return strings.Join(lines, "\n")
+		return l
+	})
 }

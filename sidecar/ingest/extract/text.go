@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"fmt"
+	"github.com/quire-app/quire/sidecar/markdown"
 	"mime"
 	"regexp"
 	"strings"
@@ -289,28 +290,14 @@ func escapeTags(s string) string { return hashtag.ReplaceAllString(s, `$1\#$2`) 
 // that the HTML converter leaves alone (%%comments%%, #tags), outside code
 // blocks and code spans.
 func escapeObsidian(md string) string {
-	lines := strings.Split(md, "\n")
-	fence := ""
-	for i, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			continue
-		}
+	return markdown.MapLines(md, func(l string) string {
 		// Segments between backticks alternate between text and code.
 		parts := strings.Split(l, "`")
 		for j := 0; j < len(parts); j += 2 {
 			parts[j] = escapeTags(strings.ReplaceAll(parts[j], "%%", `\%\%`))
 		}
-		lines[i] = strings.Join(parts, "`")
-	}
-	return strings.Join(lines, "\n")
+		return strings.Join(parts, "`")
+	})
 }
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
