@@ -2,6 +2,8 @@ import { FileSystemAdapter, Notice, Plugin } from "obsidian";
 import { History } from "./ask";
 import { ConfigSync, modelText } from "./config";
 import { answerNoteProcessor } from "./hover/answer-note";
+import { CitationHover } from "./hover/citation";
+import { answerEditorHover } from "./hover/editor";
 import { IngestRunner, IngestTracker } from "./ingest";
 import { AskModal } from "./modals/ask";
 import { PushedNotices } from "./notices";
@@ -102,7 +104,11 @@ export default class QuirePlugin extends Plugin {
         openPassage: (path, at) => void opener.open(path, at),
         openNote: openGenerated,
       }).open();
-    this.registerMarkdownPostProcessor(answerNoteProcessor({ noteText: (path) => opener.read(path), open: (path, at) => void opener.open(path, at) }));
+    const citationDeps = { noteText: (path: string) => opener.read(path), open: (path: string, at: number) => void opener.open(path, at) };
+    this.registerMarkdownPostProcessor(answerNoteProcessor(citationDeps));
+    const editorHover = new CitationHover(citationDeps);
+    this.register(() => editorHover.dispose());
+    this.registerEditorExtension(answerEditorHover({ metadataCache, hover: editorHover, open: citationDeps.open }));
 
     const runner = new IngestRunner({
       sidecar,

@@ -348,3 +348,71 @@ describe("citation hover from the keyboard", () => {
     el.remove();
   });
 });
+
+describe("saved answers in the editor", () => {
+  it.each([
+    ["on the marker", "It is so [12] here.", 10, { n: 12, from: 9, to: 13 }],
+    ["on its bracket", "It is so [12] here.", 9, { n: 12, from: 9, to: 13 }],
+    ["just after it", "It is so [12] here.", 13, null],
+    ["second of two", "a [1][2]", 6, { n: 2, from: 5, to: 8 }],
+    ["not a marker", "[[link]] and [x]", 1, null],
+  ])("markerAt %s", async (_n, line, ch, want) => {
+    const { markerAt } = await import("../src/hover/editor");
+    expect(markerAt(line, ch)).toEqual(want);
+  });
+
+  it("hovering [n] in an answer note's editor shows the passage; Ctrl-click opens it; other notes get nothing", async () => {
+    const { EditorState } = await import("@codemirror/state");
+    const { EditorView } = await import("@codemirror/view");
+    const { answerEditorHover } = await import("../src/hover/editor");
+    const { TFile, editorInfoField } = await import("./obsidian-stub");
+    const hash = await sha256Hex(enc.encode("Knead the dough for ten minutes."));
+    const doc = `---\nquire: answer\ncitations:\n    - number: 1\n      note: Kitchen/Bread.md\n      start: ${start}\n      end: ${end}\n      hash: ${hash}\n---\n\nKnead it for ten minutes [1].\n`;
+    const app = new App({ files: { "Quire/Answers/Q.md": doc, "Kitchen/Bread.md": note, "Other.md": doc.replace("quire: answer", "quire: other") } });
+    const shown: { n: number | undefined; path: string }[] = [];
+    let released = 0;
+    const opened: [string, number][] = [];
+    const hover = {
+      show: async (_a: unknown, c: { n?: number; path: string }) => {
+        shown.push({ n: c.n, path: c.path });
+        return null;
+      },
+      release: () => released++,
+      hide: () => {},
+    };
+    const make = (path: string) => {
+      const view = new EditorView({
+        state: EditorState.create({
+          doc: app.vault.files.get(path)!,
+          extensions: [editorInfoField.init(() => ({ file: new TFile(path) })), answerEditorHover({ metadataCache: app.metadataCache as never, hover: hover as never, open: (p, s) => opened.push([p, s]) })],
+        }),
+        parent: document.body,
+      });
+      // jsdom has no layout: the pointer's position in the text is set by hand.
+      let at = 0;
+      view.posAtCoords = () => at;
+      view.coordsAtPos = () => ({ left: 1, right: 2, top: 3, bottom: 4 });
+      const move = (pos: number, init: MouseEventInit = {}) => {
+        at = pos;
+        view.contentDOM.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, ...init }));
+      };
+      return { view, move, text: app.vault.files.get(path)! };
+    };
+    const a = make("Quire/Answers/Q.md");
+    const marker = a.text.indexOf("[1]");
+    a.move(marker + 1);
+    a.move(marker + 2); // the same marker: not shown again
+    expect(shown).toEqual([{ n: 1, path: "Kitchen/Bread.md" }]);
+    a.move(marker - 3);
+    expect(released).toBe(1);
+    a.move(marker + 1);
+    a.view.contentDOM.dispatchEvent(new MouseEvent("mousedown", { bubbles: true, ctrlKey: true }));
+    expect(opened).toEqual([["Kitchen/Bread.md", start]]);
+    a.view.destroy();
+
+    const o = make("Other.md");
+    o.move(o.text.indexOf("[1]") + 1);
+    expect(shown).toHaveLength(2);
+    o.view.destroy();
+  });
+});

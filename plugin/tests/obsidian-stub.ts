@@ -5,6 +5,8 @@
 // obsidian.d.ts, and records what was registered so tests can look. Names
 // ending in ForTest are the stub's own hooks.
 
+import { StateField } from "@codemirror/state";
+
 type DomInfo = { cls?: string | string[]; text?: string; attr?: Record<string, string | number | boolean> };
 
 /** installDomHelpers adds the few HTMLElement helpers Obsidian defines globally. */
@@ -513,6 +515,11 @@ export class Plugin extends Component {
       this.app.viewRegistryForTest.delete(type);
     });
   }
+  editorExtensionsForTest: unknown[] = [];
+  registerEditorExtension(ext: unknown): void {
+    this.editorExtensionsForTest.push(ext);
+    this.register(() => this.editorExtensionsForTest.splice(this.editorExtensionsForTest.indexOf(ext), 1));
+  }
   postProcessorsForTest: MarkdownPostProcessor[] = [];
   registerMarkdownPostProcessor(pp: MarkdownPostProcessor): MarkdownPostProcessor {
     this.postProcessorsForTest.push(pp);
@@ -841,6 +848,12 @@ function renderMarkdownForTest(markdown: string, el: HTMLElement): void {
     }
   }
 }
+
+/** editorInfoField tells an editor extension which file the editor shows, as Obsidian's does. */
+export const editorInfoField = StateField.define<{ file: TFile | null }>({
+  create: () => ({ file: null }),
+  update: (v) => v,
+});
 
 export class MarkdownRenderChild extends Component {
   constructor(public containerEl: HTMLElement) {

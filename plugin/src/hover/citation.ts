@@ -21,6 +21,12 @@ export interface Citation {
   hash?: string;
 }
 
+/** TextAnchor is a place on screen to show the popover at, with the document to draw in. */
+export interface TextAnchor {
+  rect: { left: number; top: number; bottom: number };
+  doc: Document;
+}
+
 /** CitationHoverDeps is what the popover needs. */
 export interface CitationHoverDeps {
   /** noteText returns a note's current text (vault read, or note.get). */
@@ -106,8 +112,11 @@ export class CitationHover {
     return off;
   }
 
-  /** show draws the popover for c under anchor. */
-  async show(anchor: HTMLElement, c: Citation): Promise<HTMLElement | null> {
+  /**
+   * show draws the popover for c under anchor: an element, or a place in
+   * the editor's text (which has no element of its own).
+   */
+  async show(anchor: HTMLElement | TextAnchor, c: Citation): Promise<HTMLElement | null> {
     this.cancelHide();
     const seq = ++this.shown;
     let view: CitationView;
@@ -118,7 +127,7 @@ export class CitationHover {
     }
     if (seq !== this.shown) return null; // the pointer moved on to another citation
     this.removePopover();
-    const doc = this.deps.doc ?? anchor.ownerDocument;
+    const doc = this.deps.doc ?? ("rect" in anchor ? anchor.doc : anchor.ownerDocument);
     const pop = doc.createElement("div");
     pop.className = "quire-citation-popover popover";
     const head = pop.appendChild(doc.createElement("div"));
@@ -145,7 +154,7 @@ export class CitationHover {
       this.hide();
       this.deps.open(c.path, c.start);
     });
-    const r = anchor.getBoundingClientRect();
+    const r = "rect" in anchor ? anchor.rect : anchor.getBoundingClientRect();
     const win = doc.defaultView;
     const width = Math.min(420, (win?.innerWidth ?? 800) - 16);
     pop.style.width = `${width}px`;
@@ -158,6 +167,11 @@ export class CitationHover {
     if (r.bottom + 6 + h > winH - 8 && r.top - 6 - h >= 8) pop.style.top = `${r.top - 6 - h}px`;
     this.pop = pop;
     return pop;
+  }
+
+  /** release hides the popover after a moment, unless the pointer moves into it. */
+  release(): void {
+    this.scheduleHide();
   }
 
   /** hide removes the popover now. */

@@ -82,7 +82,13 @@
     if (type === "exit") for (const cb of c.handlers.exit) cb(a, b);
   };
 
-  const modules = { obsidian: window.ObsidianStub, fs, "child_process": childProcess };
+  const modules = {
+    obsidian: window.ObsidianStub,
+    fs,
+    "child_process": childProcess,
+    "@codemirror/view": window.QuireCodeMirror.view,
+    "@codemirror/state": window.QuireCodeMirror.state,
+  };
   window.require = (name) => {
     const m = modules[name.replace(/^node:/, "")];
     if (!m) throw new Error(`harness: no module ${name}`);
@@ -148,6 +154,27 @@
       leaf.containerEl.replaceChildren();
       const view = leaf.containerEl.createDiv({ cls: "markdown-reading-view markdown-rendered" });
       await plugin.renderForTest(path, body, fm, view);
+    },
+    /** editor shows a vault note in a real CodeMirror editor with the plugin's editor extensions, as Live Preview would. */
+    editor(path) {
+      const { view: cmView, state: cmState } = window.QuireCodeMirror;
+      const leaf = app.workspace.getLeaf(false);
+      leaf.containerEl.replaceChildren();
+      const host = leaf.containerEl.createDiv({ cls: "markdown-source-view harness-cm" });
+      this.cm?.destroy();
+      this.cm = new cmView.EditorView({
+        state: cmState.EditorState.create({
+          doc: app.vault.files.get(path),
+          extensions: [cmView.EditorView.lineWrapping, stub.editorInfoField.init(() => ({ file: new stub.TFile(path) })), ...plugin.editorExtensionsForTest],
+        }),
+        parent: host,
+      });
+    },
+    /** editorCoords is the middle of the last occurrence of text in the editor, in page pixels. */
+    editorCoords(text) {
+      const i = this.cm.state.doc.toString().lastIndexOf(text);
+      const a = this.cm.coordsAtPos(i + 1);
+      return { x: (a.left + a.right) / 2, y: (a.top + a.bottom) / 2 };
     },
     /** settings draws the plugin's settings tab in a panel. */
     settings() {

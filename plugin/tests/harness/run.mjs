@@ -299,8 +299,19 @@ async function main() {
   const stub = await esbuild.build({
     entryPoints: [join(pluginDir, "tests", "obsidian-stub.ts")],
     bundle: true,
+    // One CodeMirror for the stub and the plugin: page.html's require hands out codemirror.js's.
+    external: ["@codemirror/*"],
     format: "iife",
     globalName: "ObsidianStub",
+    target: "es2022",
+    write: false,
+  });
+  // The CodeMirror modules Obsidian provides to plugins (main.js leaves them external).
+  const codemirror = await esbuild.build({
+    stdin: { contents: 'export * as view from "@codemirror/view"; export * as state from "@codemirror/state";', resolveDir: pluginDir },
+    bundle: true,
+    format: "iife",
+    globalName: "QuireCodeMirror",
     target: "es2022",
     write: false,
   });
@@ -316,6 +327,11 @@ async function main() {
     "/styles.css": { type: "text/css", body: read(join(repo, "styles.css")) },
     "/main.js": { type: "text/javascript", body: read(mainJs) },
     "/obsidian-stub.js": { type: "text/javascript", body: () => stub.outputFiles[0].contents },
+    "/codemirror.js": {
+      type: "text/javascript",
+      body: () =>
+        `${codemirror.outputFiles[0].text}\nwindow.require = (n) => ({ "@codemirror/view": QuireCodeMirror.view, "@codemirror/state": QuireCodeMirror.state })[n];\n`,
+    },
   });
   const proxy = await startOriginProxy();
   const pageUrl = `http://127.0.0.1:${pages.address().port}/?proxy=${proxy.address().port}`;
@@ -609,6 +625,23 @@ async function main() {
       await waitFor(pageD, (p) => window.harness.mainNote()?.path === p && window.harness.mainNote()?.line !== null, notePath);
       const orig2 = await fsp.readFile(join(vaultD, savedAnswer), "utf8");
       expect(orig2 === fm, "the answer note was modified");
+    });
+
+    await scenario("in the editor, hovering a saved answer's [1] shows the passage and Ctrl-click opens it", async () => {
+      expect(savedAnswer, "no saved answer");
+      await pageD.evaluate((p) => window.harness.editor(p), savedAnswer);
+      const at = await pageD.evaluate(() => window.harness.editorCoords("[1]"));
+      await pageD.mouse.move(at.x, at.y);
+      await pageD.waitForSelector(".quire-citation-popover .quire-citation-text", { timeout: 5000 });
+      const title = await pageD.textContent(".quire-citation-popover .quire-citation-title");
+      expect(title.length > 0, "popover without a title");
+      await shot(pageD, "answer-editor-hover.png");
+      await pageD.keyboard.down("Control");
+      await pageD.mouse.down();
+      await pageD.mouse.up();
+      await pageD.keyboard.up("Control");
+      await waitFor(pageD, () => !/^Quire\/Answers\//.test(window.harness.mainNote()?.path ?? "Quire/Answers/"), undefined, 5000);
+      log(`Ctrl-click on [1] in the editor opened ${await pageD.evaluate(() => window.harness.mainNote().path)}`);
     });
 
     await scenario("a question the notes cannot answer is shown as a refusal", async () => {
