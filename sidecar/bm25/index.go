@@ -202,6 +202,13 @@ type Term struct {
 	Text   string
 	Lang   string
 	Weight float64
+	// Boost marks a term that only adds to the score of passages the
+	// other words find and never finds one alone: a synonym, which may
+	// belong to a sense the user did not mean. It is also kept out of
+	// the coordination factor that scales a passage by the share of the
+	// query's clauses it matches, under which one low-weight match would
+	// otherwise multiply a passage's whole score.
+	Boost bool
 }
 
 // Search runs text as a plain-words query over every language's fields:
@@ -269,14 +276,19 @@ func buildQuery(text string, extra []Term) query.Query {
 		lang   string
 		weight float64
 	}
-	var order []group
+	var order, boostOrder []group
 	texts := map[group][]string{}
+	boostTexts := map[group][]string{}
 	for _, t := range extra {
 		g := group{fieldLang(t.Lang), t.Weight}
-		if _, ok := texts[g]; !ok {
-			order = append(order, g)
+		o, ts := &order, texts
+		if t.Boost {
+			o, ts = &boostOrder, boostTexts
 		}
-		texts[g] = append(texts[g], t.Text)
+		if _, ok := ts[g]; !ok {
+			*o = append(*o, g)
+		}
+		ts[g] = append(ts[g], t.Text)
 	}
 	for _, g := range order {
 		joined := strings.Join(texts[g], " ")
@@ -284,7 +296,27 @@ func buildQuery(text string, extra []Term) query.Query {
 			add(joined, f+"_"+g.lang, boosts[f]*g.weight)
 		}
 	}
-	return query.NewDisjunctionQuery(qs)
+	words := query.NewDisjunctionQuery(qs)
+	if len(boostOrder) == 0 {
+		return words
+	}
+	// Must and should scores add up, each scaled by its own coordination
+	// factor (matched clauses over clauses). Scaling the boost clauses by
+	// their count over the words' clause count makes a boost term count
+	// as a word of that weight would under the words' factor, without
+	// raising the factor of the words' own matches.
+	nWords := len(qs)
+	qs = nil
+	for _, g := range boostOrder {
+		for _, f := range []string{"title", "headings", "body"} {
+			add(strings.Join(boostTexts[g], " "), f+"_"+g.lang, boosts[f]*g.weight)
+		}
+	}
+	scale := float64(len(qs)) / float64(nWords)
+	for _, q := range qs {
+		q.(*query.MatchQuery).SetBoost(q.(*query.MatchQuery).Boost() * scale)
+	}
+	return query.NewBooleanQuery([]query.Query{words}, qs, nil)
 }
 
 // Remove deletes the index folder. The caller must not hold it open.

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/quire-app/quire/sidecar/lang"
+	"github.com/quire-app/quire/sidecar/lang/syn"
 
 	"github.com/quire-app/quire/sidecar/bm25"
 )
@@ -97,6 +98,12 @@ type Searcher struct {
 	// Langs lists the languages of the vault's notes; queries are
 	// translated into those that have a word list with the query's.
 	Langs []string
+	// Synonyms, when not nil, adds WordNet's related words to English
+	// keyword queries (package syn; a zero Options means its defaults).
+	// They only raise passages that the query's own words or their
+	// translations find. Off by default: it changed no dev-set recall
+	// (README, "Figures").
+	Synonyms *syn.Options
 }
 
 // Search returns up to k passages for query from the channel.
@@ -186,8 +193,24 @@ func (s *Searcher) search(ctx context.Context, query string, k int, ch Channel) 
 }
 
 func (s *Searcher) keyword(ctx context.Context, query string, k int) ([]bm25.Hit, error) {
-	_, terms := s.Translations(query)
+	from, terms := s.Translations(query)
+	for _, t := range s.synonyms(from, query) {
+		terms = append(terms, bm25.Term{Text: t.Text, Lang: string(lang.English), Weight: t.Weight, Boost: true})
+	}
 	return s.BM25.SearchTerms(ctx, query, terms, k)
+}
+
+// synonyms returns the WordNet words added to an English query, searched
+// in English notes at lower weight than the user's own words.
+func (s *Searcher) synonyms(from lang.Lang, query string) []syn.Term {
+	if s.Synonyms == nil || from != lang.English {
+		return nil
+	}
+	ts, err := syn.Expand(lang.Words(query), *s.Synonyms)
+	if err != nil {
+		return nil // a broken table: search the words as they are
+	}
+	return ts
 }
 
 // load turns ranked ids into passages, reading from the keyword index
@@ -249,11 +272,17 @@ func (s *Searcher) Translations(query string) (lang.Lang, []bm25.Term) {
 	return from, terms
 }
 
-// Explain says how a query is read: its language and the translations used.
+// Explain says how a query is read: its language, the synonyms and the
+// translations used.
 func (s *Searcher) Explain(query string) string {
 	from, _ := s.Translations(query)
 	var b strings.Builder
 	fmt.Fprintf(&b, "query language: %s\n", from)
+	if ts := s.synonyms(from, query); len(ts) > 0 {
+		b.WriteString("synonyms (English notes):\n")
+		b.WriteString(syn.String(ts))
+		b.WriteString("\n")
+	}
 	for _, to := range s.targets(from) {
 		e, err := lang.Explain(query, from, to, lang.Options{})
 		if err == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/lang/syn"
 )
 
 func TestFuseKeepsStrongKeywordHits(t *testing.T) {
@@ -58,5 +59,49 @@ func TestHybridFallsBackToKeywordsWithAWarning(t *testing.T) {
 	}
 	if _, err := s.Query(context.Background(), "rennet", 5, Dense); err == nil {
 		t.Error("dense alone with a failing embedder: want the error")
+	}
+}
+
+func TestSynonymsRaiseEnglishPassages(t *testing.T) {
+	b, err := bm25.Open(filepath.Join(t.TempDir(), "bm25"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	docs := []bm25.Doc{
+		{ID: "a.md#0", Path: "a.md", Lang: "en", Body: "an old instrument: a cello and a bow", Text: "a"},
+		{ID: "b.md#0", Path: "b.md", Lang: "en", Body: "an old instrument: a violin and a bow", Text: "b"},
+		{ID: "c.md#0", Path: "c.md", Lang: "en", Body: "a violin maker", Text: "c"},
+	}
+	if err := b.Replace(nil, docs); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	const q = "old fiddle instrument"
+	off := &Searcher{BM25: b}
+	ps, err := off.Search(ctx, q, 5, BM25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || ps[0].Score != ps[1].Score {
+		t.Fatalf("synonyms off: got %v, want a and b tied", ps)
+	}
+	if e := off.Explain(q); strings.Contains(e, "synonyms") {
+		t.Errorf("synonyms off, Explain says:\n%s", e)
+	}
+	on := &Searcher{BM25: b, Synonyms: &syn.Options{}}
+	ps, err = on.Search(ctx, q, 5, BM25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || ps[0].Path != "b.md" {
+		t.Errorf("synonyms on: got %v, want b (violin) first and c, which has no word of the query, not found", ps)
+	}
+	if e := on.Explain(q); !strings.Contains(e, "fiddle → violin 0.50") {
+		t.Errorf("Explain does not show the synonym:\n%s", e)
+	}
+	// A query in another language is not expanded.
+	if e := on.Explain("vecchio violino e archetto"); strings.Contains(e, "synonyms") {
+		t.Errorf("Italian query expanded:\n%s", e)
 	}
 }
