@@ -93,6 +93,8 @@ export interface Batch {
   /** index is the item being worked on, counting from 1. */
   index: number;
   total: number;
+  /** step words where the item being worked on stands ("reading 3/8"), or "" while all wait. */
+  step: string;
 }
 
 /**
@@ -123,7 +125,11 @@ export class IngestTracker {
   get batch(): Batch | null {
     const active = this.active();
     if (active === 0) return null;
-    return { index: this.finishedInBatch + 1, total: this.finishedInBatch + active };
+    let step = "";
+    for (const it of this.items.values()) {
+      if (it.kind === "running" && it.progress && it.progress.step !== "queued") step = stepText(it.progress);
+    }
+    return { index: this.finishedInBatch + 1, total: this.finishedInBatch + active, step };
   }
 
   /** onChange calls cb with the item that changed (null when the whole picture did); it returns the unsubscribe. */

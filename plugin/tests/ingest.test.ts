@@ -83,19 +83,19 @@ describe("IngestTracker", () => {
     progress(1, "fetching");
     progress(2, "queued");
     progress(3, "queued");
-    expect(t.batch).toEqual({ index: 1, total: 3 });
-    expect(el.textContent).toBe("Quire: ingesting 1/3");
+    expect(t.batch).toEqual({ index: 1, total: 3, step: "fetching…" });
+    expect(el.textContent).toBe("Quire: ingesting 1/3 · fetching…");
     expect(el.classList.contains("is-busy")).toBe(true);
     finish(1);
     expect(el.textContent).toBe("Quire: ingesting 2/3");
     sock.push({ type: "ingest.failed", payload: { id: 2, source: "u2", code: "fetch_failed", message: "HTTP 500" } });
     progress(3, "reading", 1, 4);
-    expect(el.textContent).toBe("Quire: ingesting 3/3");
+    expect(el.textContent).toBe("Quire: ingesting 3/3 · reading 1/4");
     finish(3);
     expect(t.batch).toBeNull();
     expect(el.textContent).toBe("Quire: 12 notes");
     progress(4, "queued");
-    expect(t.batch).toEqual({ index: 1, total: 1 });
+    expect(t.batch).toEqual({ index: 1, total: 1, step: "" });
     off();
   });
 
@@ -109,7 +109,7 @@ describe("IngestTracker", () => {
     const t = new IngestTracker(sidecar);
     sidecar.set(fresh.sidecar.state);
     await settle();
-    expect(t.batch).toEqual({ index: 1, total: 1 });
+    expect(t.batch).toEqual({ index: 1, total: 1, step: "" });
     progress(9, "queued"); // the old connection's events are no longer followed
     expect(t.item(9)).toBeUndefined();
     void server;
@@ -118,7 +118,7 @@ describe("IngestTracker", () => {
   it("an item that finished while the plugin was away is finished from the queue on reconnect", async () => {
     const t = new IngestTracker(sidecar);
     progress(3, "reading", 2, 5);
-    expect(t.batch).toEqual({ index: 1, total: 1 });
+    expect(t.batch).toEqual({ index: 1, total: 1, step: "reading 2/5" });
     const back = await online();
     back.server.reply = (f, s) => {
       if (f.type === "queue.list") s.push({ id: f.id!, type: "queue.result", payload: { items: [{ id: 3, source: "u3", state: "done", attempts: 0, note: "Quire/Sources/T3.md", added: "" }] } });
@@ -259,6 +259,6 @@ describe("status view queue", () => {
     const rows = [...m.contentEl.querySelectorAll(".quire-status-table tr")].map((tr) => tr.textContent);
     expect(rows).toContain("Modelopenai/fake (key held)");
     m.close();
-    expect(statusBarText(snap(), { index: 2, total: 5 })).toBe("Quire: ingesting 2/5");
+    expect(statusBarText(snap(), { index: 2, total: 5, step: "" })).toBe("Quire: ingesting 2/5");
   });
 });

@@ -149,7 +149,8 @@ export function vectorPercent(s: IndexSnapshot): number | null {
 
 /**
  * statusBarText is the status bar's few words, e.g. "Quire: 9,876 notes ·
- * vectors 62%", or "Quire: ingesting 1/3" while a batch of ingests runs.
+ * vectors 62%", or "Quire: ingesting 1/3 · reading 3/8" while a batch of
+ * ingests runs.
  */
 export function statusBarText(s: IndexSnapshot, ingest: Batch | null = null): string {
   switch (s.state) {
@@ -162,7 +163,7 @@ export function statusBarText(s: IndexSnapshot, ingest: Batch | null = null): st
     case "online":
       break;
   }
-  if (ingest) return `Quire: ingesting ${ingest.index}/${ingest.total}`;
+  if (ingest) return `Quire: ingesting ${ingest.index}/${ingest.total}${ingest.step ? ` · ${ingest.step}` : ""}`;
   const idx = indexingPercent(s);
   if (idx !== null) return `Quire: indexing ${idx}%`;
   if (!s.status) return "Quire: connected";
