@@ -62,9 +62,6 @@ const PROVIDERS: Record<string, string> = {
   anthropic: "Anthropic",
 };
 
-/** SidecarForm is the settings tab's edit of the sidecar's settings, applied as a whole. */
-export type SidecarForm = Settings;
-
 /** cloneSettings copies settings so that edits do not touch what the sidecar reported. */
 function cloneSettings(s: Settings): Settings {
   return { ...s, ignore: [...(s.ignore ?? [])], model: { ...s.model } };
@@ -77,7 +74,8 @@ function cloneSettings(s: Settings): Settings {
  * opens and sent back whole with Apply; they take effect at once.
  */
 export class QuireSettingTab extends PluginSettingTab {
-  private draft: SidecarForm | null = null;
+  /** draft is the form's edit of the sidecar's settings, sent whole on Apply. */
+  private draft: Settings | null = null;
   private statusEl: HTMLElement | null = null;
   private seq = 0;
 

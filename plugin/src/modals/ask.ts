@@ -33,7 +33,6 @@ export class AskModal extends Modal {
   private readonly hover: CitationHover;
   private render = new Component();
   private inputEl!: HTMLTextAreaElement;
-  private askBtn!: HTMLButtonElement;
   private historyEl!: HTMLElement;
   private statusEl!: HTMLElement;
   private answerEl!: HTMLElement;
@@ -74,7 +73,7 @@ export class AskModal extends Modal {
     const root = this.contentEl.createDiv({ cls: "quire-ask" });
     const form = root.createDiv({ cls: "quire-ask-form" });
     this.inputEl = form.createEl("textarea", { cls: "quire-ask-input", attr: { rows: 2, placeholder: "Ask a question about your notes…", "aria-label": "Question" } });
-    this.askBtn = form.createEl("button", { cls: "mod-cta quire-ask-submit", text: "Ask" });
+    const askBtn = form.createEl("button", { cls: "mod-cta quire-ask-submit", text: "Ask" });
     this.historyEl = root.createDiv({ cls: "quire-ask-history" });
     this.statusEl = root.createDiv({ cls: "quire-ask-status" });
     this.answerEl = root.createDiv({ cls: "quire-ask-answer" });
@@ -82,7 +81,7 @@ export class AskModal extends Modal {
     this.sourcesEl = root.createDiv({ cls: "quire-ask-sources" });
     this.actionsEl = root.createDiv({ cls: "quire-ask-actions" });
 
-    this.askBtn.addEventListener("click", () => void this.submit());
+    askBtn.addEventListener("click", () => void this.submit());
     this.inputEl.addEventListener("keydown", (evt) => this.key(evt));
     this.inputEl.addEventListener("input", () => this.cursor.reset());
     this.inputEl.value = this.initial;
