@@ -97,7 +97,7 @@ func TestSynonymsRaiseEnglishPassages(t *testing.T) {
 	if len(ps) != 2 || ps[0].Path != "b.md" {
 		t.Errorf("synonyms on: got %v, want b (violin) first and c, which has no word of the query, not found", ps)
 	}
-	if e := on.Explain(q); !strings.Contains(e, "fiddle → violin 0.50") {
+	if e := on.Explain(q); !strings.Contains(e, "fiddle → violin 0.30") {
 		t.Errorf("Explain does not show the synonym:\n%s", e)
 	}
 	// A query in another language is not expanded.

@@ -4,10 +4,11 @@
 // embedded in the binary, so expansion needs nothing at run time.
 //
 // The table maps a lowercased lemma of one or two words to related words,
-// most likely sense first: synonyms as they are, hypernyms marked "@",
-// hyponyms marked "~". An irregular form ("mice") maps to "=" and its
-// lemma. Only the senses a reader would most likely mean are kept (see
-// gensyn), since a query word's sense is unknown.
+// most likely sense first: synonyms as they are, and, when generated with
+// them, hypernyms marked "@" and hyponyms marked "~". An irregular form
+// ("mice") maps to "=" and its lemma. Only the senses a reader would most
+// likely mean are kept (see gensyn), since a query word's sense is
+// unknown.
 package syn
 
 import (

@@ -53,8 +53,8 @@ func main() {
 	flag.IntVar(&p.untagged, "untagged", 1, "an untagged word with at most this many senses keeps them all")
 	flag.IntVar(&p.per, "per", 8, "most related words kept per key")
 	flag.IntVar(&p.words, "words", 2, "most words in a key or a related word")
-	flag.BoolVar(&p.hyper, "hyper", true, "add the direct hypernyms of kept noun senses (marked @)")
-	flag.IntVar(&p.hypo, "hypo", 3, "add up to this many direct hyponyms of kept noun senses (marked ~)")
+	flag.BoolVar(&p.hyper, "hyper", false, "add the direct hypernyms of kept noun senses (marked @)")
+	flag.IntVar(&p.hypo, "hypo", 0, "add up to this many direct hyponyms of kept noun senses (marked ~)")
 	flag.StringVar(&p.pos, "pos", "nvar", "parts of speech used: n noun, v verb, a adjective, r adverb")
 	flag.Parse()
 	if err := run(*src, *out, p); err != nil {
@@ -509,9 +509,9 @@ How it was made: scripts/gen-syn installs wordnet-base and runs
 sidecar/lang/syn/gensyn, which reads the index, data, exception and
 sense-count files (/usr/share/wordnet), keeps for each lemma of at most
 two words the senses most likely meant (see gensyn's doc comment), lists
-the other words of those synsets and, for nouns, their direct hypernyms
-(marked "@"), maps irregular forms to their lemma (marked "="), and writes
-the sorted, gzipped table. Regenerate with:
+the other words of those synsets whose own main sense it is, maps
+irregular forms to their lemma (marked "="), and writes the sorted,
+gzipped table (its header line records the settings). Regenerate with:
 
     scripts/gen-syn
 `
