@@ -77,9 +77,9 @@ type synset struct {
 // the synsets each word may stand for (see run), and how often each
 // synset was tagged.
 type wordnet struct {
-	data map[string]map[int64]*synset
-	main map[string]map[int64]bool
-	used map[int64]int
+	data  map[string]map[int64]*synset
+	meant map[string]map[int64]bool
+	used  map[int64]int
 }
 
 // sense is one sense of a lemma.
@@ -108,10 +108,10 @@ func run(src, out string, p params) error {
 		return err
 	}
 	kept := map[string][]sense{}
-	// main says which synsets a word may stand for in a table entry: its
+	// meant says which synsets a word may stand for in a table entry: its
 	// kept senses, or any sense when the word was never tagged, as such
 	// rare words ("bike" never was) mislead little when they match.
-	main := map[string]map[int64]bool{}
+	meant := map[string]map[int64]bool{}
 	used := map[int64]int{} // synset → times any of its words was tagged with it
 	for lemma, ss := range senses {
 		total := 0
@@ -121,10 +121,10 @@ func run(src, out string, p params) error {
 			used[ss[i].key()] += ss[i].count
 		}
 		kept[lemma] = keep(ss, p)
-		main[lemma] = map[int64]bool{}
+		meant[lemma] = map[int64]bool{}
 		for _, s := range ss {
 			if total == 0 || slices.Contains(kept[lemma], s) {
-				main[lemma][s.key()] = true
+				meant[lemma][s.key()] = true
 			}
 		}
 	}
@@ -133,7 +133,7 @@ func run(src, out string, p params) error {
 		if len(strings.Fields(lemma)) > p.words || lang.IsStop(lang.English, lemma) || isNumber(lemma) {
 			continue
 		}
-		if items := related(lemma, ss, wordnet{data, main, used}, p); len(items) > 0 {
+		if items := related(lemma, ss, wordnet{data, meant, used}, p); len(items) > 0 {
 			table[lemma] = items
 		}
 	}
@@ -209,14 +209,14 @@ func keep(ss []sense, p params) []sense {
 
 // related lists the words of the kept senses' synsets, then (for nouns)
 // their hypernyms marked "@" and hyponyms marked "~". A word is listed
-// only when main allows the synset for it, so the sense the two words
+// only when meant allows the synset for it, so the sense the two words
 // share is a main sense of both ("happen" shares a synset with "go", but
 // that is not what "go" usually means). Left out too: the
 // lemma, repeats, numbers, words of one or two letters (roman numerals,
 // abbreviations), words longer than p.words words, and compounds that
 // contain the lemma ("solar day" for "day"), which only narrow it.
 func related(lemma string, ss []sense, wn wordnet, p params) []string {
-	data, main := wn.data, wn.main
+	data, meant := wn.data, wn.meant
 	var out []string
 	seen := map[string]bool{lemma: true}
 	own := map[string]bool{}
@@ -229,7 +229,7 @@ func related(lemma string, ss []sense, wn wordnet, p params) []string {
 			if len(out) == p.per || n == max {
 				return
 			}
-			if seen[w] || len(w) < 3 || isNumber(w) || len(strings.Fields(w)) > p.words || !main[w][key] || shares(w, own) {
+			if seen[w] || len(w) < 3 || isNumber(w) || len(strings.Fields(w)) > p.words || !meant[w][key] || shares(w, own) {
 				continue
 			}
 			seen[w] = true
