@@ -60,7 +60,7 @@ func (l *Local) refresh() error {
 	if err != nil {
 		return err
 	}
-	s := &search.Searcher{BM25: l.ix.BM25, Langs: langs}
+	s := &search.Searcher{BM25: l.ix.BM25, Langs: langs, Synonyms: search.SynonymsIf(l.cfg.Search.Synonyms)}
 	if l.ix.Dense() {
 		s.Dense = l.ix
 	}

@@ -106,6 +106,15 @@ type Searcher struct {
 	Synonyms *syn.Options
 }
 
+// SynonymsIf is Searcher.Synonyms for the config switch: the defaults when
+// on, nil when off.
+func SynonymsIf(on bool) *syn.Options {
+	if !on {
+		return nil
+	}
+	return &syn.Options{}
+}
+
 // Search returns up to k passages for query from the channel.
 func (s *Searcher) Search(ctx context.Context, query string, k int, ch Channel) ([]Passage, error) {
 	r, err := s.Query(ctx, query, k, ch)

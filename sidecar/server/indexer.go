@@ -45,7 +45,7 @@ func (s *Server) load(passed bool) (*snapshot, error) {
 	snap := &snapshot{
 		entries:  entries,
 		meta:     meta,
-		searcher: &search.Searcher{BM25: s.ix.BM25, Langs: langs},
+		searcher: &search.Searcher{BM25: s.ix.BM25, Langs: langs, Synonyms: search.SynonymsIf(s.config().Search.Synonyms)},
 		passed:   passed,
 	}
 	if s.ix.Dense() {

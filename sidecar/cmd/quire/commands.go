@@ -86,7 +86,7 @@ func (a *app) searcher() (*search.Searcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &search.Searcher{BM25: a.ix.BM25, Langs: langs}
+	s := &search.Searcher{BM25: a.ix.BM25, Langs: langs, Synonyms: search.SynonymsIf(a.cfg.Search.Synonyms)}
 	if a.ix.Dense() {
 		s.Dense = a.ix
 	}
