@@ -163,18 +163,29 @@ func Load(from, to string) (*Table, error) {
 	return o.t, o.err
 }
 
-// decode reads a gzipped table: a "#" header line, then lines of
-// "key\ttranslation\t…" sorted by key in byte order.
+// decode reads the gzipped table of one direction.
 func decode(from, to string, gz []byte) (*Table, error) {
+	t, err := Decode(from+"-"+to, gz)
+	if err != nil {
+		return nil, err
+	}
+	t.From, t.To = from, to
+	return t, nil
+}
+
+// Decode reads a gzipped word list: "#" header lines, then lines of
+// "key\titem\t…" sorted by key in byte order. Name is what errors call
+// it. Other packages' embedded lists (lang/syn) share the format.
+func Decode(name string, gz []byte) (*Table, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
-		return nil, fmt.Errorf("load %s-%s: %w", from, to, err)
+		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
 	data, err := io.ReadAll(zr)
 	if err != nil {
-		return nil, fmt.Errorf("load %s-%s: %w", from, to, err)
+		return nil, fmt.Errorf("load %s: %w", name, err)
 	}
-	t := &Table{From: from, To: to, text: string(data)}
+	t := &Table{text: string(data)}
 	t.lines = make([]uint32, 0, bytes.Count(data, []byte{'\n'}))
 	prev := ""
 	for off := 0; off < len(t.text); {
@@ -186,10 +197,10 @@ func decode(from, to string, gz []byte) (*Table, error) {
 		if line != "" && line[0] != '#' {
 			tab := strings.IndexByte(line, '\t')
 			if tab <= 0 || tab == len(line)-1 {
-				return nil, fmt.Errorf("load %s-%s: bad line %q", from, to, line)
+				return nil, fmt.Errorf("load %s: bad line %q", name, line)
 			}
 			if key := line[:tab]; key <= prev {
-				return nil, fmt.Errorf("load %s-%s: key %q out of order", from, to, key)
+				return nil, fmt.Errorf("load %s: key %q out of order", name, key)
 			} else {
 				prev = key
 			}

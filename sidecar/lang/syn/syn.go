@@ -12,14 +12,11 @@
 package syn
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
-	"fmt"
-	"io"
-	"sort"
 	"strings"
 	"sync"
+
+	"github.com/quire-app/quire/sidecar/lang/dict"
 )
 
 //go:embed en.tsv.gz
@@ -32,13 +29,10 @@ const (
 	markLemma    = '='
 )
 
-// table is the decoded word list: its text and the start of each entry
-// line, sorted by key, searched by binary search (a map of 120,000 keys
-// would cost more to build than every query's lookups together).
-type table struct {
-	text  string
-	lines []uint32
-}
+// table is the decoded word list, in the dictionaries' format (sorted
+// lines found by binary search: a map of 120,000 keys would cost more to
+// build than every query's lookups together).
+type table struct{ *dict.Table }
 
 var (
 	once    sync.Once
@@ -64,60 +58,15 @@ func Size() int { return len(enGz) }
 // decode reads a gzipped table: "#" header lines, then lines of
 // "key\titem\t…" sorted by key in byte order.
 func decode(gz []byte) (*table, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	t, err := dict.Decode("synonyms", gz)
 	if err != nil {
-		return nil, fmt.Errorf("load synonyms: %w", err)
+		return nil, err
 	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("load synonyms: %w", err)
-	}
-	t := &table{text: string(data)}
-	t.lines = make([]uint32, 0, bytes.Count(data, []byte{'\n'}))
-	prev := ""
-	for off := 0; off < len(t.text); {
-		end := strings.IndexByte(t.text[off:], '\n')
-		if end < 0 {
-			end = len(t.text) - off
-		}
-		line := t.text[off : off+end]
-		if line != "" && line[0] != '#' {
-			tab := strings.IndexByte(line, '\t')
-			if tab <= 0 || tab == len(line)-1 {
-				return nil, fmt.Errorf("load synonyms: bad line %q", line)
-			}
-			if key := line[:tab]; key <= prev {
-				return nil, fmt.Errorf("load synonyms: key %q out of order", key)
-			} else {
-				prev = key
-			}
-			t.lines = append(t.lines, uint32(off))
-		}
-		off += end + 1
-	}
-	return t, nil
+	return &table{t}, nil
 }
 
 // lookup returns the items of key as stored, or nil.
-func (t *table) lookup(key string) []string {
-	i := sort.Search(len(t.lines), func(i int) bool { return t.key(i) >= key })
-	if i == len(t.lines) || t.key(i) != key {
-		return nil
-	}
-	line := t.text[t.lines[i]:]
-	if j := strings.IndexByte(line, '\n'); j >= 0 {
-		line = line[:j]
-	}
-	return strings.Split(line[len(key)+1:], "\t")
-}
-
-func (t *table) key(i int) string {
-	s := t.text[t.lines[i]:]
-	if j := strings.IndexByte(s, '\t'); j >= 0 {
-		s = s[:j]
-	}
-	return s
-}
+func (t *table) lookup(key string) []string { return t.Lookup(key) }
 
 // entry returns the related words of a lemma, following an irregular
 // form to its lemma, and the lemma found.

@@ -151,7 +151,7 @@ func TestEmbeddedTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(tb.lines); n < 50000 {
+	if n := tb.Len(); n < 50000 {
 		t.Errorf("table has %d keys, want tens of thousands", n)
 	}
 }
