@@ -4,7 +4,8 @@
 // its data and sends it nowhere else).
 import type { ConfigResult, Settings } from "../../proto/proto.gen";
 import { ClientError } from "./sidecar/client";
-import type { Sidecar, SidecarState } from "./sidecar/lifecycle";
+import { followClient } from "./sidecar/follow";
+import type { Sidecar } from "./sidecar/lifecycle";
 
 /** ConfigSyncDeps is what ConfigSync needs. */
 export interface ConfigSyncDeps {
@@ -23,13 +24,14 @@ export const DEFAULT_FOLDER = "Quire";
  */
 export class ConfigSync {
   private last: ConfigResult | null = null;
-  private readonly unsub: () => void;
+  private readonly unfollow: () => void;
   private readonly listeners = new Set<(r: ConfigResult | null) => void>();
-  private seen: unknown = null;
 
   constructor(private readonly deps: ConfigSyncDeps) {
-    this.unsub = deps.sidecar.onChange((s) => this.onState(s));
-    this.onState(deps.sidecar.state);
+    this.unfollow = followClient(deps.sidecar, (client) => {
+      if (client) void this.handOver();
+      else this.remember(null);
+    });
   }
 
   /** current is the last config.result, or null before one came (or while offline). */
@@ -75,19 +77,8 @@ export class ConfigSync {
 
   /** dispose stops following the sidecar. */
   dispose(): void {
-    this.unsub();
+    this.unfollow();
     this.listeners.clear();
-  }
-
-  private onState(s: SidecarState): void {
-    const client = s.kind === "online" ? s.client : null;
-    if (client === this.seen) return;
-    this.seen = client;
-    if (!client) {
-      this.remember(null);
-      return;
-    }
-    void this.handOver();
   }
 
   /** handOver reads the settings of a new connection and gives the sidecar the key it lacks. */

@@ -3,7 +3,8 @@
 // failures. The ribbon button and command in main.ts run IngestRunner.
 import type { IngestDone, IngestFailCode, IngestFailed, IngestProgress, QueueItem } from "../../proto/proto.gen";
 import { type Client, ClientError } from "./sidecar/client";
-import type { Sidecar, SidecarState } from "./sidecar/lifecycle";
+import { followClient } from "./sidecar/follow";
+import type { Sidecar } from "./sidecar/lifecycle";
 
 /** ClipboardUrl is the clipboard checked: a URL to ingest, or why not. */
 export type ClipboardUrl = { ok: true; url: string } | { ok: false; message: string };
@@ -107,13 +108,11 @@ export class IngestTracker {
   private readonly items = new Map<number, ItemState>();
   private finishedInBatch = 0;
   private readonly listeners = new Set<(s: ItemState | null) => void>();
-  private clientUnsubs: (() => void)[] = [];
-  private readonly unsub: () => void;
   private client: Client | null = null;
+  private readonly unfollow: () => void;
 
   constructor(sidecar: Pick<Sidecar, "state" | "onChange">) {
-    this.unsub = sidecar.onChange((s) => this.onState(s));
-    this.onState(sidecar.state);
+    this.unfollow = followClient(sidecar, (client) => this.follow(client));
   }
 
   /** item is what is known of id, or undefined. */
@@ -153,18 +152,14 @@ export class IngestTracker {
 
   /** dispose stops following the sidecar. */
   dispose(): void {
-    this.unsub();
-    this.detach();
+    this.unfollow();
     this.listeners.clear();
   }
 
-  private onState(s: SidecarState): void {
-    const client = s.kind === "online" ? s.client : null;
-    if (client === this.client) return;
-    this.detach();
+  private follow(client: Client | null): (() => void)[] | void {
     this.client = client;
     if (!client) return;
-    this.clientUnsubs = [
+    const unsubs = [
       client.on("ingest.progress", (p) => {
         const cur = this.items.get(p.id);
         if (cur && cur.kind !== "running") return;
@@ -175,6 +170,7 @@ export class IngestTracker {
       client.on("ingest.failed", (f) => this.finish({ id: f.id, source: f.source, kind: "failed", failed: f })),
     ];
     void this.seed(client);
+    return unsubs;
   }
 
   /** seed picks up the items a sidecar was already working on when the plugin connected. */
@@ -200,10 +196,6 @@ export class IngestTracker {
       }
     }
     this.emit(null);
-  }
-
-  private detach(): void {
-    for (const u of this.clientUnsubs.splice(0)) u();
   }
 
   private active(): number {

@@ -4,8 +4,8 @@
 // several concept pages) make one notice, and a note a surface opens by
 // itself (a saved answer, an ingested page) gets none.
 import type { NoteWritten, ReviewCreated } from "../../proto/proto.gen";
-import type { Client } from "./sidecar/client";
-import type { Sidecar, SidecarState } from "./sidecar/lifecycle";
+import { followClient } from "./sidecar/follow";
+import type { Sidecar } from "./sidecar/lifecycle";
 
 /** NoticeAction is a button in a notice. */
 export interface NoticeAction {
@@ -44,16 +44,15 @@ export function writtenText(w: NoteWritten): string {
 
 /** PushedNotices follows note.written and review.created on whatever connection is open. */
 export class PushedNotices {
-  private client: Client | null = null;
-  private clientUnsubs: (() => void)[] = [];
-  private readonly unsub: () => void;
+  private readonly unfollow: () => void;
   private pending: NoteWritten[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly quiet = new Map<string, number>();
 
   constructor(private readonly deps: PushedNoticesDeps) {
-    this.unsub = deps.sidecar.onChange((s) => this.onState(s));
-    this.onState(deps.sidecar.state);
+    this.unfollow = followClient(deps.sidecar, (client) =>
+      client ? [client.on("note.written", (w) => this.written(w)), client.on("review.created", (r) => this.review(r))] : undefined,
+    );
   }
 
   /**
@@ -67,24 +66,10 @@ export class PushedNotices {
 
   /** dispose stops following and drops gathered writes. */
   dispose(): void {
-    this.unsub();
-    this.detach();
+    this.unfollow();
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     this.pending = [];
-  }
-
-  private onState(s: SidecarState): void {
-    const client = s.kind === "online" ? s.client : null;
-    if (client === this.client) return;
-    this.detach();
-    this.client = client;
-    if (!client) return;
-    this.clientUnsubs = [client.on("note.written", (w) => this.written(w)), client.on("review.created", (r) => this.review(r))];
-  }
-
-  private detach(): void {
-    for (const u of this.clientUnsubs.splice(0)) u();
   }
 
   private isQuiet(path: string): boolean {

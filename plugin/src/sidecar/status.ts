@@ -3,6 +3,7 @@
 import type { IndexProgress, SidecarWarning, StatusResult } from "../../../proto/proto.gen";
 import type { Batch } from "../ingest";
 import type { Client } from "./client";
+import { followClient } from "./follow";
 import type { Sidecar, SidecarState } from "./lifecycle";
 
 /** IndexSnapshot is what the status bar, the status view and the related view read. */
@@ -30,7 +31,6 @@ export class StatusTracker {
   private snap: IndexSnapshot = { state: "offline", offlineReason: "", status: null, progress: null, warnings: [] };
   private readonly listeners = new Set<(s: IndexSnapshot) => void>();
   private readonly unsubs: (() => void)[] = [];
-  private clientUnsubs: (() => void)[] = [];
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
   private client: Client | null = null;
 
@@ -38,6 +38,8 @@ export class StatusTracker {
     sidecar: Pick<Sidecar, "state" | "onChange">,
     private readonly refreshDelayMs = 500,
   ) {
+    // Follow the client first, so that snapshot listeners hearing "online" find the new client in place.
+    this.unsubs.push(followClient(sidecar, (client) => this.follow(client)));
     this.unsubs.push(sidecar.onChange((s) => this.onState(s)));
     this.onState(sidecar.state);
   }
@@ -70,36 +72,35 @@ export class StatusTracker {
   /** dispose stops following the sidecar. */
   dispose(): void {
     for (const u of this.unsubs.splice(0)) u();
-    this.detach();
     this.listeners.clear();
   }
 
+  private follow(client: Client | null): (() => void)[] | void {
+    this.client = client;
+    if (!client) return;
+    const unsubs = [
+      client.on("index.progress", (p) => {
+        this.update({ progress: p });
+        if (p.done >= p.total) this.scheduleRefresh();
+      }),
+      client.on("index.changed", () => this.scheduleRefresh()),
+      client.on("sidecar.warning", (w) => this.update({ warnings: [...this.snap.warnings, w].slice(-MAX_WARNINGS) })),
+      // A refresh pending for this client is moot once it goes.
+      () => this.cancelRefresh(),
+    ];
+    void this.refresh();
+    return unsubs;
+  }
+
   private onState(s: SidecarState): void {
-    const client = s.kind === "online" ? s.client : null;
-    if (client !== this.client) {
-      this.detach();
-      this.client = client;
-      if (client) {
-        this.clientUnsubs = [
-          client.on("index.progress", (p) => {
-            this.update({ progress: p });
-            if (p.done >= p.total) this.scheduleRefresh();
-          }),
-          client.on("index.changed", () => this.scheduleRefresh()),
-          client.on("sidecar.warning", (w) => this.update({ warnings: [...this.snap.warnings, w].slice(-MAX_WARNINGS) })),
-        ];
-        void this.refresh();
-      }
-    }
     this.update({
       state: s.kind,
       offlineReason: s.kind === "offline" ? s.reason : "",
-      ...(client ? {} : { status: null, progress: null }),
+      ...(s.kind === "online" ? {} : { status: null, progress: null }),
     });
   }
 
-  private detach(): void {
-    for (const u of this.clientUnsubs.splice(0)) u();
+  private cancelRefresh(): void {
     if (this.refreshTimer !== null) clearTimeout(this.refreshTimer);
     this.refreshTimer = null;
   }
