@@ -55,7 +55,7 @@ type Report struct {
 // DenseInfo says what the dense side saw, for runs that use it.
 type DenseInfo struct {
 	Embedder string  `json:"embedder"`
-	Coverage float64 `json:"coverage"`  // share of passages with vectors
+	Coverage float64 `json:"coverage"`            // share of passages with vectors
 	TextSeen float64 `json:"text_seen,omitempty"` // share of their words inside a window, when this run embedded
 }
 

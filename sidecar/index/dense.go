@@ -78,6 +78,15 @@ func (ix *Index) EnableDense(st *state.Dir, emb Embedder) (warning string, err e
 	return warning, nil
 }
 
+// Vectors counts the stored vectors without reading the catalog; 0 when
+// vectors are not enabled.
+func (ix *Index) Vectors() int {
+	if ix.dense == nil {
+		return 0
+	}
+	return ix.dense.store.Len()
+}
+
 // Dense reports whether vectors are enabled.
 func (ix *Index) Dense() bool { return ix.dense != nil }
 

@@ -152,10 +152,7 @@ func (l *Local) channel(name string) (search.Channel, error) {
 	if name != "" {
 		return search.ParseChannel(name)
 	}
-	if l.ix.Dense() && l.ix.DenseStats().Embedded > 0 {
-		return search.Hybrid, nil
-	}
-	return search.BM25, nil
+	return search.Default(l.ix.Vectors()), nil
 }
 
 // Search implements Backend.

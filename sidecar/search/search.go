@@ -39,6 +39,15 @@ func ParseChannel(s string) (Channel, error) {
 	return "", fmt.Errorf("unknown channel %q (want bm25, dense or hybrid)", s)
 }
 
+// Default is the channel used when none is named: hybrid once some
+// passages have vectors, else keywords.
+func Default(vectors int) Channel {
+	if vectors > 0 {
+		return Hybrid
+	}
+	return BM25
+}
+
 // Passage is one ranked passage.
 type Passage struct {
 	ID     string  `json:"id"`

@@ -105,3 +105,14 @@ func TestSynonymsRaiseEnglishPassages(t *testing.T) {
 		t.Errorf("Italian query expanded:\n%s", e)
 	}
 }
+
+func TestDefault(t *testing.T) {
+	for _, c := range []struct {
+		vectors int
+		want    Channel
+	}{{0, BM25}, {1, Hybrid}, {2530, Hybrid}} {
+		if got := Default(c.vectors); got != c.want {
+			t.Errorf("Default(%d) = %s, want %s", c.vectors, got, c.want)
+		}
+	}
+}

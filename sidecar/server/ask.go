@@ -29,10 +29,7 @@ func (s *Server) handleAsk(ctx context.Context, env proto.Envelope, st Stream) (
 	snap := s.snap.Load()
 	ch := search.Channel(q.Channel)
 	if ch == "" {
-		ch = search.BM25
-		if snap.searcher.Dense != nil && snap.dense.Embedded > 0 {
-			ch = search.Hybrid
-		}
+		ch = search.Default(snap.dense.Embedded)
 	}
 	cfg := s.config()
 	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: s.answerModel(), Private: cfg.Private, Answers: cfg.Folder + "/Answers", Rewrite: cfg.Ask.Rewrite, Langs: snap.searcher.Langs, Log: s.opts.AskLog}

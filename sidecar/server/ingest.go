@@ -37,12 +37,8 @@ func (s *Server) newWorker() *worker.Worker {
 // snapshot, and its catalog for link targets.
 func (s *Server) compileOptions() compile.Options {
 	snap := s.snap.Load()
-	ch := search.BM25
-	if snap.searcher.Dense != nil && snap.dense.Embedded > 0 {
-		ch = search.Hybrid
-	}
 	opt := compile.Options{
-		Related:  worker.Related(snap.searcher, ch, s.config().Folder),
+		Related:  worker.Related(snap.searcher, search.Default(snap.dense.Embedded), s.config().Folder),
 		Exists:   worker.Exists(s.vault, snap.entries),
 		MaxCalls: s.config().Ingest.MaxCalls,
 	}

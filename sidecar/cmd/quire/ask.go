@@ -38,13 +38,10 @@ func cmdAsk(ctx context.Context, args []string) error {
 	if _, err := a.ix.Run(ctx); err != nil {
 		return err
 	}
-	// The best channel the index has: hybrid once vectors exist.
-	ch := search.BM25
 	if err := a.enableDense(); err != nil {
 		fmt.Fprintln(os.Stderr, "quire: warning: search by meaning is off:", err)
-	} else if a.ix.Dense() && a.ix.DenseStats().Embedded > 0 {
-		ch = search.Hybrid
 	}
+	ch := search.Default(a.ix.Vectors()) // the best channel the index has
 	s, err := a.searcher()
 	if err != nil {
 		return err

@@ -82,11 +82,7 @@ func cmdIngest(ctx context.Context, args []string) error {
 				opt.Model = model
 			}
 			if s, err := a.searcher(); err == nil {
-				ch := search.BM25
-				if a.ix.Dense() && a.ix.DenseStats().Embedded > 0 {
-					ch = search.Hybrid
-				}
-				opt.Related = worker.Related(s, ch, a.cfg.Folder)
+				opt.Related = worker.Related(s, search.Default(a.ix.Vectors()), a.cfg.Folder)
 			}
 			if entries, err := a.ix.Entries(); err == nil {
 				opt.Exists = worker.Exists(c.vault, entries)
