@@ -1,10 +1,10 @@
 package ask
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/quire-app/quire/sidecar/fence"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/search"
@@ -90,39 +90,11 @@ func attr(s string) string {
 	return Fence(strings.ReplaceAll(s, `"`, "'"))
 }
 
-// The markers that could pass for structure: the prompt's own tags (and
-// neighbours a model may take for them), chat-template special tokens
-// (ChatML <|im_start|>, Llama 3 <|eot_id|>, DeepSeek's full-width
-// <｜…｜>, Gemma <start_of_turn>, Llama 2 <<SYS>> and <s>, Mistral
-// [INST] and [TOOL_CALLS]), and role labels at the start of a line
-// (Human:, Assistant:, ### Instruction:).
-var (
-	tagRe = regexp.MustCompile(`(?i)<(\s*/?\s*(?:passages?|question|system|user|assistant|human|s|start_of_turn|end_of_turn|think|instructions?|context|documents?|data|tool_call|tool_response|sys)\b)`)
-	// special covers <|…|> and <｜…｜> however spaced, and the <<SYS>> pair.
-	specialRe = regexp.MustCompile(`<\s*([|｜])|([|｜])\s*>|<<\s*/?\s*SYS\s*>>`)
-	instRe    = regexp.MustCompile(`(?i)\[\s*(/?\s*(?:INST|SYS|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS)\s*)\]`)
-	roleRe    = regexp.MustCompile(`(?im)^([ \t>]*(?:#+[ \t]*)?)(human|assistant|system|user|ai|model|instruction|response|input|output)([ \t]*):`)
-)
+// fenced is the fence for this package's prompts, whose own tags are
+// <passage>, <passages> and <question>.
+var fenced = fence.New("passages?", "question")
 
-// Fence makes text inert inside the prompt: anything that imitates the
-// prompt's delimiters, a chat-template marker or a role label at the start
-// of a line gets its angle bracket, square bracket or colon swapped for a
-// look-alike that no tokenizer or template reads as structure. The words
-// stay readable, so a passage about chat templates can still be quoted.
-func Fence(text string) string {
-	// Each pattern needs its bracket or colon: skip the regexp (slow on a
-	// long passage) when the text has none.
-	if strings.IndexByte(text, '<') >= 0 || strings.Contains(text, "｜") {
-		text = specialRe.ReplaceAllStringFunc(text, angleQuotes.Replace)
-		text = tagRe.ReplaceAllString(text, "‹$1")
-	}
-	if strings.IndexByte(text, '[') >= 0 {
-		text = instRe.ReplaceAllString(text, "⟦$1⟧")
-	}
-	if strings.IndexByte(text, ':') >= 0 {
-		text = roleRe.ReplaceAllString(text, "$1$2$3∶")
-	}
-	return text
-}
-
-var angleQuotes = strings.NewReplacer("<", "‹", ">", "›")
+// Fence makes text inert inside the prompt (see package fence): the
+// prompt's tags, chat-template markers and role labels lose their power,
+// the words stay readable.
+func Fence(text string) string { return fenced.Text(text) }

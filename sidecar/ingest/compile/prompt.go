@@ -1,48 +1,21 @@
 package compile
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	promptfence "github.com/quire-app/quire/sidecar/fence"
 )
 
 // The prompts. Every instruction is in the system message; the user
 // message holds only data between our tags, fenced so that nothing in the
 // source can pass for one of the tags or for a chat template's markers.
 
-// The markers that could pass for structure: this package's tags (and
-// neighbours a model may take for them), chat-template special tokens
-// (ChatML <|im_start|>, Llama 3 <|eot_id|>, DeepSeek's full-width <｜…｜>,
-// Gemma <start_of_turn>, Llama 2 <<SYS>> and <s>, Mistral [INST] and
-// [TOOL_CALLS]), and role labels at the start of a line. The list follows
-// ask.Fence, with the tags this package uses.
-var (
-	fenceTagRe = regexp.MustCompile(`(?i)<(\s*/?\s*(?:source|sources|part|chunk|notes?|pages?|related|metadata|document|documents|data|context|system|user|assistant|human|s|start_of_turn|end_of_turn|think|instructions?|tool_call|tool_response|sys)\b)`)
-	specialRe  = regexp.MustCompile(`<\s*([|｜])|([|｜])\s*>|<<\s*/?\s*SYS\s*>>`)
-	instRe     = regexp.MustCompile(`(?i)\[\s*(/?\s*(?:INST|SYS|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS)\s*)\]`)
-	roleRe     = regexp.MustCompile(`(?im)^([ \t>]*(?:#+[ \t]*)?)(human|assistant|system|user|ai|model|instruction|response|input|output)([ \t]*):`)
-)
-
-var angleQuotes = strings.NewReplacer("<", "‹", ">", "›")
-
-// fence makes text inert inside a prompt: anything imitating our tags, a
-// chat-template marker or a role label at the start of a line gets its
-// angle bracket, square bracket or colon swapped for a look-alike no
-// tokenizer or template reads as structure. The words stay readable, so
-// the model can still take notes about a page on prompt injection.
-func fence(text string) string {
-	if strings.IndexByte(text, '<') >= 0 || strings.Contains(text, "｜") {
-		text = specialRe.ReplaceAllStringFunc(text, angleQuotes.Replace)
-		text = fenceTagRe.ReplaceAllString(text, "‹$1")
-	}
-	if strings.IndexByte(text, '[') >= 0 {
-		text = instRe.ReplaceAllString(text, "⟦$1⟧")
-	}
-	if strings.IndexByte(text, ':') >= 0 {
-		text = roleRe.ReplaceAllString(text, "$1$2$3∶")
-	}
-	return text
-}
+// fence makes text inert inside a prompt (see package fence): this
+// package's tags and their neighbours, chat-template markers and role
+// labels lose their power, the words stay readable, so the model can still
+// take notes about a page on prompt injection.
+var fence = promptfence.New("source|sources|part|chunk|notes?|pages?|related|metadata").Text
 
 // attr makes a value safe inside a quoted tag attribute.
 func attr(s string) string {
