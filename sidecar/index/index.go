@@ -158,6 +158,35 @@ func (ix *Index) Languages() ([]string, error) {
 	return ByCount(count), nil
 }
 
+// Summary is what the catalog's entries add up to, as every status shows
+// it.
+type Summary struct {
+	Chunks int
+	// Languages counts notes per language code; "unknown" when none was
+	// declared or detected.
+	Languages map[string]int
+	// Warnings are the notes kept despite a problem, by path.
+	Warnings []vault.Skip
+}
+
+// Summarize adds up entries.
+func Summarize(entries map[string]Entry) Summary {
+	s := Summary{Languages: map[string]int{}, Warnings: []vault.Skip{}}
+	for p, e := range entries {
+		s.Chunks += e.Chunks
+		lang := e.Lang
+		if lang == "" {
+			lang = "unknown"
+		}
+		s.Languages[lang]++
+		if e.Warning != "" {
+			s.Warnings = append(s.Warnings, vault.Skip{Path: p, Reason: e.Warning})
+		}
+	}
+	sort.Slice(s.Warnings, func(i, j int) bool { return s.Warnings[i].Path < s.Warnings[j].Path })
+	return s
+}
+
 // ByCount orders language codes by how many notes have them, most first,
 // leaving out "unknown"; the sidecar's status reports such counts.
 func ByCount(count map[string]int) []string {

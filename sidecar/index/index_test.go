@@ -328,3 +328,17 @@ func TestSetPathsDropsAndRestoresNotes(t *testing.T) {
 		t.Fatalf("after ignoring nothing: %+v, want 2 changed, 3 notes", st)
 	}
 }
+
+func TestSummarize(t *testing.T) {
+	got := Summarize(map[string]Entry{
+		"b.md": {Chunks: 2, Lang: "en", Warning: "broken frontmatter"},
+		"a.md": {Chunks: 3, Lang: "en", Warning: "not UTF-8 in places"},
+		"c.md": {Chunks: 1},
+	})
+	if got.Chunks != 6 || got.Languages["en"] != 2 || got.Languages["unknown"] != 1 {
+		t.Errorf("got %+v, want 6 chunks, en 2, unknown 1", got)
+	}
+	if len(got.Warnings) != 2 || got.Warnings[0].Path != "a.md" || got.Warnings[1].Reason != "broken frontmatter" {
+		t.Errorf("warnings = %+v, want a.md then b.md", got.Warnings)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,23 +77,12 @@ func (l *Local) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	st := Status{Vault: l.ix.Vault, Via: "this process", Notes: len(entries), Fingerprint: l.ix.Fingerprint(),
-		Languages: map[string]int{}, Skipped: files(meta.Skipped), Warnings: []File{}}
+	sum := index.Summarize(entries)
+	st := Status{Vault: l.ix.Vault, Via: "this process", Notes: len(entries), Chunks: sum.Chunks, Fingerprint: l.ix.Fingerprint(),
+		Languages: sum.Languages, Skipped: files(meta.Skipped), Warnings: files(sum.Warnings)}
 	if !meta.LastIndex.IsZero() {
 		st.LastIndexed = meta.LastIndex.UTC().Format(time.RFC3339)
 	}
-	for p, e := range entries {
-		st.Chunks += e.Chunks
-		lang := e.Lang
-		if lang == "" {
-			lang = "unknown"
-		}
-		st.Languages[lang]++
-		if e.Warning != "" {
-			st.Warnings = append(st.Warnings, File{Path: p, Reason: e.Warning})
-		}
-	}
-	sort.Slice(st.Warnings, func(i, j int) bool { return st.Warnings[i].Path < st.Warnings[j].Path })
 	if l.ix.Dense() {
 		ds := l.ix.DenseStatsOf(entries)
 		st.Vectors = newVectors(ds.Embedder, ds.Embedded, ds.Passages)

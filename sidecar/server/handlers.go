@@ -7,11 +7,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/vault"
 )
@@ -125,27 +125,20 @@ func invalid(format string, a ...any) *proto.Error {
 
 func (s *Server) status() (proto.StatusResult, error) {
 	snap := s.snap.Load()
+	sum := index.Summarize(snap.entries)
 	res := proto.StatusResult{
 		Version:     s.opts.Version,
 		Notes:       len(snap.entries),
-		Languages:   map[string]int{},
+		Chunks:      sum.Chunks,
+		Languages:   sum.Languages,
 		Indexing:    s.indexing.Load(),
 		LastIndexed: snap.meta.LastIndex,
 		Coverage:    proto.Coverage{VectorsDone: snap.dense.Embedded, VectorsTotal: snap.dense.Passages},
 		Fingerprint: proto.Fingerprint{Chunking: s.ix.Fingerprint(), Embedder: snap.dense.Embedder},
 	}
-	for p, e := range snap.entries {
-		res.Chunks += e.Chunks
-		l := e.Lang
-		if l == "" {
-			l = "unknown"
-		}
-		res.Languages[l]++
-		if e.Warning != "" {
-			res.Warnings = append(res.Warnings, proto.SkippedFile{Path: p, Reason: e.Warning})
-		}
+	for _, w := range sum.Warnings {
+		res.Warnings = append(res.Warnings, proto.SkippedFile{Path: w.Path, Reason: w.Reason})
 	}
-	sort.Slice(res.Warnings, func(i, j int) bool { return res.Warnings[i].Path < res.Warnings[j].Path })
 	for _, sk := range snap.meta.Skipped {
 		res.Skipped = append(res.Skipped, proto.SkippedFile{Path: sk.Path, Reason: sk.Reason})
 	}

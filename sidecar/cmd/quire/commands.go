@@ -294,7 +294,7 @@ func cmdStatus(ctx context.Context, args []string) error {
 		return err
 	}
 	out := statusOut{Vault: c.vault, State: a.st.Path, Notes: len(entries), Fingerprint: a.ix.Fingerprint(), Model: modelStatus(a.cfg),
-		Skipped: meta.Skipped, Warnings: []vault.Skip{}, Languages: map[string]int{}}
+		Skipped: meta.Skipped}
 	if out.Skipped == nil {
 		out.Skipped = []vault.Skip{}
 	}
@@ -310,17 +310,8 @@ func cmdStatus(ctx context.Context, args []string) error {
 			out.Vectors = &ds
 		}
 	}
-	for p, e := range entries {
-		out.Chunks += e.Chunks
-		lang := e.Lang
-		if lang == "" {
-			lang = "unknown"
-		}
-		out.Languages[lang]++
-		if e.Warning != "" {
-			out.Warnings = append(out.Warnings, vault.Skip{Path: p, Reason: e.Warning})
-		}
-	}
+	sum := index.Summarize(entries)
+	out.Chunks, out.Languages, out.Warnings = sum.Chunks, sum.Languages, sum.Warnings
 	if c.json {
 		return printJSON(out)
 	}
