@@ -11,6 +11,7 @@ export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
     environment: "node",
+    setupFiles: ["./tests/setup.ts"],
     reporters: ["default", "./tests/summary-reporter.ts"],
   },
 });

@@ -327,6 +327,7 @@ Knead it for ten minutes [1].
     expect(opened).toEqual([["Kitchen/Bread.md", start]]);
     for (const c of children) c.unload();
     expect(document.querySelector(".quire-citation-popover")).toBeNull();
+    plugin.unload();
     el.remove();
   });
 });

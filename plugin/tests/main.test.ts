@@ -66,6 +66,9 @@ describe("QuirePlugin", () => {
     await (Setting.all[1]!.components[0] as TextComponent).typeForTest("  /var/lib/quire  ");
     expect(p.settings.stateFolder).toBe("/var/lib/quire");
     expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "" });
+    // The save started the sidecar's lifecycle (the plugin is offline): unload
+    // stops it, so none of its file reads or notices outlive the test.
+    p.unloadForTest();
   });
 });
 

@@ -472,6 +472,12 @@ export interface Command {
 }
 
 export class Plugin extends Component {
+  /**
+   * loadedForTest holds the plugins that registered work and were not
+   * unloaded yet: tests/setup.ts fails a test that leaves one behind, since
+   * its timers and file reads would outlive the test (and its DOM).
+   */
+  static loadedForTest = new Set<Plugin>();
   settings?: unknown;
   statusBarItems: HTMLElement[] = [];
   settingTabs: PluginSettingTab[] = [];
@@ -485,6 +491,14 @@ export class Plugin extends Component {
     public manifest: PluginManifest,
   ) {
     super();
+  }
+  override register(cb: () => void): void {
+    Plugin.loadedForTest.add(this);
+    super.register(cb);
+  }
+  override unload(): void {
+    super.unload();
+    Plugin.loadedForTest.delete(this);
   }
   addStatusBarItem(): HTMLElement {
     const el = this.app.statusBarEl.createDiv({ cls: "status-bar-item" });

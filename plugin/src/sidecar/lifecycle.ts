@@ -298,7 +298,7 @@ export class Sidecar {
   }
 
   private noticeOnce(key: string, message: string): void {
-    if (this.missingNoticed === key) return;
+    if (this.disposed || this.missingNoticed === key) return;
     this.missingNoticed = key;
     this.deps.notify(message);
   }

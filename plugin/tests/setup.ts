@@ -1,0 +1,11 @@
+// Every test must end with nothing of the plugin still running: a plugin left
+// loaded keeps its sidecar lifecycle going (file reads, timers, notices),
+// which then runs after the test's DOM is gone and fails the suite at random.
+import { afterEach } from "vitest";
+import { Plugin } from "./obsidian-stub";
+
+afterEach(() => {
+  const left = [...Plugin.loadedForTest];
+  for (const p of left) p.unload();
+  if (left.length > 0) throw new Error(`the test left ${left.length} plugin(s) loaded: unload them (unloadForTest) before it ends`);
+});
