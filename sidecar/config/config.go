@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -121,8 +123,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("chunk.overlap_tokens: %d must be between 0 and half of chunk.max_tokens", c.Chunk.OverlapTokens)
 	case c.Chunk.MinTokens < 0 || c.Chunk.MinTokens > c.Chunk.MaxTokens:
 		return fmt.Errorf("chunk.min_tokens: %d must be between 0 and chunk.max_tokens", c.Chunk.MinTokens)
-	case strings.TrimSpace(c.Folder) == "" || strings.HasPrefix(c.Folder, "/") || strings.HasPrefix(c.Folder, ".") || strings.Contains(c.Folder, ".."):
-		return fmt.Errorf("folder: %q must be a vault-relative folder outside dot folders", c.Folder)
 	case c.Ingest.MaxCalls < 2:
 		return fmt.Errorf("ingest.max_calls: %d is below the minimum of 2 (one read, one plan)", c.Ingest.MaxCalls)
 	case c.Ingest.MaxBytes <= 0:
@@ -136,6 +136,9 @@ func (c Config) Validate() error {
 	case c.Dense.MaxTokens < 16:
 		return fmt.Errorf("dense.max_tokens: %d is below the minimum of 16", c.Dense.MaxTokens)
 	}
+	if err := ValidFolder(c.Folder); err != nil {
+		return fmt.Errorf("folder: %w", err)
+	}
 	if err := c.Model.Validate(); err != nil {
 		return fmt.Errorf("model.%w", err)
 	}
@@ -143,6 +146,70 @@ func (c Config) Validate() error {
 		if strings.TrimSpace(p) == "" {
 			return errors.New("ignore: empty prefix")
 		}
+	}
+	return nil
+}
+
+// MaxFolderBytes bounds the generated folder's name: most file systems
+// allow 255 bytes per name, and a longer path helps no one.
+const MaxFolderBytes = 255
+
+// ValidFolder checks the shape of a generated folder name: relative,
+// slash-separated and clean (no "." or ".." segments, no empty segment, no
+// dot folder, no trailing space or dot, which Windows drops), free of NUL
+// and control characters, and at most MaxFolderBytes. Whether it exists as
+// a file, or holds notes Quire did not write, depends on the vault: see
+// CheckFolder.
+func ValidFolder(f string) error {
+	switch {
+	case f == "":
+		return errors.New("empty")
+	case len(f) > MaxFolderBytes:
+		return fmt.Errorf("%d bytes, over the limit of %d", len(f), MaxFolderBytes)
+	case !utf8.ValidString(f):
+		return fmt.Errorf("%q is not UTF-8", f)
+	case strings.ContainsRune(f, '\\'):
+		return fmt.Errorf("%q: use / between folders", f)
+	case strings.HasPrefix(f, "/") || filepath.IsAbs(f) || (len(f) > 1 && f[1] == ':'):
+		return fmt.Errorf("%q is not relative to the vault", f)
+	}
+	for _, r := range f {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return fmt.Errorf("%q holds a control or format character (%U)", f, r)
+		}
+	}
+	for _, seg := range strings.Split(f, "/") {
+		switch {
+		case seg == "":
+			return fmt.Errorf("%q has an empty folder name", f)
+		case seg == "." || seg == "..":
+			return fmt.Errorf("%q has a %q segment", f, seg)
+		case strings.HasPrefix(seg, "."):
+			return fmt.Errorf("%q is or lies in a dot folder (%s)", f, seg)
+		case strings.TrimSpace(seg) != seg || strings.HasSuffix(seg, "."):
+			return fmt.Errorf("%q: folder name %q starts or ends with a space, or ends with a dot", f, seg)
+		}
+	}
+	return nil
+}
+
+// CheckFolder checks f with ValidFolder and against the vault: it must
+// not be an existing file (or a link), and if it exists it must be a
+// folder.
+func CheckFolder(vaultDir, f string) error {
+	if err := ValidFolder(f); err != nil {
+		return err
+	}
+	st, err := os.Lstat(filepath.Join(vaultDir, filepath.FromSlash(f)))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case st.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("%q is a symbolic link", f)
+	case !st.IsDir():
+		return fmt.Errorf("%q is an existing file", f)
 	}
 	return nil
 }

@@ -79,3 +79,55 @@ func TestLoad(t *testing.T) {
 		})
 	}
 }
+
+func TestValidFolder(t *testing.T) {
+	tests := []struct {
+		folder string
+		ok     bool
+	}{
+		{"Quire", true},
+		{"Notes/Quire", true},
+		{"Généré", true},
+		{"Quire\x00x", false},
+		{"Quire\nx", false},
+		{"Qu\u200bire", false},
+		{"Kitchen/.obsidian", false},
+		{".quire", false},
+		{"a/../b", false},
+		{"./Quire", false},
+		{"Quire/", false},
+		{"a//b", false},
+		{" /etc", false},
+		{"/etc", false},
+		{`C:\Quire`, false},
+		{"Quire.", false},
+		{"Quire ", false},
+		{strings.Repeat("x", 5000), false},
+		{strings.Repeat("x", 255), true},
+		{"", false},
+	}
+	for _, tt := range tests {
+		err := ValidFolder(tt.folder)
+		if (err == nil) != tt.ok {
+			t.Errorf("ValidFolder(%q) = %v, want ok=%v", tt.folder, err, tt.ok)
+		}
+	}
+	c := Default()
+	c.Folder = "Quire\x00x"
+	if err := c.Validate(); err == nil || !strings.HasPrefix(err.Error(), "folder:") {
+		t.Errorf("Validate with folder %q = %v, want a folder: error", c.Folder, err)
+	}
+}
+
+func TestCheckFolderFile(t *testing.T) {
+	vault := t.TempDir()
+	if err := os.WriteFile(filepath.Join(vault, "Welcome.md"), []byte("hi"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckFolder(vault, "Welcome.md"); err == nil || !strings.Contains(err.Error(), "existing file") {
+		t.Errorf("CheckFolder(Welcome.md) = %v, want an existing-file error", err)
+	}
+	if err := CheckFolder(vault, "Quire"); err != nil {
+		t.Errorf("CheckFolder(Quire) = %v, want nil", err)
+	}
+}

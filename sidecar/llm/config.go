@@ -49,6 +49,12 @@ type Config struct {
 	// packs into a prompt; sent to Ollama as num_ctx, whose own default
 	// (2048–4096) would silently cut a long prompt. 0 = the server's default.
 	ContextTokens int `yaml:"context_tokens"`
+	// Remote says whether the endpoint sends data off this machine:
+	// "auto" (or empty) decides by its host (loopback and localhost are
+	// local), "true" makes it remote whatever its host (a local proxy such
+	// as LiteLLM that forwards to a hosted API), "false" local. Passages of
+	// private folders never reach a remote model.
+	Remote string `yaml:"remote"`
 }
 
 // Default returns the configuration with no model and a two-minute timeout:
@@ -90,6 +96,11 @@ func (c Config) Validate() error {
 	}
 	if c.ContextTokens < 0 {
 		return errors.New("context_tokens: must not be negative")
+	}
+	switch c.Remote {
+	case "", "auto", "true", "false":
+	default:
+		return fmt.Errorf("remote: %q is not auto, true or false", c.Remote)
 	}
 	return nil
 }
@@ -146,9 +157,16 @@ func (c Config) key() string {
 	return ""
 }
 
-// Local reports whether the endpoint is on this machine (a loopback address
-// or "localhost"). Anything else is remote: private notes must not go there.
+// Local reports whether the endpoint is on this machine: Remote "false",
+// or Remote "auto" and a loopback address or "localhost". Anything else is
+// remote: private notes must not go there.
 func (c Config) Local() bool {
+	switch c.Remote {
+	case "true":
+		return false
+	case "false":
+		return true
+	}
 	u, err := url.Parse(c.BaseURL())
 	if err != nil {
 		return false

@@ -28,6 +28,8 @@ func TestValidate(t *testing.T) {
 		{"bad env name", func(c *llm.Config) { c.APIKeyEnv = "MY KEY" }, "api_key_env:"},
 		{"zero timeout", func(c *llm.Config) { c.Timeout = 0 }, "timeout:"},
 		{"negative context", func(c *llm.Config) { c.ContextTokens = -1 }, "context_tokens:"},
+		{"remote true", func(c *llm.Config) { c.Remote = "true" }, ""},
+		{"remote yes", func(c *llm.Config) { c.Remote = "yes" }, "remote:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,20 +71,25 @@ func TestLocal(t *testing.T) {
 	tests := []struct {
 		provider, endpoint string
 		want               bool
+		remote             string
 	}{
-		{llm.Ollama, "", true},
-		{llm.Ollama, "http://localhost:11434", true},
-		{llm.OpenAI, "http://127.0.0.2:1234/v1", true},
-		{llm.OpenAI, "http://[::1]:8080", true},
-		{llm.OpenAI, "", false},
-		{llm.OpenAI, "http://192.168.1.20:1234", false}, // another machine on the LAN is remote
-		{llm.Ollama, "http://localhost.evil.org:11434", false},
-		{llm.Anthropic, "", false},
+		{llm.Ollama, "", true, ""},
+		{llm.Ollama, "", true, "auto"},
+		// A loopback proxy that forwards to a hosted API, said to be remote.
+		{llm.OpenAI, "http://127.0.0.1:4000", false, "true"},
+		{llm.OpenAI, "http://192.168.1.20:1234", true, "false"},
+		{llm.Ollama, "http://localhost:11434", true, ""},
+		{llm.OpenAI, "http://127.0.0.2:1234/v1", true, ""},
+		{llm.OpenAI, "http://[::1]:8080", true, ""},
+		{llm.OpenAI, "", false, ""},
+		{llm.OpenAI, "http://192.168.1.20:1234", false, ""}, // another machine on the LAN is remote
+		{llm.Ollama, "http://localhost.evil.org:11434", false, ""},
+		{llm.Anthropic, "", false, ""},
 	}
 	for _, tt := range tests {
-		c := llm.Config{Provider: tt.provider, Endpoint: tt.endpoint}
+		c := llm.Config{Provider: tt.provider, Endpoint: tt.endpoint, Remote: tt.remote}
 		if got := c.Local(); got != tt.want {
-			t.Errorf("%s %q: Local() = %v, want %v", tt.provider, tt.endpoint, got, tt.want)
+			t.Errorf("%s %q remote %q: Local() = %v, want %v", tt.provider, tt.endpoint, tt.remote, got, tt.want)
 		}
 	}
 }
