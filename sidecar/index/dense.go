@@ -24,6 +24,21 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// remoteEmbedder is an Embedder that may say it sends texts off this
+// machine (*llm.Embedder does): passages of private folders are then not
+// embedded, and are found by keywords only.
+type remoteEmbedder interface {
+	Remote() bool
+}
+
+// Checkpoints: Embed saves the vectors made so far after this many new
+// vectors or this much time, whichever comes first, so a crash loses at
+// most one checkpoint's work.
+const (
+	checkpointVectors = 1000
+	checkpointEvery   = 10 * time.Second
+)
+
 // QueryEmbedder is an Embedder that embeds queries differently from
 // passages (a "search_query:" prefix, an instruction).
 type QueryEmbedder interface {
@@ -148,7 +163,14 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	withheld := false
+	if r, ok := d.emb.(remoteEmbedder); ok && r.Remote() {
+		withheld = len(ix.cfg.Private) > 0
+	}
 	for _, p := range paths {
+		if withheld && ix.private(p) {
+			continue
+		}
 		for i := 0; i < entries[p].Chunks; i++ {
 			id := p + "#" + strconv.Itoa(i)
 			want[id] = true
@@ -167,7 +189,7 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	total := len(want)
 	done := total - len(todo)
 	lastNote, lastSave := time.Now(), time.Now()
-	var seen, words, windowsRead int
+	var seen, words, windowsRead, unsaved int
 	const batch = 32
 	for start := 0; start < len(todo); start += batch {
 		if err := ctx.Err(); err != nil {
@@ -203,15 +225,16 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 			return ix.DenseStats(), err
 		}
 		done += len(ids)
+		unsaved += len(vecs)
 		if ix.Progress != nil && time.Since(lastNote) > 10*time.Second {
 			fmt.Fprintf(ix.Progress, "vectors %s/%s chunks\n", thousands(done), thousands(total))
 			lastNote = time.Now()
 		}
-		if time.Since(lastSave) > time.Minute {
+		if unsaved >= ix.checkpointVectors() || time.Since(lastSave) > checkpointEvery {
 			if err := d.store.Save(); err != nil {
 				return ix.DenseStats(), err
 			}
-			lastSave = time.Now()
+			lastSave, unsaved = time.Now(), 0
 		}
 	}
 	if err := d.store.Save(); err != nil {
@@ -225,6 +248,25 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		fmt.Fprintf(ix.Progress, "Embedded %s chunks, read in %s windows (%s).\n", thousands(len(todo)), thousands(windowsRead), d.emb.Name())
 	}
 	return st, nil
+}
+
+func (ix *Index) checkpointVectors() int {
+	if ix.checkpoint > 0 {
+		return ix.checkpoint
+	}
+	return checkpointVectors
+}
+
+// private reports whether the vault-relative path lies in a folder of
+// config private (case ignored, as macOS and Windows do).
+func (ix *Index) private(p string) bool {
+	for _, dir := range ix.cfg.Private {
+		dir = strings.Trim(strings.ReplaceAll(dir, "\\", "/"), "/")
+		if dir != "" && len(p) > len(dir) && p[len(dir)] == '/' && strings.EqualFold(p[:len(dir)], dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // putVectors stores vectors for passages that a Run has not replaced

@@ -4,12 +4,14 @@ import (
 	"context"
 	"hash/fnv"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/vector"
 )
 
 // fakeEmbedder hashes words into a small vector: texts sharing words are
@@ -207,5 +209,99 @@ func TestWindowsCoverEveryWord(t *testing.T) {
 	}
 	if len(ws) < 6 {
 		t.Errorf("%d windows for 100 words of 17 per window with overlap, want at least 6", len(ws))
+	}
+}
+
+// remoteFake is a fakeEmbedder that says it sends texts off the machine
+// and remembers every text it was sent.
+type remoteFake struct {
+	fakeEmbedder
+	remote bool
+	mu     sync.Mutex
+	seen   []string
+}
+
+func (r *remoteFake) Remote() bool { return r.remote }
+
+func (r *remoteFake) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	r.mu.Lock()
+	r.seen = append(r.seen, texts...)
+	r.mu.Unlock()
+	return r.fakeEmbedder.Embed(ctx, texts)
+}
+
+func TestRemoteEmbedderGetsNoPrivatePassage(t *testing.T) {
+	const marker = "zq-private-7731"
+	for _, remote := range []bool{true, false} {
+		f := newFixture(t, map[string]string{
+			"Journal/day.md": "# Day\n\nThe keel " + marker + " resists leeway.\n",
+			"Boats.md":       "# Boats\n\nThe keel resists leeway.\n",
+		})
+		f.close()
+		cfg := config.Default()
+		cfg.Private = []string{"journal/"}
+		f.openWith(cfg)
+		f.run()
+		e := &remoteFake{fakeEmbedder: fakeEmbedder{name: "remote"}, remote: remote}
+		f.enableDense(e)
+		f.embed()
+		sent := strings.Join(e.seen, "\n")
+		if got := strings.Contains(sent, marker); got == remote {
+			t.Errorf("remote %v: private passage sent to the embedder: %v, want %v", remote, got, !remote)
+		}
+		if !strings.Contains(sent, "Boats") {
+			t.Errorf("remote %v: the public note was not embedded: %q", remote, sent)
+		}
+	}
+}
+
+// crashingEmbedder embeds `before` calls, then blocks until released,
+// standing in for a process killed mid-run.
+type crashingEmbedder struct {
+	fakeEmbedder
+	before  int
+	stuck   chan struct{}
+	release chan struct{}
+	n       int
+}
+
+func (c *crashingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	c.n++
+	if c.n > c.before {
+		close(c.stuck)
+		select {
+		case <-c.release:
+		case <-ctx.Done():
+		}
+		return nil, context.Canceled
+	}
+	return c.fakeEmbedder.Embed(ctx, texts)
+}
+
+// TestEmbedCheckpointsByCount: vectors are on disk after each checkpoint's
+// count, not only after a minute, so a kill loses at most the last batch.
+func TestEmbedCheckpointsByCount(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 100; i++ {
+		files["n"+strconv.Itoa(i)+".md"] = "# Note " + strconv.Itoa(i) + "\n\nThe keel resists leeway number " + strconv.Itoa(i) + ".\n"
+	}
+	f := newFixture(t, files)
+	f.run()
+	f.ix.checkpoint = 40
+	e := &crashingEmbedder{fakeEmbedder: fakeEmbedder{name: "crash"}, before: 2, stuck: make(chan struct{}), release: make(chan struct{})}
+	f.enableDense(e)
+	done := make(chan error, 1)
+	go func() { _, err := f.ix.Embed(context.Background()); done <- err }()
+	<-e.stuck
+	// What a restarted process would find on disk now.
+	fp := vector.Fingerprint{Embedder: e.Name(), Dims: e.Dims(), Chunking: f.ix.Fingerprint() + " windows=" + strconv.Itoa(e.MaxTokens()) + " pool=mean"}
+	onDisk, err := vector.Open(f.st.Join("vectors"), fp)
+	close(e.release)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := onDisk.Len(); got < 64 {
+		t.Errorf("vectors on disk after two batches of 32: %d, want 64", got)
 	}
 }

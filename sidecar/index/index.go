@@ -48,6 +48,8 @@ type Index struct {
 	embedMu  sync.Mutex // one Embed at a time
 	dense    *dense     // nil without an embedder
 	textSeen float64    // share of words the last Embed's windows held
+	// checkpoint overrides checkpointVectors; tests set it.
+	checkpoint int
 }
 
 // Stats is what a Run did.

@@ -57,6 +57,10 @@ func NewEmbedder(cfg Config) (*Embedder, error) {
 	return e, nil
 }
 
+// Remote reports whether the embedder sends texts off this machine
+// (Config.Local false): the index then embeds no private passage.
+func (e *Embedder) Remote() bool { return !e.cfg.Local() }
+
 // Name identifies the embedder for the vector index's fingerprint, e.g.
 // "ollama:nomic-embed-text".
 func (e *Embedder) Name() string { return e.cfg.Provider + ":" + e.cfg.EmbedModel }

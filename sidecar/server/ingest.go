@@ -41,6 +41,7 @@ func (s *Server) compileOptions() compile.Options {
 		Related:  worker.Related(snap.searcher, search.Default(snap.dense.Embedded), s.config().Folder),
 		Exists:   worker.Exists(s.vault, snap.entries),
 		MaxCalls: s.config().Ingest.MaxCalls,
+		Private:  s.config().Private,
 	}
 	if m := s.answerModel(); m != nil {
 		opt.Model = m

@@ -77,7 +77,7 @@ func cmdIngest(ctx context.Context, args []string) error {
 		Vault: c.vault, Folder: a.cfg.Folder, MaxCalls: a.cfg.Ingest.MaxCalls, Inbox: -1,
 		Events: out.event,
 		Compile: func() compile.Options {
-			opt := compile.Options{MaxCalls: a.cfg.Ingest.MaxCalls}
+			opt := compile.Options{MaxCalls: a.cfg.Ingest.MaxCalls, Private: a.cfg.Private}
 			if model != nil {
 				opt.Model = model
 			}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -66,6 +67,12 @@ type Options struct {
 	// are dropped. nil means only related pages and the pages this compile
 	// creates resolve.
 	Exists func(target string) bool
+	// Private lists vault-relative folders whose notes never reach a
+	// remote model (llm.Config.Local false): their pages are not shown to
+	// it, and no generated note quotes them (a later ask would send the
+	// quote on). A source file inside one is not sent to a remote model
+	// either.
+	Private []string
 	// MaxCalls caps model calls for this source (reading, merging and
 	// planning; config ingest.max_calls). 0 means DefaultMaxCalls; below 2
 	// counts as 2 (one read, one plan).
@@ -174,6 +181,8 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 	var d draft
 	if opt.Model == nil {
 		d = c.unsummarised(ctx, "No model is configured")
+	} else if c.remote() && c.privateSource() {
+		d = c.unsummarised(ctx, "The source lies in a private folder and the model is not on this machine")
 	} else {
 		d, err = c.summarise(ctx)
 		if ctx.Err() != nil {
@@ -329,6 +338,14 @@ func (c *compiler) findRelated(ctx context.Context, query string) error {
 		own = c.dir.vaultPath(c.existing)
 	}
 	for _, p := range pages {
+		if c.private(p.Path) {
+			if c.remote() {
+				continue
+			}
+			// Linked, never quoted: a generated note is sent to remote
+			// models like any other.
+			p.Snippet, p.Heading = "", ""
+		}
 		if p.Path == own || strings.HasPrefix(p.Path, c.dir.rel+"/Review/") ||
 			p.Path == c.dir.vaultPath("index.md") || p.Path == c.dir.vaultPath("log.md") {
 			continue
@@ -339,6 +356,36 @@ func (c *compiler) findRelated(ctx context.Context, query string) error {
 		c.related = append(c.related, p)
 	}
 	return nil
+}
+
+// remote reports whether the model sends what it is given off this machine.
+func (c *compiler) remote() bool {
+	return c.opt.Model != nil && !c.opt.Model.Config().Local()
+}
+
+// private reports whether the vault-relative path lies in a private
+// folder (case ignored, as macOS and Windows do).
+func (c *compiler) private(p string) bool {
+	for _, dir := range c.opt.Private {
+		dir = strings.Trim(strings.ReplaceAll(dir, "\\", "/"), "/")
+		if dir != "" && len(p) > len(dir) && p[len(dir)] == '/' && strings.EqualFold(p[:len(dir)], dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// privateSource reports whether the source is a file of the vault that
+// lies in a private folder.
+func (c *compiler) privateSource() bool {
+	if c.opt.Vault == "" || c.src.Origin == "" || strings.Contains(c.src.Origin, "://") {
+		return false
+	}
+	rel, err := filepath.Rel(c.opt.Vault, c.src.Origin)
+	if err != nil || !filepath.IsLocal(rel) {
+		return false
+	}
+	return c.private(filepath.ToSlash(rel))
 }
 
 // resolve finds the page a link names: a concept or entity this compile
