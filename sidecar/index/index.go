@@ -39,7 +39,10 @@ type Index struct {
 	cfg     config.Config
 	rulesMu sync.RWMutex // guards rules, which SetIgnore replaces
 	rules   vault.Rules
-	chunker *markdown.Chunker
+	// chunker is built on first use: its tokenizer's vocabulary takes a
+	// noticeable moment to load, which a search that finds nothing to
+	// re-chunk should not pay before its first result.
+	chunker func() *markdown.Chunker
 	cat     *catalog
 	BM25    *bm25.Index
 	// Progress receives progress lines and the summary; nil is silent.
@@ -73,7 +76,7 @@ func Open(vaultDir string, st *state.Dir, cfg config.Config) (*Index, error) {
 		Vault:   vaultDir,
 		cfg:     cfg,
 		rules:   rules(vaultDir, cfg),
-		chunker: markdown.New(markdown.Params(cfg.Chunk)),
+		chunker: sync.OnceValue(func() *markdown.Chunker { return markdown.New(markdown.Params(cfg.Chunk)) }),
 		cat:     cat,
 	}
 	meta, err := cat.meta()
@@ -367,7 +370,7 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 		l = lang.Detect(string(body))
 	}
 	e.Lang = string(l)
-	chunks := ix.chunker.Split(note.Raw, note.BodyStart)
+	chunks := ix.chunker().Split(note.Raw, note.BodyStart)
 	r.docs = make([]bm25.Doc, len(chunks))
 	for i, c := range chunks {
 		r.docs[i] = toDoc(note, string(l), i, c)

@@ -202,9 +202,10 @@ func explain(query string, from, to Lang, opt Options) (Explanation, error) {
 	return e, nil
 }
 
-// Warm decodes the from→to word list and indexes its unaccented keys now
-// rather than at the first query that needs them (the Czech lists take a
-// noticeable moment). It is safe to call from a goroutine at start-up.
+// Warm indexes the unaccented keys of the from→to word list now rather
+// than at the first query typed without accents that needs them (reading
+// a whole Czech list takes a noticeable moment; plain lookups need no
+// warming). It is safe to call from a goroutine at start-up.
 func Warm(from, to Lang) error {
 	t, err := dict.Load(string(from), string(to))
 	t.LookupFolded("", Fold) // builds the index of unaccented keys

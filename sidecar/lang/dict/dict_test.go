@@ -46,30 +46,36 @@ func TestPairs(t *testing.T) {
 	}
 }
 
-func BenchmarkLoadCzech(b *testing.B) {
-	gz, _ := files.ReadFile("cs-en.tsv.gz")
+// BenchmarkFirstLookup measures what a one-shot search pays for its
+// first Czech word: opening the table and one lookup.
+func BenchmarkFirstLookup(b *testing.B) {
 	for b.Loop() {
-		if _, err := decode("cs", "en", gz); err != nil {
-			b.Fatal(err)
+		mu.Lock()
+		delete(loaded, "cs-en")
+		mu.Unlock()
+		tab, _ := Load("cs", "en")
+		if tab.Lookup("sýr") == nil {
+			b.Fatal("sýr not found")
 		}
 	}
 }
 
 func TestDecodeRejects(t *testing.T) {
-	for _, text := range []string{"b\tx\na\ty\n", "a\n", "a\t\n"} {
+	for _, text := range []string{"b\tx\na\ty\n", "a\n", "a\t\n", "a\tx\na\ty\n"} {
 		var buf bytes.Buffer
 		zw := gzip.NewWriter(&buf)
 		zw.Write([]byte(text))
 		zw.Close()
-		if _, err := decode("x", "y", buf.Bytes()); err == nil {
-			t.Errorf("decode(%q): no error", text)
+		if _, err := Decode("x", buf.Bytes()); err == nil {
+			t.Errorf("Decode(%q): no error", text)
 		}
 	}
 }
 
-// TestSizes logs each table's embedded size and key counts (go test -v),
-// the figures README quotes.
-func TestSizes(t *testing.T) {
+// TestTables checks every embedded table (sorted, well formed: lookups
+// bisect it) and logs its size and key counts (go test -v), the figures
+// README quotes.
+func TestTables(t *testing.T) {
 	total := 0
 	for _, p := range Pairs() {
 		from, to, _ := strings.Cut(p, "-")
@@ -77,19 +83,43 @@ func TestSizes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		words := 0
-		for i := range tab.lines {
-			if !strings.HasPrefix(tab.key(i), StemPrefix) {
+		if err := tab.Check(); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+		words, n := 0, 0
+		tab.each(func(start int, key string) {
+			n++
+			if !strings.HasPrefix(key, StemPrefix) {
 				words++
 			}
-		}
+			// Every key must be found by bisection, first and last included.
+			if n%97 == 1 && tab.find(key) != start {
+				t.Errorf("%s: find(%q) = %d, want %d", p, key, tab.find(key), start)
+			}
+		})
 		if words == 0 {
 			t.Errorf("%s: no words", p)
 		}
 		total += Size(from, to)
-		t.Logf("%s: %d bytes gzipped, %d bytes decoded, %d words, %d stems", p, Size(from, to), len(tab.text), words, tab.Len()-words)
+		t.Logf("%s: %d bytes, %d words, %d stems", p, Size(from, to), words, n-words)
 	}
-	t.Logf("total: %d bytes gzipped", total)
+	t.Logf("total: %d bytes", total)
+}
+
+func TestFindEdges(t *testing.T) {
+	tab := newTable("# header\nb\t1\nd\t2\nf\t3\n")
+	for key, want := range map[string]string{"a": "", "b": "1", "c": "", "d": "2", "e": "", "f": "3", "g": "", "": ""} {
+		got := strings.Join(tab.Lookup(key), ",")
+		if got != want {
+			t.Errorf("Lookup(%q) = %q, want %q", key, got, want)
+		}
+	}
+	if n := tab.Len(); n != 3 {
+		t.Errorf("Len = %d, want 3", n)
+	}
+	if got := newTable("# only a header\n").Lookup("a"); got != nil {
+		t.Errorf("header-only Lookup = %q", got)
+	}
 }
 
 func TestLookupFolded(t *testing.T) {

@@ -1,7 +1,8 @@
 // Command gendict builds Quire's bilingual word lists (it↔en, es↔en,
 // cs↔en) from the FreeDict dictionaries that Debian ships in dictd format
 // (/usr/share/dictd/freedict-*.index and .dict.dz), and writes them as
-// gzipped tables beside package dict. Run it through scripts/gen-dict.
+// plain sorted tables beside package dict, which embeds and bisects them
+// as they are. Run it through scripts/gen-dict.
 //
 // Each direction merges the dictionary in that direction with the inverse
 // of the dictionary the other way (FreeDict has no Czech-English list of
@@ -87,7 +88,7 @@ func run(src, out string) error {
 		{lang.English, lang.Czech, "eng-ces", "ces-eng"},
 	} {
 		t := build(d.from, d.to, dicts[d.direct], dicts[d.inverse], vocab, common)
-		file := fmt.Sprintf("%s-%s.tsv.gz", d.from, d.to)
+		file := fmt.Sprintf("%s-%s.tsv", d.from, d.to)
 		header := fmt.Sprintf("# %s→%s from FreeDict %s %s and %s %s (inverted), GPL-2.0-or-later; regenerate with scripts/gen-dict",
 			d.from, d.to, d.direct, dicts[d.direct].edition, d.inverse, dicts[d.inverse].edition)
 		n, size, err := write(filepath.Join(out, file), header, t)
@@ -463,8 +464,8 @@ func top(m map[string]float64, n int) []string {
 	return out
 }
 
-// write stores the table as sorted "key\ttranslation\t…" lines, gzipped
-// with a fixed header so the file is the same on every run. It returns the
+// write stores the table as sorted "key\ttranslation\t…" lines after a
+// fixed header, so the file is the same on every run. It returns the
 // number of word keys and the file size.
 func write(path, header string, t map[string][]string) (int, int, error) {
 	keys := make([]string, 0, len(t))
@@ -477,16 +478,9 @@ func write(path, header string, t map[string][]string) (int, int, error) {
 	}
 	sort.Strings(keys)
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return 0, 0, err
-	}
-	fmt.Fprintln(zw, header)
+	fmt.Fprintln(&buf, header)
 	for _, k := range keys {
-		fmt.Fprintf(zw, "%s\t%s\n", k, strings.Join(t[k], "\t"))
-	}
-	if err := zw.Close(); err != nil {
-		return 0, 0, err
+		fmt.Fprintf(&buf, "%s\t%s\n", k, strings.Join(t[k], "\t"))
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return 0, 0, fmt.Errorf("write %s: %w", path, err)
@@ -504,7 +498,7 @@ func debianVersion(pkg string) string {
 	return "version " + strings.TrimSpace(string(out))
 }
 
-const noticeHead = `Quire's bilingual word lists (*.tsv.gz in this folder)
+const noticeHead = `Quire's bilingual word lists (*.tsv in this folder)
 
 These tables are derived from the FreeDict dictionaries listed below
 (https://freedict.org/, "Copyright (C) 1999-2019 by various authors",
@@ -525,7 +519,7 @@ sidecar/lang/dict/gendict, which parses the dictd files
 headwords, strips grammar notes, parenthesised glosses and field labels,
 merges each dictionary with the inverse of the one in the other direction,
 keeps the best three translations per word and per stem (stems from
-package lang), and writes the gzipped tables. Regenerate with:
+package lang), and writes the sorted tables. Regenerate with:
 
     scripts/gen-dict
 `
