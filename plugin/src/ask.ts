@@ -82,7 +82,7 @@ export function askErrorText(err: unknown): string {
   if (err instanceof ClientError) {
     switch (err.code) {
       case "closed":
-        return "The sidecar is offline. Start it from the status bar and ask again.";
+        return "Quire is offline. Start it from the status bar and ask again.";
       case "not_ready":
         return "The index is still being built. Ask again in a moment.";
       case "model_unavailable":
@@ -90,7 +90,7 @@ export function askErrorText(err: unknown): string {
       case "invalid_request":
         return err.message.replace(/^ask\.query: /, "");
       case "timeout":
-        return "The sidecar took too long to answer.";
+        return "Quire took too long to answer.";
       default:
         return err.message;
     }
@@ -125,7 +125,7 @@ export class AskSession {
     const client = this.deps.client();
     if (!client) {
       this.latest.cancel();
-      this.set({ kind: "error", question: q, message: "The sidecar is offline. Start it from the status bar and ask again." });
+      this.set({ kind: "error", question: q, message: "Quire is offline. Start it from the status bar and ask again." });
       return;
     }
     const signal = this.latest.next();
@@ -154,12 +154,12 @@ export class AskSession {
     const s = this.st;
     if (s.kind !== "done") throw new Error("no answer to save yet");
     const client = this.deps.client();
-    if (!client) throw new Error("The sidecar is offline; the answer cannot be saved.");
+    if (!client) throw new Error("Quire is offline; the answer cannot be saved.");
     try {
       const res = await client.request("answer.save", { askId: s.askId }, { timeoutMs: 30_000 });
       return res.path;
     } catch (err) {
-      if (err instanceof ClientError && err.code === "not_found") throw new Error("The sidecar no longer holds this answer (it restarted or many questions followed). Ask again to save it.");
+      if (err instanceof ClientError && err.code === "not_found") throw new Error("Quire no longer holds this answer (it restarted or many questions followed). Ask again to save it.");
       throw new Error(askErrorText(err));
     }
   }

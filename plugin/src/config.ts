@@ -53,7 +53,7 @@ export class ConfigSync {
   /** get asks the sidecar for its settings. */
   async get(): Promise<ConfigResult> {
     const c = this.deps.sidecar.client;
-    if (!c) throw new ClientError("closed", "The sidecar is offline.");
+    if (!c) throw new ClientError("closed", "Quire is offline.");
     const r = await c.request("config.get", {}, { timeoutMs: 10_000 });
     this.remember(r);
     return r;
@@ -65,7 +65,7 @@ export class ConfigSync {
    */
   async set(settings: Settings): Promise<ConfigResult> {
     const c = this.deps.sidecar.client;
-    if (!c) throw new ClientError("closed", "The sidecar is offline.");
+    if (!c) throw new ClientError("closed", "Quire is offline.");
     const key = this.deps.apiKey();
     const model = { ...settings.model };
     delete model.apiKey;
@@ -110,7 +110,7 @@ export function parseIgnore(text: string): string[] {
 /** configErrorText is a short sentence for a failed config request. */
 export function configErrorText(err: unknown): string {
   if (err instanceof ClientError) {
-    if (err.code === "closed") return "The sidecar is offline. Start it, then change these settings.";
+    if (err.code === "closed") return "Quire is offline. Start it, then change these settings.";
     if (err.code === "invalid_request") return err.message.replace(/^config\.set: /, "");
     return err.message;
   }

@@ -1,10 +1,11 @@
 // Ingest from the clipboard, without Obsidian: checking what the clipboard
 // holds, following the sidecar's ingest events, and wording progress and
 // failures. The ribbon button and command in main.ts run IngestRunner.
-import type { IngestDone, IngestFailCode, IngestFailed, IngestProgress, QueueItem } from "../../proto/proto.gen";
+import type { IngestDone, IngestFailed, IngestProgress, QueueItem } from "../../proto/proto.gen";
 import { type Client, ClientError } from "./sidecar/client";
 import { followClient } from "./sidecar/follow";
 import type { Sidecar } from "./sidecar/lifecycle";
+import type { NoticeAction } from "./notices";
 
 /** ClipboardUrl is the clipboard checked: a URL to ingest, or why not. */
 export type ClipboardUrl = { ok: true; url: string } | { ok: false; message: string };
@@ -51,7 +52,7 @@ export function stepText(p: Pick<IngestProgress, "step" | "index" | "total">): s
 }
 
 /** failureText is the short sentence for a failed ingest; detail is the sidecar's own sentence. */
-export function failureText(code: IngestFailCode | string, detail: string): string {
+export function failureText(code: string, detail: string): string {
   // A detail may be an error chain ("fetch URL: refused: 127.0.0.1 is a
   // loopback address"); its last clause is the sentence for people (the
   // whole chain goes to the console).
@@ -69,7 +70,7 @@ export function failureText(code: IngestFailCode | string, detail: string): stri
     case "model_unavailable":
       return d ? `The model did not answer: ${d}. Try again later.` : "The model did not answer. Try again later.";
     default:
-      return d ? `Ingest failed: ${d}.` : "Ingest failed. See the sidecar's log.";
+      return d ? `Ingest failed: ${d}.` : "Ingest failed. The developer console has the detail.";
   }
 }
 
@@ -239,6 +240,8 @@ export class IngestTracker {
 export interface NoticeHandle {
   setText(text: string): void;
   hide(): void;
+  /** offer rewords the notice and adds buttons. */
+  offer(text: string, actions: NoticeAction[]): void;
 }
 
 /** IngestRunnerDeps is what the ingest command needs. */
@@ -256,7 +259,7 @@ export interface IngestRunnerDeps {
 
 /**
  * IngestRunner ingests the URL on the clipboard: it checks it, queues it,
- * keeps one notice per item reworded as the item moves on, and opens the
+ * keeps one notice per item reworded as the item moves on, and offers to open the
  * source note when it is written.
  */
 export class IngestRunner {
@@ -288,7 +291,7 @@ export class IngestRunner {
   async ingest(url: string): Promise<number | null> {
     const client = this.deps.sidecar.client;
     if (!client) {
-      this.deps.notice("Quire: the sidecar is offline. Start it from the status bar, then try again.", 8000);
+      this.deps.notice("Quire is offline. Start it from the status bar, then try again.", 8000);
       return null;
     }
     const n = this.deps.notice(`Quire: ${shortUrl(url)} — queued`, 0);
@@ -301,8 +304,8 @@ export class IngestRunner {
       this.deps.log("ingest.add", url, err);
       const code = err instanceof ClientError ? err.code : "internal";
       const msg = err instanceof ClientError && code !== "closed" ? err.message : "";
-      n.setText(`Quire: ${code === "closed" ? "the sidecar went offline before the page was queued." : failureText(code, msg)}`);
-      setTimeout(() => n.hide(), 10_000);
+      n.setText(`Quire: ${code === "closed" ? "Quire went offline before the page was queued." : failureText(code, msg)}`);
+      window.setTimeout(() => n.hide(), 10_000);
       return null;
     }
     this.deps.tracker.expect(id, url);
@@ -317,13 +320,16 @@ export class IngestRunner {
       this.unsubs.delete(id);
       this.live.delete(n);
       if (s.kind === "done") {
-        n.setText(`Quire: ${doneText(s.done)}`);
-        setTimeout(() => n.hide(), 8000);
-        void this.deps.openNote(s.done.note);
+        // The note opens only when asked: the ingest may end minutes after
+        // the click, while the user writes something else.
+        const note = s.done.note;
+        if (note) n.offer(`Quire: ${doneText(s.done)}`, [{ label: "Open", run: () => void this.deps.openNote(note) }]);
+        else n.setText(`Quire: ${doneText(s.done)}`);
+        window.setTimeout(() => n.hide(), 15_000);
       } else {
         this.deps.log("ingest failed", s.failed);
         n.setText(`Quire: ${failureText(s.failed.code, s.failed.message)}`);
-        setTimeout(() => n.hide(), 12_000);
+        window.setTimeout(() => n.hide(), 12_000);
       }
       return true;
     };

@@ -1,4 +1,4 @@
-import { FileSystemAdapter, Notice, Plugin } from "obsidian";
+import { FileSystemAdapter, Modal, Notice, Plugin, type App } from "obsidian";
 import { History } from "./ask";
 import { ConfigSync, modelText } from "./config";
 import { answerNoteProcessor } from "./hover/answer-note";
@@ -7,7 +7,7 @@ import { answerEditorHover } from "./hover/editor";
 import { IngestRunner, IngestTracker } from "./ingest";
 import { AskModal } from "./modals/ask";
 import { PushedNotices } from "./notices";
-import { type QuireSettings, QuireSettingTab, mergeSettings } from "./settings";
+import { type QuireSettings, QuireSettingTab, type SecretStorageLike, keyStore, mergeSettings } from "./settings";
 import { stateDir } from "./sidecar/connfile";
 import { Sidecar } from "./sidecar/lifecycle";
 import { isAlive, isExecutable, readFileOrNull, spawnProcess } from "./sidecar/node";
@@ -15,7 +15,7 @@ import { StatusTracker } from "./sidecar/status";
 import { liveNotice, showNotice } from "./views/notice";
 import { NoteOpener } from "./views/open";
 import { RELATED_VIEW, RelatedView, openRelatedView, workspaceEvents } from "./views/related";
-import { REVIEW_VIEW, ReviewView, openReviewView } from "./views/review";
+import { REVIEW_VIEW, ReviewView, openReviewView, refreshReviewViews } from "./views/review";
 import { StatusBar, StatusModal } from "./views/status";
 
 /**
@@ -50,23 +50,39 @@ export default class QuirePlugin extends Plugin {
     this.register(() => tracker.dispose());
     const ingest = new IngestTracker(sidecar);
     this.register(() => ingest.dispose());
-    const config = new ConfigSync({ sidecar, apiKey: () => this.settings.apiKey, log });
+    // Obsidian 1.11.4+ has secret storage; it is looked up, not required, so minAppVersion stays 1.7.2.
+    const secrets = (this.app as unknown as { secretStorage?: SecretStorageLike }).secretStorage ?? null;
+    const key = await keyStore(secrets, this.settings, (change) => this.saveSettings(change));
+    const config = new ConfigSync({ sidecar, apiKey: () => key.get(), log });
     this.register(() => config.dispose());
     const opener = new NoteOpener({ vault, workspace });
     const pushed = new PushedNotices({
       sidecar,
       show: (msg, lines, actions, ms) => void showNotice(msg, lines, actions, ms),
       openNote: (path) => void opener.openNote(path),
-      reviewCreated: () => workspace.getLeavesOfType(REVIEW_VIEW).forEach((l) => (l.view as ReviewView).refreshSoon()),
+      // A review leaf in a hidden sidebar tab holds a DeferredView until shown: only a loaded ReviewView can refresh.
+      reviewCreated: () => refreshReviewViews(workspace),
     });
     this.register(() => pushed.dispose());
     const openGenerated = async (path: string) => {
       pushed.opening(path);
       await opener.openNote(path);
     };
-    const start = () => sidecar.start();
+    const start = () => sidecar.start({ explicit: true });
     const rebuild = async () => {
-      await sidecar.client?.request("index.rebuild", {}).catch((err: unknown) => new Notice(`Quire: rebuild failed: ${String(err)}`));
+      const client = sidecar.client;
+      if (!client) {
+        new Notice("Quire is offline: start it (Quire: Start or reconnect), then rebuild the index.", 8000);
+        return;
+      }
+      if (!(await confirm(this.app, "Rebuild the index?", "Quire reads every note again and computes its vectors anew. Search keeps answering from the current index meanwhile; on a large vault this takes minutes.", "Rebuild"))) return;
+      try {
+        await client.request("index.rebuild", {}, { timeoutMs: 30_000 });
+        new Notice("Quire: rebuilding the index. The status bar shows the progress.", 6000);
+      } catch (err) {
+        log("index.rebuild", err);
+        new Notice("Quire: the index could not be rebuilt. The developer console has the detail.", 8000);
+      }
     };
     const showStatus = () =>
       new StatusModal(this.app, { tracker, rebuild, start, queue: () => ingest.queue(), ingest, model: () => modelText(config.current) }).open();
@@ -126,13 +142,15 @@ export default class QuirePlugin extends Plugin {
     this.addCommand({ id: "ingest-clipboard", name: "Ingest the URL on the clipboard", callback: ingestClipboard });
     this.addCommand({ id: "open-related", name: "Open related pages", callback: () => void openRelatedView(workspace) });
     this.addCommand({ id: "open-review", name: "Open review items", callback: () => void openReviewView(workspace) });
-    this.addCommand({ id: "show-status", name: "Show sidecar status", callback: showStatus });
-    this.addCommand({ id: "start-sidecar", name: "Start or reconnect the sidecar", callback: () => void start() });
+    this.addCommand({ id: "show-status", name: "Show status", callback: showStatus });
+    // The id stays as it was so that users' hotkeys keep working.
+    this.addCommand({ id: "start-sidecar", name: "Start or reconnect", callback: () => void start() });
     this.addCommand({ id: "rebuild-index", name: "Rebuild the index", callback: () => void rebuild() });
 
     this.addSettingTab(
       new QuireSettingTab(this.app, this, {
         settings: this.settings,
+        key,
         save: async (change) => {
           await this.saveSettings(change);
           if (sidecar.state.kind === "offline" && ("binaryPath" in change || "stateFolder" in change)) void start();
@@ -143,8 +161,34 @@ export default class QuirePlugin extends Plugin {
     workspace.onLayoutReady(() => void start());
   }
 
+  /** onExternalSettingsChange reads data.json again when Sync or another device changed it. */
+  override async onExternalSettingsChange(): Promise<void> {
+    Object.assign(this.settings, mergeSettings(await this.loadData()));
+  }
+
   private async saveSettings(change: Partial<QuireSettings>): Promise<void> {
     Object.assign(this.settings, change);
     await this.saveData(this.settings);
   }
+}
+
+/** confirm asks a yes-or-no question in a modal; it resolves true only on the action button. */
+function confirm(app: App, title: string, body: string, action: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    let answer = false;
+    const m = new Modal(app);
+    m.titleEl.setText(title);
+    m.contentEl.createEl("p", { text: body });
+    const bar = m.contentEl.createDiv({ cls: "modal-button-container" });
+    const yes = bar.createEl("button", { cls: "mod-cta", text: action });
+    const no = bar.createEl("button", { text: "Cancel" });
+    yes.addEventListener("click", () => {
+      answer = true;
+      m.close();
+    });
+    no.addEventListener("click", () => m.close());
+    m.onClose = () => resolve(answer);
+    m.open();
+    yes.focus();
+  });
 }

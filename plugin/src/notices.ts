@@ -46,7 +46,7 @@ export function writtenText(w: NoteWritten): string {
 export class PushedNotices {
   private readonly unfollow: () => void;
   private pending: NoteWritten[] = [];
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: number | null = null;
   private readonly quiet = new Map<string, number>();
 
   constructor(private readonly deps: PushedNoticesDeps) {
@@ -67,7 +67,7 @@ export class PushedNotices {
   /** dispose stops following and drops gathered writes. */
   dispose(): void {
     this.unfollow();
-    if (this.timer !== null) clearTimeout(this.timer);
+    if (this.timer !== null) window.clearTimeout(this.timer);
     this.timer = null;
     this.pending = [];
   }
@@ -88,7 +88,7 @@ export class PushedNotices {
     if (this.isQuiet(w.path)) return;
     this.pending.push(w);
     if (this.timer !== null) return;
-    this.timer = setTimeout(() => this.flush(), this.deps.settleMs ?? 500);
+    this.timer = window.setTimeout(() => this.flush(), this.deps.settleMs ?? 500);
   }
 
   private flush(): void {

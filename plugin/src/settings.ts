@@ -1,4 +1,4 @@
-import { type App, type Plugin, PluginSettingTab, Setting } from "obsidian";
+import { type App, type Plugin, PluginSettingTab, Setting, type TextComponent, normalizePath } from "obsidian";
 import type { ConfigResult, Settings } from "../../proto/proto.gen";
 import { configErrorText, parseIgnore } from "./config";
 
@@ -9,8 +9,9 @@ export interface QuireSettings {
   /** stateFolder is where the sidecar keeps its index; empty means `<vault>/.quire`. */
   stateFolder: string;
   /**
-   * apiKey is the model server's key. It stays in the plugin's data and
-   * goes only to the sidecar (config.set), which keeps it in memory.
+   * apiKey is the model server's key, kept here only where Obsidian has no
+   * secret storage (before 1.11.4); it goes only to Quire's engine
+   * (config.set), which keeps it in memory.
    */
   apiKey: string;
 }
@@ -38,10 +39,51 @@ export function mergeSettings(stored: unknown): QuireSettings {
   return out;
 }
 
+/** KeyStore keeps the model server's API key. */
+export interface KeyStore {
+  /** secure says the key is in Obsidian's secret storage, not in the vault's plugin data. */
+  readonly secure: boolean;
+  get(): string;
+  set(key: string): Promise<void>;
+}
+
+/** SECRET_ID names the API key in Obsidian's secret storage. */
+export const SECRET_ID = "quire-api-key";
+
+/** SecretStorageLike is the part of Obsidian's SecretStorage (1.11.4+) the plugin uses. */
+export interface SecretStorageLike {
+  getSecret(id: string): string | null;
+  setSecret(id: string, secret: string): void;
+}
+
+/**
+ * keyStore keeps the API key in Obsidian's secret storage when the app has
+ * one (1.11.4+), moving a key found in data.json there; else in data.json,
+ * which Sync and git copy (the settings tab says so).
+ */
+export async function keyStore(
+  secrets: SecretStorageLike | null,
+  settings: QuireSettings,
+  save: (change: Partial<QuireSettings>) => Promise<void>,
+): Promise<KeyStore> {
+  if (!secrets) return { secure: false, get: () => settings.apiKey, set: (key) => save({ apiKey: key }) };
+  if (settings.apiKey !== "") {
+    if ((secrets.getSecret(SECRET_ID) ?? "") === "") secrets.setSecret(SECRET_ID, settings.apiKey);
+    await save({ apiKey: "" });
+  }
+  return {
+    secure: true,
+    get: () => secrets.getSecret(SECRET_ID) ?? "",
+    set: async (key) => secrets.setSecret(SECRET_ID, key),
+  };
+}
+
 /** SettingsStore is the narrow view of the plugin that the settings tab needs. */
 export interface SettingsStore {
   readonly settings: QuireSettings;
   save(change: Partial<QuireSettings>): Promise<void>;
+  /** key keeps the model server's API key. */
+  key: KeyStore;
   /** config reads and changes the sidecar's own settings. */
   config?: {
     get(): Promise<ConfigResult>;
@@ -61,6 +103,19 @@ const PROVIDERS: Record<string, string> = {
   openai: "OpenAI-compatible",
   anthropic: "Anthropic",
 };
+
+/**
+ * commitOnLeave calls commit with the field's trimmed value when the user
+ * leaves it or presses Enter, not on every keystroke: a path typed letter
+ * by letter must not be saved, and started, at each letter.
+ */
+function commitOnLeave(text: TextComponent, commit: (value: string) => unknown): void {
+  const done = () => void commit(text.getValue().trim());
+  text.inputEl.addEventListener("blur", done);
+  text.inputEl.addEventListener("keydown", (evt) => {
+    if (evt.key === "Enter") done();
+  });
+}
 
 /** cloneSettings copies settings so that edits do not touch what the sidecar reported. */
 function cloneSettings(s: Settings): Settings {
@@ -95,26 +150,22 @@ export class QuireSettingTab extends PluginSettingTab {
     containerEl.addClass("quire-settings");
 
     new Setting(containerEl)
-      .setName("Sidecar binary")
+      .setName("Quire program")
       .setDesc(
-        "Full path of the quire executable, started when no sidecar serves this vault. Locate it with `which quire` (macOS, Linux) or `where quire` (Windows).",
+        "Full path of the quire program, started when Quire does not run for this vault yet. Find it with `which quire` (macOS, Linux) or `where quire` (Windows). Saved when you leave the field or press Enter.",
       )
-      .addText((text) =>
-        text
-          .setPlaceholder("/usr/local/bin/quire")
-          .setValue(this.store.settings.binaryPath)
-          .onChange((value) => this.store.save({ binaryPath: value.trim() })),
-      );
+      .addText((text) => {
+        text.setPlaceholder("/usr/local/bin/quire").setValue(this.store.settings.binaryPath);
+        commitOnLeave(text, (value) => value !== this.store.settings.binaryPath && void this.store.save({ binaryPath: value }));
+      });
 
     new Setting(containerEl)
       .setName("State folder")
-      .setDesc("Where the index lives. Leave empty for .quire inside the vault.")
-      .addText((text) =>
-        text
-          .setPlaceholder(".quire")
-          .setValue(this.store.settings.stateFolder)
-          .onChange((value) => this.store.save({ stateFolder: value.trim() })),
-      );
+      .setDesc("Where the index lives. Leave empty for .quire inside the vault. Saved when you leave the field or press Enter.")
+      .addText((text) => {
+        text.setPlaceholder(".quire").setValue(this.store.settings.stateFolder);
+        commitOnLeave(text, (value) => value !== this.store.settings.stateFolder && void this.store.save({ stateFolder: value }));
+      });
 
     new Setting(containerEl).setName("Models and indexing").setHeading();
     const section = containerEl.createDiv({ cls: "quire-settings-sidecar" });
@@ -131,7 +182,7 @@ export class QuireSettingTab extends PluginSettingTab {
     section.empty();
     const cfg = this.store.config;
     if (!cfg) return;
-    section.createDiv({ cls: "quire-settings-note", text: "Reading the sidecar's settings…" });
+    section.createDiv({ cls: "quire-settings-note", text: "Reading Quire's settings…" });
     let res: ConfigResult;
     try {
       res = await cfg.get();
@@ -179,19 +230,18 @@ export class QuireSettingTab extends PluginSettingTab {
     text("Endpoint", "The model server's address. Empty for the provider's usual one.", "http://127.0.0.1:11434", () => d.model.endpoint ?? "", (v) => (d.model.endpoint = v));
     text("Model", "The chat model's name.", "qwen3:8b", () => d.model.model ?? "", (v) => (d.model.model = v));
     text("Embedding model", "Used when the embedder is the model server's, e.g. bge-m3.", "bge-m3", () => d.model.embedModel ?? "", (v) => (d.model.embedModel = v));
+    const key = this.store.key;
+    const where = key.secure
+      ? "Kept in Obsidian's secret storage on this device, not in the vault,"
+      : "Warning: this version of Obsidian has no secret storage (1.11.4 and later do), so the key is kept in this vault's plugin data (data.json), which Sync and git copy. It is";
     new Setting(el)
       .setName("API key")
-      .setDesc(
-        `Stored in this vault's plugin data and sent only to the Quire sidecar on this machine, which keeps it in memory. ${
-          res.settings.model.apiKeySet ? "The sidecar holds a key now." : "The sidecar holds no key now."
-        }`,
-      )
+      .setDesc(`${where} and sent only to Quire on this machine, which keeps it in memory. ${res.settings.model.apiKeySet ? "Quire holds a key now." : "Quire holds no key now."}`)
       .addText((t) => {
         t.inputEl.type = "password";
         t.inputEl.autocomplete = "off";
-        t.setPlaceholder("sk-…")
-          .setValue(this.store.settings.apiKey)
-          .onChange((v) => this.store.save({ apiKey: v.trim() }));
+        t.setPlaceholder("sk-…").setValue(key.get());
+        commitOnLeave(t, (v) => v !== key.get() && void key.set(v));
       });
     new Setting(el)
       .setName("Ignore")
@@ -212,10 +262,11 @@ export class QuireSettingTab extends PluginSettingTab {
           .setPlaceholder("Quire")
           .setValue(d.folder ?? "")
           .onChange((v) => {
-            d.folder = v.trim().replace(/^\/+|\/+$/g, "");
+            const f = v.trim().replace(/^\/+|\/+$/g, "");
+            d.folder = f === "" ? "" : normalizePath(f);
           }),
       );
-    const apply = new Setting(el).setName("Apply").setDesc("Send these settings to the sidecar. They take effect at once.");
+    const apply = new Setting(el).setName("Apply").setDesc("Send these settings to Quire. They take effect at once.");
     apply.addButton((b) =>
       b
         .setButtonText("Apply")
@@ -223,7 +274,8 @@ export class QuireSettingTab extends PluginSettingTab {
         .onClick(() => this.apply()),
     );
     this.statusEl = el.createDiv({ cls: "quire-settings-status" });
-    if (res.restart?.length) this.statusEl.setText(`Take effect when the sidecar restarts: ${res.restart.join(", ")}.`);
+    this.statusEl.setAttr("aria-live", "polite");
+    if (res.restart?.length) this.statusEl.setText(`Take effect when Quire restarts: ${res.restart.join(", ")}.`);
   }
 
   /** apply sends the form to the sidecar and says how it went. */
@@ -236,7 +288,7 @@ export class QuireSettingTab extends PluginSettingTab {
     try {
       const res = await cfg.set(cloneSettings(this.draft));
       this.draft = cloneSettings(res.settings);
-      el.setText(res.restart?.length ? `Applied. Take effect when the sidecar restarts: ${res.restart.join(", ")}.` : "Applied.");
+      el.setText(res.restart?.length ? `Applied. Take effect when Quire restarts: ${res.restart.join(", ")}.` : "Applied.");
     } catch (err) {
       el.addClass("is-error");
       el.setText(`Not applied: ${configErrorText(err)}`);

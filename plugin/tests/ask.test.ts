@@ -108,7 +108,7 @@ describe("AskSession", () => {
   });
 
   it.each([
-    ["offline", null, "The sidecar is offline. Start it from the status bar and ask again."],
+    ["offline", null, "Quire is offline. Start it from the status bar and ask again."],
     ["not ready", { code: "not_ready", message: "index" }, "The index is still being built. Ask again in a moment."],
     ["bad question", { code: "invalid_request", message: "ask.query: a question of 1 to 4096 bytes is required" }, "a question of 1 to 4096 bytes is required"],
   ])("says why a question failed: %s", async (_n, err, want) => {
@@ -302,16 +302,21 @@ Knead it for ten minutes [1].
     expect(savedCitations({ quire: "answer", citations: [{ number: "1" }] })?.size).toBe(0);
   });
 
+  const moved = note.replace("## Method\n", "## Method\n\nA line the user added.\n");
   it.each([
-    ["unchanged", note, false, "Knead the dough for ten minutes."],
-    ["edited since", note.replace("ten", "twelve"), true, "Knead the dough for twelve minut"],
-  ])("the reading view links [n] to the stored range: %s", async (_n, current, changed, shown) => {
+    ["unchanged", note, "", "Knead the dough for ten minutes.", start],
+    // The bytes at the old offsets are not the passage any more: it is found where it went.
+    ["moved down by a new line", moved, "is-moved", "Knead the dough for ten minutes.", start + enc.encode("\nA line the user added.\n").length],
+    ["edited since", note.replace("ten", "twelve"), "is-changed", "Knead the dough for twelve minutes.", start],
+    ["removed", note.replace("Knead the dough for ten minutes.", "Bake at once."), "is-gone", "Knead the dough for ten minutes.", start],
+  ])("the reading view finds the cited passage: %s", async (_n, current, where, shown, at) => {
     const hash = await sha256Hex(enc.encode("Knead the dough for ten minutes."));
     const text = await savedNote(hash);
     const app = new App({ files: { "Kitchen/Bread.md": current } });
     const plugin = new Plugin(app, { id: "quire", name: "Quire", version: "0", minAppVersion: "0", description: "", author: "" });
     const opened: [string, number][] = [];
-    plugin.registerMarkdownPostProcessor(answerNoteProcessor({ noteText: async () => current, open: (p, s) => opened.push([p, s]) }) as never);
+    const noteText = async (p: string) => (p === "Kitchen/Bread.md" ? current : text);
+    plugin.registerMarkdownPostProcessor(answerNoteProcessor({ noteText, open: (p, s) => opened.push([p, s]) }) as never);
     const el = document.body.createDiv();
     const body = text.slice(text.indexOf("---\n", 4) + 4);
     const children = await plugin.renderForTest("Quire/Answers/How long.md", body, parseFrontmatterForTest(text), el);
@@ -321,10 +326,11 @@ Knead it for ten minutes [1].
     await settle();
     const pop = document.querySelector(".quire-citation-popover")!;
     expect(pop.querySelector(".quire-citation-text")!.textContent).toBe(shown);
-    expect(pop.querySelector(".quire-citation-changed") !== null).toBe(changed);
+    const said = pop.querySelector(".quire-citation-changed");
+    expect(said ? [...said.classList].find((c) => c.startsWith("is-")) : "").toBe(where);
     expect(pop.querySelector(".quire-citation-heading")!.textContent).toBe("Method");
     markers[0]!.click();
-    expect(opened).toEqual([["Kitchen/Bread.md", start]]);
+    expect(opened).toEqual([["Kitchen/Bread.md", at]]);
     for (const c of children) c.unload();
     expect(document.querySelector(".quire-citation-popover")).toBeNull();
     plugin.unload();

@@ -55,6 +55,7 @@ describe("wording", () => {
 const snap = (): IndexSnapshot => ({
   state: "online",
   offlineReason: "",
+  canStart: false,
   status: { version: "0", notes: 12, chunks: 40, skipped: [], warnings: [], languages: {}, coverage: { vectorsDone: 0, vectorsTotal: 0 }, indexing: false, fingerprint: { embedder: "", dims: 0, chunking: "" } },
   progress: null,
   warnings: [],
@@ -135,7 +136,7 @@ describe("IngestRunner", () => {
   let sock: FakeSocket;
   let server: FakeServer;
   let sidecar: FakeLifecycle;
-  let notices: { text: string; hidden: boolean }[];
+  let notices: { text: string; hidden: boolean; actions: { label: string; run(): void }[] }[];
   let opened: string[];
   let clipboard: string;
 
@@ -145,9 +146,16 @@ describe("IngestRunner", () => {
       tracker,
       readClipboard: async () => clipboard,
       notice: (text) => {
-        const n = { text, hidden: false };
+        const n = { text, hidden: false, actions: [] as { label: string; run(): void }[] };
         notices.push(n);
-        return { setText: (t) => (n.text = t), hide: () => (n.hidden = true) };
+        return {
+          setText: (t) => (n.text = t),
+          hide: () => (n.hidden = true),
+          offer: (t, actions) => {
+            n.text = t;
+            n.actions = actions;
+          },
+        };
       },
       openNote: async (p) => void opened.push(p),
       log: () => {},
@@ -161,7 +169,7 @@ describe("IngestRunner", () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  it("queues the clipboard URL, rewords one notice as it moves, and opens the note when done", async () => {
+  it("queues the clipboard URL, rewords one notice as it moves, and offers to open the note when done", async () => {
     const sent: unknown[] = [];
     server.reply = (f, s) => {
       if (f.type !== "ingest.add") return;
@@ -181,6 +189,10 @@ describe("IngestRunner", () => {
     sock.push({ type: "ingest.done", payload: { id: 5, source: "x", note: "Quire/Sources/Article.md", title: "Article", written: [], review: [], dropped: [], summarised: true, unread: 0 } });
     await settle();
     expect(notices[0]!.text).toBe("Quire: Saved “Article”.");
+    // The note does not take over the editor when the ingest ends: the notice's Open does it.
+    expect(opened).toEqual([]);
+    expect(notices[0]!.actions.map((a) => a.label)).toEqual(["Open"]);
+    notices[0]!.actions[0]!.run();
     expect(opened).toEqual(["Quire/Sources/Article.md"]);
     expect(notices).toHaveLength(1);
   });

@@ -112,9 +112,17 @@ describe("Sidecar lifecycle", () => {
     const sc = newSidecar(w);
     await sc.start();
     expect(sc.state).toMatchObject({ kind: "offline" });
-    expect(w.notices).toEqual(["Quire: the sidecar binary was not found at /opt/nowhere/quire. Locate it in Settings → Quire."]);
+    expect(w.notices).toEqual(["Quire: the quire program was not found at /opt/nowhere/quire. Set its path in Settings → Quire."]);
     await sc.start();
     expect(w.notices).toHaveLength(1); // once, not on every retry
+  });
+
+  it("answers every explicit start, even one that says the same again", async () => {
+    w.binary = "/opt/nowhere/quire";
+    const sc = newSidecar(w);
+    await sc.start({ explicit: true });
+    await sc.start({ explicit: true });
+    expect(w.notices).toHaveLength(2);
   });
 
   it("starts quire serve for this vault and attaches once it writes its connection file", async () => {

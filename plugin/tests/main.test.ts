@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { App, type PluginManifest } from "obsidian";
 // The same module instance as "obsidian" (vitest aliases one to the other),
 // imported by path for the hooks that only the stub has.
-import { Setting, type TextComponent } from "./obsidian-stub";
+import { ItemView, Notice, Setting, type TextComponent, WorkspaceLeaf } from "./obsidian-stub";
+import { REVIEW_VIEW, ReviewView, refreshReviewViews } from "../src/views/review";
 import QuirePlugin from "../src/main";
 import { DEFAULT_SETTINGS, mergeSettings } from "../src/settings";
 
@@ -61,14 +62,53 @@ describe("QuirePlugin", () => {
     const tab = p.settingTabs[0]!;
     tab.display();
     const names = [...tab.containerEl.querySelectorAll(".setting-item-name")].map((e) => e.textContent);
-    expect(names.slice(0, 3)).toEqual(["Sidecar binary", "State folder", "Models and indexing"]);
+    expect(names.slice(0, 3)).toEqual(["Quire program", "State folder", "Models and indexing"]);
 
-    await (Setting.all[1]!.components[0] as TextComponent).typeForTest("  /var/lib/quire  ");
+    await (Setting.all[1]!.components[0] as TextComponent).commitForTest("  /var/lib/quire  ");
     expect(p.settings.stateFolder).toBe("/var/lib/quire");
     expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "" });
     // The save started the sidecar's lifecycle (the plugin is offline): unload
     // stops it, so none of its file reads or notices outlive the test.
     p.unloadForTest();
+  });
+});
+
+describe("defects", () => {
+  it("typing the program path letter by letter saves and starts nothing until the field is left", async () => {
+    const p = newPlugin();
+    await p.onload();
+    Setting.all = [];
+    p.settingTabs[0]!.display();
+    const field = Setting.all[0]!.components[0] as TextComponent;
+    const before = Notice.shown.length;
+    const path = "/nonexistent/quire-harness/bin/quire";
+    for (let i = 1; i <= path.length; i++) await field.typeForTest(path.slice(0, i));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(p.savedData).toEqual([]);
+    expect(Notice.shown.slice(before)).toEqual([]);
+    await field.commitForTest(path);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(p.savedData.at(-1)).toMatchObject({ binaryPath: path });
+    const notFound = Notice.shown.slice(before).filter((n) => n.includes("not found"));
+    expect(notFound).toHaveLength(1);
+    p.unloadForTest();
+  });
+
+  it("review.created skips a review leaf that still holds a deferred view", async () => {
+    class DeferredView extends ItemView {
+      override getViewType(): string {
+        return REVIEW_VIEW;
+      }
+      override getDisplayText(): string {
+        return "";
+      }
+    }
+    const app = new App();
+    const leaf = new WorkspaceLeaf(app as never, document.createElement("div"));
+    leaf.view = new DeferredView(leaf);
+    (app.workspace as unknown as { leavesForTest: WorkspaceLeaf[] }).leavesForTest.push(leaf);
+    expect(() => refreshReviewViews(app.workspace as never)).not.toThrow();
+    expect(leaf.view instanceof ReviewView).toBe(false);
   });
 });
 

@@ -53,6 +53,11 @@ function installDomHelpers(): void {
   proto["createSpan"] ??= function (this: HTMLElement, o?: DomInfo | string) {
     return make(this, "span", o);
   };
+  // Fragments get the same helpers, and the page the global ones Obsidian defines.
+  const frag = DocumentFragment.prototype as unknown as Record<string, unknown>;
+  for (const k of ["createEl", "createDiv", "createSpan"]) frag[k] ??= proto[k];
+  const g = globalThis as unknown as Record<string, unknown>;
+  g["createFragment"] ??= () => document.createDocumentFragment();
 }
 installDomHelpers();
 
@@ -587,7 +592,8 @@ abstract class ValueComponent<E extends HTMLInputElement | HTMLTextAreaElement |
   private changeCb: ((value: string) => unknown) | null = null;
   disabledForTest = false;
   constructor(readonly inputEl: E) {
-    inputEl.addEventListener("change", () => void this.changeCb?.(inputEl.value));
+    // As in Obsidian: a text field's onChange fires on every keystroke (input), a dropdown's on change.
+    inputEl.addEventListener(inputEl.tagName === "SELECT" ? "change" : "input", () => void this.changeCb?.(inputEl.value));
   }
   setValue(v: string): this {
     this.inputEl.value = v;
@@ -609,6 +615,12 @@ abstract class ValueComponent<E extends HTMLInputElement | HTMLTextAreaElement |
   async typeForTest(v: string): Promise<void> {
     this.inputEl.value = v;
     await this.changeCb?.(v);
+  }
+  /** commitForTest types v and leaves the field (blur), as a user moving on would. */
+  async commitForTest(v: string): Promise<void> {
+    await this.typeForTest(v);
+    this.inputEl.dispatchEvent(new Event("blur"));
+    await new Promise((r) => setTimeout(r, 0));
   }
 }
 
@@ -901,3 +913,9 @@ export class Keymap {
 }
 
 export function setIcon(_el: HTMLElement, _icon: string): void {}
+
+/** normalizePath cleans a vault path as Obsidian's does: forward slashes, no doubled or outer slashes. */
+export function normalizePath(path: string): string {
+  const p = path.replace(/[\\/]+/g, "/").replace(/^\/+|\/+$/g, "").replace(/\u00a0|\u202f/g, " ");
+  return p === "" ? "/" : p.normalize("NFC");
+}

@@ -100,6 +100,7 @@ describe("QuireSettingTab", () => {
     tab = new QuireSettingTab(app as never, new Plugin(app, {} as never) as never, {
       settings: stored,
       save: async (c) => void Object.assign(stored, c),
+      key: { secure: false, get: () => stored.apiKey, set: async (k) => void (stored.apiKey = k) },
       config: sync,
     });
     Setting.all = [];
@@ -116,7 +117,7 @@ describe("QuireSettingTab", () => {
     setup();
     await settle();
     const names = [...tab.containerEl.querySelectorAll(".setting-item-name")].map((e) => e.textContent);
-    expect(names).toEqual(["Sidecar binary", "State folder", "Models and indexing", "Embedder", "Language model", "Endpoint", "Model", "Embedding model", "API key", "Ignore", "Generated notes folder", "Apply"]);
+    expect(names).toEqual(["Quire program", "State folder", "Models and indexing", "Embedder", "Language model", "Endpoint", "Model", "Embedding model", "API key", "Ignore", "Generated notes folder", "Apply"]);
     expect((Setting.namedForTest("Ignore").components[0] as TextAreaComponent).getValue()).toBe("Templates/");
 
     await (Setting.namedForTest("Embedder").components[0] as DropdownComponent).typeForTest("model");
@@ -124,7 +125,7 @@ describe("QuireSettingTab", () => {
     await text("Endpoint").typeForTest(" http://127.0.0.1:9999 ");
     await text("Model").typeForTest("fake");
     await text("Embedding model").typeForTest("bge-m3");
-    await text("API key").typeForTest("sk-secret");
+    await text("API key").commitForTest("sk-secret");
     expect(text("API key").inputEl.type).toBe("password");
     expect(stored.apiKey).toBe("sk-secret");
     await (Setting.namedForTest("Ignore").components[0] as TextAreaComponent).typeForTest("Templates/\nArchive/");
@@ -158,7 +159,7 @@ describe("QuireSettingTab", () => {
     sidecar.set({ kind: "offline", reason: "x", canStart: false });
     setup();
     await settle();
-    expect(tab.containerEl.querySelector(".quire-settings-note")!.textContent).toBe("The sidecar is offline. Start it, then change these settings.");
+    expect(tab.containerEl.querySelector(".quire-settings-note")!.textContent).toBe("Quire is offline. Start it, then change these settings.");
     expect(() => Setting.namedForTest("Apply")).toThrow();
   });
 });

@@ -4,6 +4,10 @@
 import { afterEach } from "vitest";
 import { Plugin } from "./obsidian-stub";
 
+// The plugin calls window.setTimeout (Obsidian's rule, for popout windows);
+// in the node environment the window is the global object, as in a renderer.
+if (typeof window === "undefined") Object.defineProperty(globalThis, "window", { value: globalThis, configurable: true });
+
 afterEach(() => {
   const left = [...Plugin.loadedForTest];
   for (const p of left) p.unload();

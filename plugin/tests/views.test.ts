@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RelatedNote, StatusResult } from "../../proto/proto.gen";
 import { CitationHover, describeCitation } from "../src/hover/citation";
-import { headingLabel, lineAtByte, sliceBytes, snippet } from "../src/passage";
+import { headingLabel, lineAtByte, sha256Hex, sliceBytes, snippet } from "../src/passage";
 import { Client } from "../src/sidecar/client";
 import type { SidecarState } from "../src/sidecar/lifecycle";
 import { type IndexSnapshot, statusBarText } from "../src/sidecar/status";
@@ -25,6 +25,7 @@ const status = (over: Partial<StatusResult> = {}): StatusResult => ({
 const snap = (over: Partial<IndexSnapshot> = {}): IndexSnapshot => ({
   state: "online",
   offlineReason: "",
+  canStart: false,
   status: status(),
   progress: null,
   warnings: [],
@@ -91,9 +92,18 @@ describe("citations", () => {
 
   it("shows the cited bytes and notices a change", async () => {
     const c = { path: "Notes/A.md", start, end, headingPath: ["A"], text: "First passage." };
-    expect(await describeCitation(c, note)).toEqual({ title: "A", heading: "A", text: "First passage.", changed: false });
-    const edited = note.replace("First", "1st");
-    expect(await describeCitation(c, edited)).toMatchObject({ changed: true, text: "1st passage.\n\n" });
+    expect(await describeCitation(c, note)).toEqual({ title: "A", heading: "A", text: "First passage.", where: "same", note: "", start });
+    const moved = note.replace("# A\n\n", "# A\n\nNew line.\n\n");
+    expect(await describeCitation(c, moved)).toMatchObject({ where: "moved", text: "First passage.", start: start + "New line.\n\n".length });
+    const edited = note.replace("First passage.", "The first passage, edited.");
+    expect(await describeCitation(c, edited)).toMatchObject({ where: "changed", text: "The first passage, edited." });
+    const gone = note.replace("First passage.", "Something else entirely.");
+    expect(await describeCitation(c, gone)).toMatchObject({ where: "gone", text: "First passage." });
+    // Only a hash (a saved answer without its quote): found again at a line start, or said to be gone.
+    const hash = await sha256Hex(new TextEncoder().encode("First passage."));
+    const h = { path: "Notes/A.md", start, end, hash };
+    expect(await describeCitation(h, moved)).toMatchObject({ where: "moved", text: "First passage." });
+    expect(await describeCitation(h, gone)).toMatchObject({ where: "gone", text: "" });
   });
 
   it("hover draws a popover with the passage; click opens it; dispose cleans up", async () => {

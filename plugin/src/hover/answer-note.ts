@@ -6,9 +6,10 @@ import { linkCitationMarkers } from "./markers";
  * savedCitations reads a saved answer's citations from its frontmatter
  * (written by the sidecar's ask.RenderNote: quire: answer, and per
  * citation its number, note, heading, byte range and hash). It returns
- * null for any other note, and skips entries it cannot use.
+ * null for any other note, and skips entries it cannot use. notePath is
+ * the answer note's own path, whose Sources section quotes each passage.
  */
-export function savedCitations(frontmatter: unknown): Map<number, Citation> | null {
+export function savedCitations(frontmatter: unknown, notePath?: string): Map<number, Citation> | null {
   if (typeof frontmatter !== "object" || frontmatter === null) return null;
   const fm = frontmatter as Record<string, unknown>;
   if (fm["quire"] !== "answer" || !Array.isArray(fm["citations"])) return null;
@@ -24,6 +25,7 @@ export function savedCitations(frontmatter: unknown): Map<number, Citation> | nu
     const heading = typeof c["heading"] === "string" ? c["heading"] : "";
     const cit: Citation = { n, path: note, start, end, headingPath: heading ? heading.split(" › ") : [] };
     if (typeof c["hash"] === "string" && c["hash"] !== "") cit.hash = c["hash"];
+    if (notePath !== undefined) cit.quotedIn = notePath;
     out.set(n, cit);
   }
   return out;
@@ -37,7 +39,7 @@ export function savedCitations(frontmatter: unknown): Map<number, Citation> | nu
  */
 export function answerNoteProcessor(deps: Omit<CitationHoverDeps, "doc">): MarkdownPostProcessor {
   return (el, ctx) => {
-    const cits = savedCitations(ctx.frontmatter);
+    const cits = savedCitations(ctx.frontmatter, ctx.sourcePath);
     if (!cits || cits.size === 0) return;
     const hover = new CitationHover({ ...deps, doc: el.ownerDocument });
     const linked = linkCitationMarkers(el, new Set(cits.keys()), (marker, n) => {

@@ -1,6 +1,6 @@
 import type { Extension } from "@codemirror/state";
 import { EditorView } from "@codemirror/view";
-import { type MetadataCache, type TFile, editorInfoField } from "obsidian";
+import { type MetadataCache, editorInfoField } from "obsidian";
 import { savedCitations } from "./answer-note";
 import type { Citation, CitationHover } from "./citation";
 
@@ -40,9 +40,9 @@ export interface AnswerEditorDeps {
 export function answerEditorHover(deps: AnswerEditorDeps): Extension {
   let shown: string | null = null;
   const citationAt = (evt: MouseEvent, view: EditorView): { c: Citation; from: number; to: number } | null => {
-    const file = view.state.field(editorInfoField, false)?.file as TFile | null | undefined;
+    const file = view.state.field(editorInfoField, false)?.file;
     if (!file) return null;
-    const cits = savedCitations(deps.metadataCache.getFileCache(file)?.frontmatter);
+    const cits = savedCitations(deps.metadataCache.getFileCache(file)?.frontmatter, file.path);
     if (!cits) return null;
     const pos = view.posAtCoords({ x: evt.clientX, y: evt.clientY });
     if (pos === null) return null;

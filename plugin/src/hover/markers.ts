@@ -28,27 +28,28 @@ export function linkCitationMarkers(root: HTMLElement, known: ReadonlySet<number
   for (let n = walker.nextNode(); n; n = walker.nextNode()) texts.push(n as Text);
   let linked = 0;
   for (const t of texts) {
+    const parent = t.parentElement;
+    if (!parent) continue;
     const value = t.nodeValue ?? "";
     let last = 0;
-    const frag = doc.createDocumentFragment();
     for (const m of value.matchAll(MARKER)) {
       const n = Number(m[1]);
       if (!known.has(n)) continue;
-      if (m.index > last) frag.appendChild(doc.createTextNode(value.slice(last, m.index)));
-      const el = doc.createElement("span");
-      el.className = "quire-citation-marker";
-      el.textContent = m[0];
-      el.setAttribute("data-citation", String(n));
-      el.setAttribute("tabindex", "0");
-      el.setAttribute("role", "link");
-      frag.appendChild(el);
+      if (m.index > last) parent.insertBefore(doc.createTextNode(value.slice(last, m.index)), t);
+      // createSpan appends; insertBefore then moves the marker to its place in the text.
+      const el = parent.createSpan({
+        cls: "quire-citation-marker",
+        text: m[0],
+        attr: { "data-citation": String(n), tabindex: 0, role: "link", "aria-label": `Citation ${n}` },
+      });
+      parent.insertBefore(el, t);
       wire(el, n);
       linked++;
       last = m.index + m[0].length;
     }
     if (last === 0) continue;
-    if (last < value.length) frag.appendChild(doc.createTextNode(value.slice(last)));
-    t.replaceWith(frag);
+    if (last < value.length) t.nodeValue = value.slice(last);
+    else t.remove();
   }
   return linked;
 }

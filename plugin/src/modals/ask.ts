@@ -40,7 +40,7 @@ export class AskModal extends Modal {
   private sourcesEl!: HTMLElement;
   private actionsEl!: HTMLElement;
   private streamEl: HTMLElement | null = null;
-  private frameTimer: ReturnType<typeof setTimeout> | null = null;
+  private frameTimer: number | null = null;
   private shownDone: AskState | null = null;
 
   constructor(
@@ -93,7 +93,7 @@ export class AskModal extends Modal {
     this.session.cancel();
     this.hover.dispose();
     this.render.unload();
-    if (this.frameTimer !== null) clearTimeout(this.frameTimer);
+    if (this.frameTimer !== null) window.clearTimeout(this.frameTimer);
     this.frameTimer = null;
     this.contentEl.empty();
   }
@@ -151,7 +151,7 @@ export class AskModal extends Modal {
       if (this.streamEl === null || this.shownDone !== null || s.text === "") this.startStream(s.question);
       // Draw at most once per frame: the text is set whole, never re-rendered as Markdown.
       if (this.frameTimer === null) {
-        this.frameTimer = setTimeout(() => {
+        this.frameTimer = window.setTimeout(() => {
           this.frameTimer = null;
           const cur = this.session.state;
           if (cur.kind === "streaming" && this.streamEl) {
@@ -162,7 +162,7 @@ export class AskModal extends Modal {
       }
       return;
     }
-    if (this.frameTimer !== null) clearTimeout(this.frameTimer);
+    if (this.frameTimer !== null) window.clearTimeout(this.frameTimer);
     this.frameTimer = null;
     this.shownDone = s;
     this.streamEl = null;

@@ -128,7 +128,7 @@ export class Client {
       const fail = (code: FailureCode, message: string) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        window.clearTimeout(timer);
         socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
         try {
           socket.close();
@@ -137,7 +137,7 @@ export class Client {
         }
         reject(new ClientError(code, message));
       };
-      const timer = setTimeout(() => fail("timeout", `connect ${opts.url}: no welcome`), opts.timeoutMs ?? 5000);
+      const timer = window.setTimeout(() => fail("timeout", `connect ${opts.url}: no welcome`), opts.timeoutMs ?? 5000);
       socket.onopen = () => {
         const hello: Frame<"hello"> = {
           type: "hello",
@@ -153,13 +153,13 @@ export class Client {
         const frame = parseFrame(ev.data);
         if (!frame) return fail("invalid_request", `connect ${opts.url}: malformed frame`);
         if (frame.type === "error") {
-          const e = frame.payload as Payloads["error"];
+          const e = frame.payload;
           return fail(e.code, e.message);
         }
         if (frame.type !== "welcome") return fail("invalid_request", `connect ${opts.url}: got ${frame.type} before welcome`);
         settled = true;
-        clearTimeout(timer);
-        const client = new Client(socket, frame.payload as Welcome);
+        window.clearTimeout(timer);
+        const client = new Client(socket, frame.payload);
         client.attach();
         resolve(client);
       };
@@ -204,7 +204,7 @@ export class Client {
     if (opts.signal?.aborted) return Promise.reject(new ClientError("superseded", `${type}: cancelled`));
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timer: number | undefined;
       const onAbort = () => {
         this.pending.get(id)?.cleanup();
         reject(new ClientError("superseded", `${type}: cancelled`));
@@ -215,7 +215,7 @@ export class Client {
         stream: part !== undefined,
         cleanup: () => {
           this.pending.delete(id);
-          if (timer !== undefined) clearTimeout(timer);
+          if (timer !== undefined) window.clearTimeout(timer);
           opts.signal?.removeEventListener("abort", onAbort);
         },
       };
@@ -223,7 +223,7 @@ export class Client {
       this.pending.set(id, p);
       opts.signal?.addEventListener("abort", onAbort, { once: true });
       if (opts.timeoutMs) {
-        timer = setTimeout(() => {
+        timer = window.setTimeout(() => {
           p.cleanup();
           reject(new ClientError("timeout", `${type}: no reply in ${opts.timeoutMs} ms`));
         }, opts.timeoutMs);
@@ -282,7 +282,7 @@ export class Client {
     if (!p) return; // cancelled, superseded or timed out: dropped
     if (frame.type === "error") {
       p.cleanup();
-      const e = frame.payload as Payloads["error"];
+      const e = frame.payload;
       p.reject(new ClientError(e.code, e.message));
       return;
     }

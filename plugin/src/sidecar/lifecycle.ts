@@ -88,7 +88,7 @@ export class Sidecar {
   private child: ChildHandle | null = null;
   private childExited = false;
   private attempt = 0;
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: number | null = null;
   private disposed = false;
   /** run increases on every start/stop so that a stale async step can tell it lost. */
   private run = 0;
@@ -123,10 +123,13 @@ export class Sidecar {
    * start attaches to a running sidecar, or starts one when none serves
    * the vault and a binary is configured. It resolves when the sidecar is
    * online or the attempt has ended offline (with a retry scheduled when
-   * one might help).
+   * one might help). explicit says the user asked (a command, a button):
+   * its notices show even when the same was said before.
    */
-  async start(): Promise<void> {
+  async start(opts: { explicit?: boolean } = {}): Promise<void> {
     if (this.disposed) return;
+    // An explicit action (a command, a button) always gets its answer, even one given before.
+    if (opts.explicit) this.missingNoticed = "";
     this.clearTimer();
     const run = ++this.run;
     this.attempt = 0;
@@ -159,7 +162,7 @@ export class Sidecar {
   }
 
   private clearTimer(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
+    if (this.timer !== null) window.clearTimeout(this.timer);
     this.timer = null;
   }
 
@@ -212,14 +215,14 @@ export class Sidecar {
     }
     const bin = this.deps.binaryPath().trim();
     if (bin === "") {
-      this.set({ kind: "offline", reason: "No sidecar runs for this vault and no binary is set.", canStart: false });
-      this.noticeOnce("no-binary", "Quire: no sidecar runs for this vault. Set the quire binary in Settings → Quire to start one.");
+      this.set({ kind: "offline", reason: "Quire does not run for this vault and no quire program is set.", canStart: false });
+      this.noticeOnce("no-binary", "Quire does not run for this vault yet. Set the quire program in Settings → Quire to start it.");
       return;
     }
     if (!(await this.deps.isExecutable(bin))) {
       if (run !== this.run) return;
-      this.set({ kind: "offline", reason: `The quire binary was not found at ${bin}.`, canStart: false });
-      this.noticeOnce(`missing:${bin}`, `Quire: the sidecar binary was not found at ${bin}. Locate it in Settings → Quire.`);
+      this.set({ kind: "offline", reason: `The quire program was not found at ${bin}.`, canStart: false });
+      this.noticeOnce(`missing:${bin}`, `Quire: the quire program was not found at ${bin}. Set its path in Settings → Quire.`);
       return;
     }
     if (run !== this.run) return;
@@ -241,8 +244,8 @@ export class Sidecar {
       this.deps.log("sidecar exited", code, why);
       if (this.disposed) return;
       if (this.st.kind === "starting") {
-        this.set({ kind: "offline", reason: `The sidecar stopped while starting: ${why}`, canStart: true });
-        this.deps.notify(`Quire: the sidecar stopped while starting (${why}). See the developer console.`);
+        this.set({ kind: "offline", reason: `Quire stopped while starting: ${why}`, canStart: true });
+        this.deps.notify(`Quire stopped while starting (${why}). The developer console has the detail.`);
       }
     });
     await this.waitForChild(run, child);
@@ -255,11 +258,11 @@ export class Sidecar {
       // No pid yet means the spawn has not happened (or failed: onExit follows).
       if (child.pid !== undefined && (await this.attach(run, child.pid))) return;
       if (Date.now() >= deadline) {
-        this.set({ kind: "offline", reason: "The sidecar did not start in time.", canStart: true });
+        this.set({ kind: "offline", reason: "Quire did not start in time.", canStart: true });
         return;
       }
       await new Promise<void>((resolve) => {
-        this.timer = setTimeout(resolve, this.timing.pollMs);
+        this.timer = window.setTimeout(resolve, this.timing.pollMs);
       });
     }
   }
@@ -278,7 +281,7 @@ export class Sidecar {
     this.set({ kind: "offline", reason, canStart, retryInMs: delay });
     const run = ++this.run;
     this.clearTimer();
-    this.timer = setTimeout(() => {
+    this.timer = window.setTimeout(() => {
       this.timer = null;
       void this.reconnect(run);
     }, delay);
@@ -294,7 +297,7 @@ export class Sidecar {
     this.set({ kind: "connecting" });
     if (await this.attach(run)) return;
     if (run !== this.run) return;
-    this.scheduleReconnect("The sidecar is not answering.");
+    this.scheduleReconnect("Quire is not answering.");
   }
 
   private noticeOnce(key: string, message: string): void {

@@ -11,6 +11,8 @@ export interface IndexSnapshot {
   state: SidecarState["kind"];
   /** offlineReason says why the sidecar is offline, when it is. */
   offlineReason: string;
+  /** canStart says whether starting can help while offline (a program is set and was found). */
+  canStart: boolean;
   /** status is the last status.get reply from this connection, null before it. */
   status: StatusResult | null;
   /** progress is the last index.progress event of a pass still running. */
@@ -28,10 +30,10 @@ const MAX_WARNINGS = 20;
  * status request.
  */
 export class StatusTracker {
-  private snap: IndexSnapshot = { state: "offline", offlineReason: "", status: null, progress: null, warnings: [] };
+  private snap: IndexSnapshot = { state: "offline", offlineReason: "", canStart: false, status: null, progress: null, warnings: [] };
   private readonly listeners = new Set<(s: IndexSnapshot) => void>();
   private readonly unsubs: (() => void)[] = [];
-  private refreshTimer: ReturnType<typeof setTimeout> | null = null;
+  private refreshTimer: number | null = null;
   private client: Client | null = null;
 
   constructor(
@@ -96,18 +98,19 @@ export class StatusTracker {
     this.update({
       state: s.kind,
       offlineReason: s.kind === "offline" ? s.reason : "",
+      canStart: s.kind === "offline" && s.canStart,
       ...(s.kind === "online" ? {} : { status: null, progress: null }),
     });
   }
 
   private cancelRefresh(): void {
-    if (this.refreshTimer !== null) clearTimeout(this.refreshTimer);
+    if (this.refreshTimer !== null) window.clearTimeout(this.refreshTimer);
     this.refreshTimer = null;
   }
 
   private scheduleRefresh(): void {
     if (this.refreshTimer !== null) return;
-    this.refreshTimer = setTimeout(() => {
+    this.refreshTimer = window.setTimeout(() => {
       this.refreshTimer = null;
       void this.refresh();
     }, this.refreshDelayMs);

@@ -2,30 +2,39 @@ import { Notice } from "obsidian";
 import type { NoticeHandle } from "../ingest";
 import type { NoticeAction } from "../notices";
 
-/** showNotice draws a notice with a message, a few lines under it and buttons. */
-export function showNotice(message: string, lines: string[], actions: NoticeAction[], timeoutMs: number): Notice {
-  const frag = document.createDocumentFragment();
-  const box = frag.appendChild(document.createElement("div"));
-  box.className = "quire-notice";
+/** noticeBody is a notice's content: a message, a few lines under it and buttons that hide it when used. */
+function noticeBody(message: string, lines: string[], actions: NoticeAction[], hide: () => void): DocumentFragment {
+  const frag = createFragment();
+  const box = frag.createDiv({ cls: "quire-notice" });
   box.createDiv({ cls: "quire-notice-message", text: message });
   for (const l of lines) box.createDiv({ cls: "quire-notice-line", text: l });
-  const notice = new Notice(frag, timeoutMs);
   if (actions.length > 0) {
     const bar = box.createDiv({ cls: "quire-notice-actions" });
     for (const a of actions) {
       const b = bar.createEl("button", { cls: "quire-notice-button", text: a.label });
       b.addEventListener("click", (evt) => {
         evt.stopPropagation();
-        notice.hide();
+        hide();
         a.run();
       });
     }
   }
+  return frag;
+}
+
+/** showNotice draws a notice with a message, a few lines under it and buttons. */
+export function showNotice(message: string, lines: string[], actions: NoticeAction[], timeoutMs: number): Notice {
+  let notice: Notice | null = null;
+  notice = new Notice(noticeBody(message, lines, actions, () => notice?.hide()), timeoutMs);
   return notice;
 }
 
-/** liveNotice is a notice whose text can change in place (ingest progress). */
+/** liveNotice is a notice whose text can change in place (ingest progress), and end with buttons. */
 export function liveNotice(text: string, timeoutMs: number): NoticeHandle {
   const n = new Notice(text, timeoutMs);
-  return { setText: (t) => n.setMessage(t), hide: () => n.hide() };
+  return {
+    setText: (t) => n.setMessage(t),
+    hide: () => n.hide(),
+    offer: (t, actions) => n.setMessage(noticeBody(t, [], actions, () => n.hide())),
+  };
 }

@@ -20,7 +20,7 @@ export class NoteOpener {
     const deadline = Date.now() + waitMs;
     let file = this.deps.vault.getAbstractFileByPath(path);
     while (!(file instanceof TFile) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => window.setTimeout(r, 100));
       file = this.deps.vault.getAbstractFileByPath(path);
     }
     if (!(file instanceof TFile)) {

@@ -53,7 +53,7 @@ const MAX_QUERY_TEXT = 8000;
 export class RelatedView extends ItemView {
   private state: RelatedState = { kind: "no-note" };
   private readonly latest = new Latest();
-  private typingTimer: ReturnType<typeof setTimeout> | null = null;
+  private typingTimer: number | null = null;
   private lastStatus: unknown = null;
   private readonly k: number;
   private readonly typingDelayMs: number;
@@ -96,7 +96,7 @@ export class RelatedView extends ItemView {
     this.register(this.deps.tracker.onChange((s) => this.trackerChanged(s)));
     this.register(() => {
       this.latest.cancel();
-      if (this.typingTimer !== null) clearTimeout(this.typingTimer);
+      if (this.typingTimer !== null) window.clearTimeout(this.typingTimer);
     });
     this.lastStatus = this.deps.tracker.snapshot.status;
     await this.refresh();
@@ -104,13 +104,13 @@ export class RelatedView extends ItemView {
 
   override async onClose(): Promise<void> {
     this.latest.cancel();
-    if (this.typingTimer !== null) clearTimeout(this.typingTimer);
+    if (this.typingTimer !== null) window.clearTimeout(this.typingTimer);
     this.typingTimer = null;
   }
 
   private edited(path: string, text: string): void {
-    if (this.typingTimer !== null) clearTimeout(this.typingTimer);
-    this.typingTimer = setTimeout(() => {
+    if (this.typingTimer !== null) window.clearTimeout(this.typingTimer);
+    this.typingTimer = window.setTimeout(() => {
       this.typingTimer = null;
       void this.refresh(text, path);
     }, this.typingDelayMs);
@@ -224,17 +224,17 @@ export class RelatedView extends ItemView {
         el.createDiv({ cls: "quire-related-empty", text: "Open a note to see related pages." });
         return;
       case "connecting":
-        el.createDiv({ cls: "quire-related-empty", text: "Connecting to the Quire sidecar…" });
+        el.createDiv({ cls: "quire-related-empty", text: "Connecting to Quire…" });
         return;
       case "offline": {
         const box = el.createDiv({ cls: "quire-related-offline" });
-        box.createDiv({ cls: "quire-related-empty", text: "Sidecar offline." });
+        box.createDiv({ cls: "quire-related-empty", text: "Quire is offline." });
         box.createDiv({ cls: "quire-related-reason", text: s.reason });
         if (s.canStart) {
           const btn = box.createEl("button", { cls: "mod-cta quire-related-start", text: "Start" });
           btn.addEventListener("click", () => void this.deps.sidecar.start());
         } else {
-          box.createDiv({ cls: "quire-related-reason", text: "Set the quire binary in Settings → Quire." });
+          box.createDiv({ cls: "quire-related-reason", text: "Set the quire program in Settings → Quire." });
         }
         return;
       }

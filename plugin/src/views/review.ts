@@ -55,7 +55,7 @@ export function listReview(deps: Pick<ReviewDeps, "vault" | "metadataCache" | "f
  */
 export class ReviewView extends ItemView {
   private items: ReviewItem[] = [];
-  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timer: number | null = null;
 
   constructor(
     leaf: WorkspaceLeaf,
@@ -92,15 +92,15 @@ export class ReviewView extends ItemView {
     ];
     this.register(() => {
       for (const r of refs) this.deps.vault.offref(r);
-      if (this.timer !== null) clearTimeout(this.timer);
+      if (this.timer !== null) window.clearTimeout(this.timer);
     });
     this.refresh();
   }
 
   /** refreshSoon lists again after a burst of vault events settles (metadata is parsed by then). */
   refreshSoon(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
+    if (this.timer !== null) window.clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => {
       this.timer = null;
       this.refresh();
     }, 300);
@@ -112,7 +112,7 @@ export class ReviewView extends ItemView {
     const el = this.contentEl;
     el.empty();
     if (this.items.length === 0) {
-      el.createDiv({ cls: "quire-review-empty", text: `Nothing to review. Items the sidecar would not decide alone appear here (${reviewFolder(this.deps.folder())}).` });
+      el.createDiv({ cls: "quire-review-empty", text: `Nothing to review. Items Quire would not decide alone appear here (${reviewFolder(this.deps.folder())}).` });
       return;
     }
     el.createDiv({ cls: "quire-review-count", text: `${this.items.length} open ${this.items.length === 1 ? "item" : "items"}` });
@@ -148,4 +148,15 @@ export async function openReviewView(workspace: Workspace): Promise<void> {
     await leaf.setViewState({ type: REVIEW_VIEW, active: true });
   }
   await workspace.revealLeaf(leaf);
+}
+
+/**
+ * refreshReviewViews refreshes every loaded review view. A review leaf in a
+ * sidebar tab not shown yet holds a DeferredView (Obsidian 1.7.2+), which
+ * is no ReviewView: it lists afresh when it is first shown.
+ */
+export function refreshReviewViews(workspace: Pick<Workspace, "getLeavesOfType">): void {
+  for (const leaf of workspace.getLeavesOfType(REVIEW_VIEW)) {
+    if (leaf.view instanceof ReviewView) leaf.view.refreshSoon();
+  }
 }

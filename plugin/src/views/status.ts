@@ -152,10 +152,16 @@ export class StatusModal extends Modal {
     el.addClass("quire-status-view");
     const summary = el.createDiv({ cls: "quire-status-summary", text: statusBarText(s, s.state === "online" ? (this.deps.ingest?.batch ?? null) : null) });
     summary.toggleClass("is-offline", s.state === "offline");
+    summary.setAttr("aria-live", "polite");
     if (s.state === "offline") {
       el.createDiv({ cls: "quire-status-line", text: s.offlineReason });
-      const btn = el.createEl("button", { cls: "mod-cta", text: "Start sidecar" });
-      btn.addEventListener("click", () => void this.deps.start());
+      // Offer Start only when it can work; else say what would make it work.
+      if (s.canStart) {
+        const btn = el.createEl("button", { cls: "mod-cta", text: "Start Quire" });
+        btn.addEventListener("click", () => void this.deps.start());
+      } else {
+        el.createDiv({ cls: "quire-status-line", text: "Set the quire program in Settings → Quire, then start it from here or with the command Quire: Start or reconnect." });
+      }
     }
     const st = s.status;
     if (st) {
@@ -186,7 +192,7 @@ export class StatusModal extends Modal {
       row("Last indexed", st.lastIndexed ? new Date(st.lastIndexed).toLocaleString() : "not yet");
       const model = this.deps.model?.() ?? null;
       if (model !== null) row("Model", model);
-      row("Sidecar", `version ${st.version}`);
+      row("Quire", `version ${st.version}`);
       if (s.progress && s.progress.done < s.progress.total) {
         row("Running", `${s.progress.phase} ${count.format(s.progress.done)} / ${count.format(s.progress.total)}`);
       }
@@ -196,7 +202,7 @@ export class StatusModal extends Modal {
       btn.addEventListener("click", () => void this.deps.rebuild());
     }
     if (s.warnings.length > 0) {
-      el.createEl("h3", { text: "Sidecar warnings" });
+      el.createEl("h3", { text: "Warnings" });
       const ul = el.createEl("ul", { cls: "quire-status-warnings" });
       for (const w of [...s.warnings].reverse()) ul.createEl("li", { text: w.message });
     }

@@ -672,7 +672,7 @@ async function main() {
       await pageD.fill(field("Ignore", "textarea"), "Templates/\nTravel/");
       await pageD.dispatchEvent(field("Ignore", "textarea"), "change");
       await pageD.fill(field("API key"), "sk-harness-secret");
-      await pageD.dispatchEvent(field("API key"), "change");
+      await pageD.dispatchEvent(field("API key"), "blur");
       await shot(pageD, "settings.png");
       await pageD.click(`.setting-item:has(.setting-item-name:text-is("Apply")) button`);
       await waitFor(pageD, () => /Applied|Not applied/.test(document.querySelector(".quire-settings-status")?.textContent ?? ""));
