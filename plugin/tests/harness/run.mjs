@@ -407,6 +407,11 @@ async function main() {
     await page.screenshot({ path: join(out, name) });
   };
   const waitFor = (page, fn, arg, timeout = 20_000) => page.waitForFunction(fn, arg, { timeout, polling: 100 });
+  /** openIngested clicks Open in the notice of a finished ingest and waits for the source note. */
+  const openIngested = async (page) => {
+    await page.click('.notice:has(.quire-notice-message:text-matches("Saved")) .quire-notice-button', { timeout: 60_000 });
+    await waitFor(page, () => /^Quire\/Sources\/.+\.md$/.test(window.harness.mainNote()?.path ?? ""), undefined, 10_000);
+  };
 
   const sidecars = [];
   const servers = [];
@@ -719,7 +724,7 @@ async function main() {
       const before = model.requests.length;
       await pageD.evaluate(() => window.harness.setClipboard("http://example.test/article"));
       await pageD.evaluate(() => window.harness.ribbon());
-      await waitFor(pageD, () => /^Quire\/Sources\/.+\.md$/.test(window.harness.mainNote()?.path ?? ""), undefined, 60_000);
+      await openIngested(pageD);
       await waitFor(pageD, () => window.harness.notices().some((n) => /something to review/.test(n)) && window.harness.notices().some((n) => /^Quire wrote/.test(n)), undefined, 10_000).catch(async (err) => {
         throw new Error(`${err.message}; notices: ${await pageD.evaluate(() => window.harness.notices().join(" | "))}`);
       });
@@ -788,7 +793,12 @@ async function main() {
         if (sawBusy) await shot(pageE, "ingest-progress.png");
         else await new Promise((r) => setTimeout(r, 10));
       }
-      await waitFor(pageE, () => /^Quire\/Sources\/.+\.md$/.test(window.harness.mainNote()?.path ?? ""), undefined, 60_000);
+      // The note does not open by itself (the user may be writing): the done notice offers it.
+      const before = await pageE.evaluate(() => window.harness.mainNote()?.path ?? null);
+      await pageE.waitForSelector('.notice:has(.quire-notice-message:text-matches("Saved")) .quire-notice-button', { timeout: 60_000 });
+      expect((await pageE.evaluate(() => window.harness.mainNote()?.path ?? null)) === before, "the ingested note took over the editor");
+      await shot(pageE, "ingest-done-offer.png");
+      await openIngested(pageE);
       const notePath = await pageE.evaluate(() => window.harness.mainNote().path);
       const notices = await pageE.evaluate(() => window.harness.notices());
       log(`ingested as ${notePath} (status bar busy seen: ${sawBusy}); notices: ${notices.join(" | ")}`);
