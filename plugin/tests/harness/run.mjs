@@ -406,6 +406,14 @@ async function main() {
   const shot = async (page, name) => {
     await page.screenshot({ path: join(out, name) });
   };
+  /** shots takes a light and a dark screenshot, name-light.png and name-dark.png, and leaves the light theme on. */
+  const shots = async (page, name) => {
+    await page.evaluate(() => window.harness.theme("light"));
+    await shot(page, `${name}-light.png`);
+    await page.evaluate(() => window.harness.theme("dark"));
+    await shot(page, `${name}-dark.png`);
+    await page.evaluate(() => window.harness.theme("light"));
+  };
   const waitFor = (page, fn, arg, timeout = 20_000) => page.waitForFunction(fn, arg, { timeout, polling: 100 });
   /** openIngested clicks Open in the notice of a finished ingest and waits for the source note. */
   const openIngested = async (page) => {
@@ -622,12 +630,18 @@ async function main() {
       await pageD.mouse.move(5, 5);
       await pageD.waitForSelector(".quire-citation-popover", { state: "detached", timeout: 5000 });
       await pageD.hover(".markdown-reading-view .quire-citation-marker");
-      await pageD.waitForSelector(".quire-citation-popover .quire-citation-changed", { timeout: 5000 });
+      // The passage moved down by a line: the popover finds it by its text and says so,
+      // instead of showing whatever bytes now sit at the old offsets.
+      await pageD.waitForSelector(".quire-citation-popover .quire-citation-changed.is-moved", { timeout: 5000 });
       const after = await pageD.textContent(".quire-citation-popover .quire-citation-text");
-      expect(after !== before, "the popover did not show the current text");
-      await shot(pageD, "answer-note-changed.png");
+      expect(after.trim() === before.trim(), `the moved passage shows ${JSON.stringify(after.slice(0, 80))}, want ${JSON.stringify(before.slice(0, 80))}`);
+      expect(!after.includes("Edited by the user today."), "the popover shows the inserted line as the passage");
+      await shots(pageD, "ask-citation-moved");
       await pageD.click(".quire-citation-popover");
       await waitFor(pageD, (p) => window.harness.mainNote()?.path === p && window.harness.mainNote()?.line !== null, notePath);
+      const opened = await pageD.evaluate(() => window.harness.mainNote());
+      const movedLine = (await fsp.readFile(full, "utf8")).slice(0, (await fsp.readFile(full, "utf8")).indexOf(before.trim().split("\n")[0])).split("\n").length - 1;
+      expect(opened.line === movedLine, `opened at line ${opened.line}, the passage is now at line ${movedLine}`);
       const orig2 = await fsp.readFile(join(vaultD, savedAnswer), "utf8");
       expect(orig2 === fm, "the answer note was modified");
     });
