@@ -35,9 +35,16 @@ func passage(i int) string {
 }
 
 // BenchmarkEmbedChunks measures indexing throughput: batches of ~100-word
-// passages (each clipped to the model's 128 pieces), on GOMAXPROCS cores.
+// passages (each clipped to the model's 128 pieces), on GOMAXPROCS cores,
+// with each kernel this machine runs (the SIMD one first), so that their
+// ratio comes from one run on a shared machine.
 func BenchmarkEmbedChunks(b *testing.B) {
-	m := mustLoad(b)
+	for _, k := range benchKernels() {
+		b.Run(k.name, func(b *testing.B) { benchEmbedChunks(b, loadKernel(b, k.simd)) })
+	}
+}
+
+func benchEmbedChunks(b *testing.B, m *Model) {
 	const batch = 64
 	texts := make([]string, batch)
 	tokens := 0
@@ -60,9 +67,15 @@ func BenchmarkEmbedChunks(b *testing.B) {
 	b.ReportMetric(float64(tokens)/batch, "tokens/chunk")
 }
 
-// BenchmarkEmbedQuery measures the latency of embedding one search query.
+// BenchmarkEmbedQuery measures the latency of embedding one search query,
+// with each kernel this machine runs.
 func BenchmarkEmbedQuery(b *testing.B) {
-	m := mustLoad(b)
+	for _, k := range benchKernels() {
+		b.Run(k.name, func(b *testing.B) { benchEmbedQuery(b, loadKernel(b, k.simd)) })
+	}
+}
+
+func benchEmbedQuery(b *testing.B, m *Model) {
 	ctx := context.Background()
 	q := []string{"how do I keep cheese from drying out in the fridge"}
 	b.ResetTimer()

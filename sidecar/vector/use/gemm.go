@@ -1,7 +1,7 @@
 package use
 
 // Matrix products run through one 6×16 micro-kernel (AVX2/FMA assembly on
-// amd64, plain Go elsewhere). Weights are packed once, at Load, into panels
+// amd64, NEON on arm64, plain Go elsewhere or when asked). Weights are packed once, at Load, into panels
 // of 16 columns so the kernel reads them contiguously.
 
 const (
@@ -228,8 +228,14 @@ func tile(a, b []float32, bh []uint16, k int, c []float32, ldc int, bias []float
 }
 
 // kernelGo is the portable micro-kernel, the same sums in plain Go; B is
-// float32 (b) or float16 (bh, which only tests use off amd64: there the
-// weights are packed as float32).
+// float32 (b) or float16 (bh: only tests pass it, since weights are packed
+// as float32 wherever no assembly kernel widens them in registers).
+//
+// It fills the tile one column at a time, six rows deep. Go's scheduler
+// computes all the products of a loop step before the additions that feed
+// the loop's accumulators, so those products and the accumulators must fit
+// the sixteen float registers of amd64 together: six of each fit, the
+// twelve of a 6×2 block spilled to the stack and ran at half the speed.
 func kernelGo(a, b []float32, bh []uint16, k int, c []float32, ldc int, bias []float32, flags int) {
 	if bh != nil {
 		wide := make([]float32, k*tileCols)
@@ -239,48 +245,55 @@ func kernelGo(a, b []float32, bh []uint16, k int, c []float32, ldc int, bias []f
 		b = wide
 	}
 	a, b = a[:k*tileRows], b[:k*tileCols]
-	// Two rows by eight columns at a time: sixteen accumulators, eight B
-	// values and two A values fit the 32 float registers of arm64.
-	for i := 0; i < tileRows; i += 2 {
-		for j := 0; j < tileCols; j += 8 {
-			c0, c1 := c[i*ldc+j:i*ldc+j+8], c[(i+1)*ldc+j:(i+1)*ldc+j+8]
-			bs := bias[j : j+8]
-			x0, x1, x2, x3, x4, x5, x6, x7 := bs[0], bs[1], bs[2], bs[3], bs[4], bs[5], bs[6], bs[7]
-			y0, y1, y2, y3, y4, y5, y6, y7 := x0, x1, x2, x3, x4, x5, x6, x7
+	_ = c[(tileRows-1)*ldc+tileCols-1]
+	for j, bj := range bias[:tileCols] {
+		s := kernelGo6x1(a, b, j, bj)
+		for i, v := range s {
+			p := &c[i*ldc+j]
 			if flags&accumulate != 0 {
-				x0, x1, x2, x3, x4, x5, x6, x7 = x0+c0[0], x1+c0[1], x2+c0[2], x3+c0[3], x4+c0[4], x5+c0[5], x6+c0[6], x7+c0[7]
-				y0, y1, y2, y3, y4, y5, y6, y7 = y0+c1[0], y1+c1[1], y2+c1[2], y3+c1[3], y4+c1[4], y5+c1[5], y6+c1[6], y7+c1[7]
+				v += *p
 			}
-			for p := 0; p < k; p++ {
-				av := a[p*tileRows+i : p*tileRows+i+2 : p*tileRows+i+2]
-				bv := b[p*tileCols+j : p*tileCols+j+8 : p*tileCols+j+8]
-				a0, a1 := av[0], av[1]
-				b0, b1, b2, b3, b4, b5, b6, b7 := bv[0], bv[1], bv[2], bv[3], bv[4], bv[5], bv[6], bv[7]
-				x0 += a0 * b0
-				x1 += a0 * b1
-				x2 += a0 * b2
-				x3 += a0 * b3
-				x4 += a0 * b4
-				x5 += a0 * b5
-				x6 += a0 * b6
-				x7 += a0 * b7
-				y0 += a1 * b0
-				y1 += a1 * b1
-				y2 += a1 * b2
-				y3 += a1 * b3
-				y4 += a1 * b4
-				y5 += a1 * b5
-				y6 += a1 * b6
-				y7 += a1 * b7
-			}
-			out := [16]float32{x0, x1, x2, x3, x4, x5, x6, x7, y0, y1, y2, y3, y4, y5, y6, y7}
 			if flags&relu != 0 {
-				for q, v := range out {
-					out[q] = max(v, 0)
-				}
+				v = max(v, 0)
 			}
-			copy(c0, out[:8])
-			copy(c1, out[8:])
+			*p = v
 		}
 	}
+}
+
+// kernelGo6x1 returns bias + A·B for column j of a packed six-row A tile and
+// a 16-wide B panel, two steps of k per iteration. The loops reslice a and b
+// instead of indexing them and mask the column, so the compiler proves
+// every access in range and emits no bounds checks (check with
+// -gcflags=-d=ssa/check_bce).
+func kernelGo6x1(a, b []float32, j int, bias float32) [tileRows]float32 {
+	j &= tileCols - 1
+	c0, c1, c2, c3, c4, c5 := bias, bias, bias, bias, bias, bias
+	for len(a) >= 2*tileRows && len(b) >= 2*tileCols {
+		b0 := b[:tileCols:tileCols][j]
+		b1 := b[tileCols : 2*tileCols : 2*tileCols][j]
+		c0 += a[0] * b0
+		c1 += a[1] * b0
+		c2 += a[2] * b0
+		c3 += a[3] * b0
+		c4 += a[4] * b0
+		c5 += a[5] * b0
+		c0 += a[6] * b1
+		c1 += a[7] * b1
+		c2 += a[8] * b1
+		c3 += a[9] * b1
+		c4 += a[10] * b1
+		c5 += a[11] * b1
+		a, b = a[2*tileRows:], b[2*tileCols:]
+	}
+	if len(a) >= tileRows && len(b) >= tileCols {
+		b0 := b[:tileCols:tileCols][j]
+		c0 += a[0] * b0
+		c1 += a[1] * b0
+		c2 += a[2] * b0
+		c3 += a[3] * b0
+		c4 += a[4] * b0
+		c5 += a[5] * b0
+	}
+	return [tileRows]float32{c0, c1, c2, c3, c4, c5}
 }

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"syscall"
 	"testing"
-	"time"
 )
 
 func randSlice(r *rand.Rand, n int) []float32 {
@@ -82,6 +80,58 @@ func TestGemmMatchesNaive(t *testing.T) {
 	}
 }
 
+// TestSIMDMatchesPortable holds this machine's assembly kernels (AVX2 on
+// amd64, NEON on arm64) to the portable ones on random shapes, edge sizes
+// among them: one row, one step of k, k not a multiple of the unrolling,
+// rows short of a tile, float16 and float32 weights, every flag.
+func TestSIMDMatchesPortable(t *testing.T) {
+	if !simdOK {
+		t.Skip("no assembly kernels on this processor")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	shapes := [][3]int{{1, 1, 16}, {1, 3, 16}, {6, 1, 16}, {5, 2, 32}, {7, 5, 16}, {12, 7, 48}, {1, 512, 1536}}
+	for range 40 {
+		shapes = append(shapes, [3]int{1 + r.IntN(40), 1 + r.IntN(300), tileCols * (1 + r.IntN(6))})
+	}
+	for _, sh := range shapes {
+		m, k, n := sh[0], sh[1], sh[2]
+		for flags := 0; flags < 8; flags++ {
+			half := flags&4 != 0
+			flags := flags & 3
+			a := randSlice(r, m*k)
+			bits := make([]uint16, k*n)
+			for i := range bits {
+				bits[i] = uint16(r.IntN(2))<<15 | uint16(9+r.IntN(8))<<10 | uint16(r.IntN(1024))
+			}
+			w := make([]float32, k*n)
+			for i, h := range bits {
+				w[i] = halfTable[h]
+			}
+			b := packMatrix(w, k, n)
+			if half {
+				b = packHalf(bits, k, n)
+			}
+			bias := randSlice(r, n)
+			c0 := randSlice(r, m*n)
+			run := func(simd bool) []float32 {
+				saved := haveSIMD
+				setSIMD(simd)
+				defer setSIMD(saved)
+				c := append([]float32(nil), c0...)
+				gemm(c, n, a, k, m, b, bias, flags, &scratch{})
+				return c
+			}
+			got, want := run(true), run(false)
+			for i := range got {
+				// Fused and separate multiply-adds round differently.
+				if d := math.Abs(float64(got[i] - want[i])); d > 1e-5*float64(k)+1e-6 {
+					t.Fatalf("m%d k%d n%d flags%d half=%v: c[%d] = %v (%s), portable %v", m, k, n, flags, half, i, got[i], simdName, want[i])
+				}
+			}
+		}
+	}
+}
+
 func BenchmarkGemm(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, sh := range [][3]int{{128, 512, 1536}, {128, 1536, 512}, {256, 512, 1536}, {256, 1536, 512}, {128, 64, 128}, {6, 256, 16}, {48, 256, 64}} {
@@ -89,27 +139,22 @@ func BenchmarkGemm(b *testing.B) {
 		a := randSlice(r, m*k)
 		w := packMatrix(randSlice(r, k*n), k, n)
 		c := make([]float32, m*n)
-		b.Run(fmt.Sprintf("%dx%dx%d", m, k, n), func(b *testing.B) {
-			s := &scratch{}
-			cpu0 := cpuTime()
-			for i := 0; i < b.N; i++ {
-				gemm(c, n, a, k, m, w, nil, 0, s)
-			}
-			flops := 2 * float64(m*k*n) * float64(b.N)
-			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOPS")
-			b.ReportMetric(flops/(cpuTime()-cpu0).Seconds()/1e9, "GFLOPS/cpu")
-		})
+		for _, kern := range benchKernels() {
+			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, k, n, kern.name), func(b *testing.B) {
+				saved := haveSIMD
+				setSIMD(kern.simd)
+				defer setSIMD(saved)
+				s := &scratch{}
+				cpu0 := cpuTime()
+				for i := 0; i < b.N; i++ {
+					gemm(c, n, a, k, m, w, nil, 0, s)
+				}
+				flops := 2 * float64(m*k*n) * float64(b.N)
+				b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOPS")
+				b.ReportMetric(flops/(cpuTime()-cpu0).Seconds()/1e9, "GFLOPS/cpu")
+			})
+		}
 	}
-}
-
-// cpuTime is the process's user+system time, so benchmarks on a shared
-// machine can report work per CPU second as well as per wall second.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func TestExp32(t *testing.T) {
@@ -129,7 +174,7 @@ func TestExp32(t *testing.T) {
 
 func TestSoftmaxSIMDMatchesPortable(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{1, 7, 8, 9, 64, 127, 128} {
+	for _, n := range []int{1, 3, 4, 5, 7, 8, 9, 16, 17, 64, 127, 128} {
 		row := randSlice(r, n)
 		for i := range row {
 			row[i] *= 40 // reach deep into the exponent range
@@ -168,4 +213,18 @@ func TestHalfToFloat(t *testing.T) {
 			t.Errorf("halfToFloat(%#04x) = %v, want %v", tt.bits, got, tt.want)
 		}
 	}
+}
+
+type benchKernel struct {
+	name string
+	simd bool
+}
+
+// benchKernels lists the kernels this machine can run, SIMD first.
+func benchKernels() []benchKernel {
+	var ks []benchKernel
+	if simdOK {
+		ks = append(ks, benchKernel{simdName, true})
+	}
+	return append(ks, benchKernel{"portable", false})
 }

@@ -6,13 +6,6 @@ import "golang.org/x/sys/cpu"
 // AVX2 and FMA for the products, F16C to widen float16 weights.
 var simdOK = cpu.X86.HasAVX2 && cpu.X86.HasFMA && hasF16C()
 
-// haveSIMD says whether the assembly kernels run; tests switch it off to
-// exercise the portable ones.
-var haveSIMD = simdOK
-
-// setSIMD lets tests run the portable kernels on a machine with AVX2.
-func setSIMD(on bool) { haveSIMD = on && simdOK }
-
 func hasF16C() bool
 
 //go:noescape
@@ -23,3 +16,6 @@ func kernelHalf6x16(a *float32, lda int, b *uint16, k int, c *float32, ldc int, 
 
 //go:noescape
 func expShift(row *float32, n int, m, scale float32) float32
+
+// simdName names the assembly kernels in benchmarks and tests.
+const simdName = "avx2"
