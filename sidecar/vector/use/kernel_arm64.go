@@ -1,0 +1,18 @@
+package use
+
+// simdOK is true on every arm64 processor: Go's arm64 port assumes ARMv8-A,
+// where Advanced SIMD (NEON) and the float16 conversions are part of the
+// base architecture.
+const simdOK = true
+
+// simdName names the assembly kernels in benchmarks and tests.
+const simdName = "neon"
+
+//go:noescape
+func kernelPacked6x16(a *float32, lda int, b *float32, k int, c *float32, ldc int, bias *float32, flags int)
+
+//go:noescape
+func kernelHalf6x16(a *float32, lda int, b *uint16, k int, c *float32, ldc int, bias *float32, flags int)
+
+//go:noescape
+func expShift(row *float32, n int, m, scale float32) float32
