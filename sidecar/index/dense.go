@@ -143,8 +143,8 @@ func KeyPassage(key string) string {
 }
 
 // Embed gives every passage without vectors its vectors, saving as it
-// goes so that an interrupted run resumes where it stopped. Progress lines
-// go to ix.Progress every 10 seconds.
+// goes so that an interrupted run resumes where it stopped. Progress goes
+// to ix.OnProgress after every batch.
 func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	if ix.dense == nil {
 		return DenseStats{}, errors.New("embed: no embedder configured")
@@ -188,7 +188,7 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	}
 	total := len(want)
 	done := total - len(todo)
-	lastNote, lastSave := time.Now(), time.Now()
+	lastSave := time.Now()
 	var seen, words, windowsRead, unsaved int
 	const batch = 32
 	for start := 0; start < len(todo); start += batch {
@@ -226,10 +226,7 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		}
 		done += len(ids)
 		unsaved += len(vecs)
-		if ix.Progress != nil && time.Since(lastNote) > 10*time.Second {
-			fmt.Fprintf(ix.Progress, "vectors %s/%s chunks\n", thousands(done), thousands(total))
-			lastNote = time.Now()
-		}
+		ix.progress(Progress{Phase: PhaseEmbed, Done: done, Total: total, Windows: windowsRead})
 		if unsaved >= ix.checkpointVectors() || time.Since(lastSave) > checkpointEvery {
 			if err := d.store.Save(); err != nil {
 				return ix.DenseStats(), err
@@ -244,9 +241,6 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		ix.textSeen = float64(seen) / float64(words)
 	}
 	st := ix.DenseStats()
-	if ix.Progress != nil && len(todo) > 0 {
-		fmt.Fprintf(ix.Progress, "Embedded %s chunks, read in %s windows (%s).\n", thousands(len(todo)), thousands(windowsRead), d.emb.Name())
-	}
 	return st, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"slices"
 	"sort"
@@ -45,12 +44,13 @@ type Index struct {
 	chunker func() *markdown.Chunker
 	cat     *catalog
 	BM25    *bm25.Index
-	// Progress receives progress lines and the summary; nil is silent.
-	Progress io.Writer
-	mu       sync.Mutex // one Run at a time
-	embedMu  sync.Mutex // one Embed at a time
-	dense    *dense     // nil without an embedder
-	textSeen float64    // share of words the last Embed's windows held
+	// OnProgress, when set, is called as Run and Embed go (from their
+	// goroutine: it must not block long). Set it before either runs.
+	OnProgress func(Progress)
+	mu         sync.Mutex // one Run at a time
+	embedMu    sync.Mutex // one Embed at a time
+	dense      *dense     // nil without an embedder
+	textSeen   float64    // share of words the last Embed's windows held
 	// checkpoint overrides checkpointVectors; tests set it.
 	checkpoint int
 }
@@ -302,11 +302,6 @@ func (ix *Index) Run(ctx context.Context) (Stats, error) {
 	}
 	st.Duration = time.Since(began)
 	err = ix.cat.setMeta(Meta{Fingerprint: ix.Fingerprint(), LastIndex: time.Now().UTC(), Skipped: st.Skipped})
-	if ix.Progress != nil {
-		fmt.Fprintf(ix.Progress, "Indexed %s notes (%s changed, %s removed), %s chunks, %s skipped in %s.\n",
-			thousands(st.Notes), thousands(st.Changed), thousands(st.Removed), thousands(st.Chunks),
-			thousands(len(st.Skipped)), st.Duration.Round(time.Millisecond))
-	}
 	return st, err
 }
 
@@ -454,12 +449,4 @@ func (ix *Index) reconcile() error {
 		}
 	}
 	return ix.cat.apply(drop)
-}
-
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

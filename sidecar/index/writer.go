@@ -56,8 +56,8 @@ func (w *writer) add(r result) error {
 		w.changes[r.file.Path] = r.entry
 		w.st.Changed++
 	}
-	if w.ix.Progress != nil && (w.done%100 == 0 || time.Since(w.lastNote) > 10*time.Second) {
-		fmt.Fprintf(w.ix.Progress, "indexing: %s/%s notes\n", thousands(w.done), thousands(w.total))
+	if w.done%100 == 0 || time.Since(w.lastNote) > 10*time.Second {
+		w.ix.progress(Progress{Phase: PhaseIndex, Done: w.done, Total: w.total})
 		w.lastNote = time.Now()
 	}
 	return w.maybeFlush()

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -104,7 +103,7 @@ func (f filter) apply(ctx context.Context, b Backend, ps []Passage) ([]Passage, 
 			ok, seen := tagged[p.Path]
 			if !seen {
 				text, err := b.Note(ctx, p.Path)
-				if errors.Is(err, ErrNotIndexed) {
+				if notIndexed(err) {
 					continue // removed since it was ranked
 				}
 				if err != nil {

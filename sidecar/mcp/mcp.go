@@ -2,10 +2,10 @@
 // (Claude Code, Claude Desktop, automation tools) with the official Go SDK:
 // status, reindex, search_knowledge, search_sources, get_note and ask.
 //
-// The tools read the index through a [Backend]: [Local] over an index this
-// process opened, or [Remote] through the sidecar that already serves the
-// vault (it holds the index's lock, so nobody else may open it). Both
-// answer the same tools the same way; the tools themselves check their
+// The tools read the vault through a [Backend]: the engine of this
+// process, or a client of the sidecar that already serves the vault (it
+// holds the index's lock, so nobody else may open it). Both answer the
+// same tools the same way; the tools themselves check their
 // arguments, so a bad one gets a tool error with a sentence saying what to
 // fix, and the server keeps serving.
 package mcp
@@ -16,31 +16,44 @@ import (
 	"log/slog"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/search"
 )
 
-// Backend is the index the tools read. Its methods are safe for concurrent
-// use. Errors that the caller should show as they are (a note the index
-// does not hold) wrap ErrNotIndexed; others are wrapped with what failed.
+// Backend is the vault the tools read: an [engine.Engine] in this
+// process, or a [client.Remote] through the sidecar that serves the vault.
+// Its methods are safe for concurrent use. Errors meant for the user are
+// *engine.Error (a note the index does not hold is engine.NotFound).
 type Backend interface {
 	// Status describes the index now.
-	Status(ctx context.Context) (Status, error)
+	Status(ctx context.Context) (engine.Status, error)
 	// Reindex brings the index up to date with the vault; full re-reads
-	// every note instead of only the changed ones.
-	Reindex(ctx context.Context, full bool) (Reindexed, error)
-	// Search returns up to k passages for query, best first. channel is
-	// "bm25", "dense", "hybrid" or "" for the best the index serves.
-	Search(ctx context.Context, query string, k int, channel string) (Found, error)
-	// Note returns the text of the note at a clean vault-relative path, or
-	// an error wrapping ErrNotIndexed when the index does not hold it.
+	// every note instead of only the changed ones. progress follows it.
+	Reindex(ctx context.Context, full bool, progress func(engine.Progress)) (engine.Reindexed, error)
+	// Search ranks passages.
+	Search(ctx context.Context, q engine.Query) (search.Result, error)
+	// Note returns the text of the note at a clean vault-relative path.
 	Note(ctx context.Context, path string) (string, error)
-	// Ask answers question from the notes, retrieving k passages (0: the
-	// default) before packing the model's context.
-	Ask(ctx context.Context, question string, k int) (Answer, error)
+	// Ask answers a question from the notes; onDelta may be nil.
+	Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error)
 }
 
-// ErrNotIndexed is returned by Backend.Note for a path the index does not
-// hold: the tools never read files outside the index.
-var ErrNotIndexed = errors.New("note not indexed")
+// via says who answered: a backend may name itself (the running sidecar
+// and its pid); otherwise it is this process.
+func via(b Backend) string {
+	if v, ok := b.(interface{ Via() string }); ok {
+		return v.Via()
+	}
+	return "this process"
+}
+
+// notIndexed reports an error that says the index does not hold a note.
+func notIndexed(err error) bool {
+	var ee *engine.Error
+	return errors.As(err, &ee) && ee.Kind == engine.NotFound
+}
 
 // Status is what the status tool returns.
 type Status struct {
@@ -95,13 +108,6 @@ type Reindexed struct {
 	Vectors  *Vectors `json:"vectors,omitempty" jsonschema:"search by meaning after the pass"`
 	TookMs   float64  `json:"tookMs" jsonschema:"how long the pass took, in milliseconds"`
 	Note     string   `json:"note,omitempty" jsonschema:"anything the counts do not say"`
-}
-
-// Found is a backend's search result.
-type Found struct {
-	Passages []Passage
-	Channel  string
-	Warning  string
 }
 
 // Passage is a slice of a note: its raw Markdown between two byte offsets.

@@ -14,7 +14,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/server"
 	"github.com/quire-app/quire/sidecar/state"
@@ -82,11 +84,12 @@ func localBackend(t testing.TB) (Backend, string) {
 	if _, err := ix.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewLocal(ix, config.Default(), st.Join("asks.jsonl"))
+	e, err := engine.New(engine.Options{Index: ix, Config: config.Default(), AskLog: st.Join("asks.jsonl")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b, v
+	t.Cleanup(func() { e.Close() })
+	return e, v
 }
 
 // remoteBackend serves a fresh vault with a real sidecar on loopback and
@@ -95,7 +98,11 @@ func remoteBackend(t testing.TB) (Backend, string) {
 	t.Helper()
 	v := newVault(t)
 	ix, _ := openIndex(t, v)
-	srv, err := server.New(server.Options{Index: ix, Config: config.Default(), Version: "test", Debounce: 20 * time.Millisecond})
+	e, err := engine.New(engine.Options{Index: ix, Config: config.Default(), Debounce: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.Options{Engine: e, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +114,8 @@ func remoteBackend(t testing.TB) (Backend, string) {
 	go func() { served <- srv.Serve(l) }()
 	ctx, stopWatch := context.WithCancel(context.Background())
 	watched := make(chan error, 1)
-	go func() { watched <- srv.Watch(ctx) }()
-	c, err := server.Dial(context.Background(), "ws://"+l.Addr().String()+"/", srv.Token(), "mcp-test", nil)
+	go func() { watched <- e.Watch(ctx) }()
+	c, err := client.Dial(context.Background(), "ws://"+l.Addr().String()+"/", srv.Token(), "mcp-test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +131,9 @@ func remoteBackend(t testing.TB) (Backend, string) {
 		}
 		<-served
 		<-watched
+		e.Close()
 	})
-	r := NewRemote(c, 4242)
+	r := client.NewRemote(c, 4242)
 	r.Poll = 10 * time.Millisecond
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -133,7 +141,7 @@ func remoteBackend(t testing.TB) (Backend, string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.LastIndexed != "" && !st.Indexing {
+		if !st.LastIndexed.IsZero() && !st.Indexing {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -2,13 +2,16 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/search"
 )
 
 // Argument limits.
@@ -166,15 +169,34 @@ func (t *tools) status(ctx context.Context, _ *sdk.CallToolRequest, _ statusIn) 
 	if err != nil {
 		return nil, Status{}, fmt.Errorf("status: %w", err)
 	}
-	return nil, st, nil
+	return nil, toStatus(st, via(t.b)), nil
 }
 
-func (t *tools) reindex(ctx context.Context, _ *sdk.CallToolRequest, in reindexIn) (*sdk.CallToolResult, Reindexed, error) {
-	r, err := t.b.Reindex(ctx, in.Full)
+// reindex sends progress notifications when the call asks for them: a
+// full pass over a large vault takes long enough for a client to give up.
+func (t *tools) reindex(ctx context.Context, req *sdk.CallToolRequest, in reindexIn) (*sdk.CallToolResult, Reindexed, error) {
+	var progress func(engine.Progress)
+	if n := newNotifier(ctx, req); n != nil {
+		progress = n.progress
+	}
+	r, err := t.b.Reindex(ctx, in.Full, progress)
 	if err != nil {
 		return nil, Reindexed{}, fmt.Errorf("reindex: %w", err)
 	}
-	return nil, r, nil
+	return nil, toReindexed(r), nil
+}
+
+// find searches the backend and maps the passages.
+func (t *tools) find(ctx context.Context, q string, k int, ch search.Channel) ([]Passage, search.Result, error) {
+	res, err := t.b.Search(ctx, engine.Query{Text: q, K: k, Channel: ch})
+	if err != nil {
+		return nil, res, err
+	}
+	ps := make([]Passage, len(res.Passages))
+	for i, p := range res.Passages {
+		ps[i] = toPassage(p)
+	}
+	return ps, res, nil
 }
 
 func (t *tools) search(ctx context.Context, _ *sdk.CallToolRequest, in searchIn) (*sdk.CallToolResult, SearchResult, error) {
@@ -194,11 +216,11 @@ func (t *tools) search(ctx context.Context, _ *sdk.CallToolRequest, in searchIn)
 	if f.active() {
 		n = pool
 	}
-	found, err := t.b.Search(ctx, q, n, "")
+	all, found, err := t.find(ctx, q, n, "")
 	if err != nil {
 		return nil, SearchResult{}, fmt.Errorf("search: %w", err)
 	}
-	ps, err := f.apply(ctx, t.b, found.Passages)
+	ps, err := f.apply(ctx, t.b, all)
 	if err != nil {
 		return nil, SearchResult{}, err
 	}
@@ -206,13 +228,13 @@ func (t *tools) search(ctx context.Context, _ *sdk.CallToolRequest, in searchIn)
 	if found.Warning != "" {
 		warnings = append(warnings, found.Warning)
 	}
-	if f.active() && len(ps) < k && len(found.Passages) == pool {
+	if f.active() && len(ps) < k && len(all) == pool {
 		warnings = append(warnings, fmt.Sprintf("only %d of the best %d passages are %s", len(ps), pool, f))
 	}
 	if len(ps) > k {
 		ps = ps[:k]
 	}
-	return nil, SearchResult{Query: q, Channel: found.Channel, Warning: strings.Join(warnings, "; "), Passages: ps}, nil
+	return nil, SearchResult{Query: q, Channel: string(found.Channel), Warning: strings.Join(warnings, "; "), Passages: ps}, nil
 }
 
 func (t *tools) sources(ctx context.Context, _ *sdk.CallToolRequest, in sourcesIn) (*sdk.CallToolResult, Sources, error) {
@@ -231,11 +253,11 @@ func (t *tools) sources(ctx context.Context, _ *sdk.CallToolRequest, in sourcesI
 	// Keywords: a note counts as mentioning the concept when its words
 	// (stemmed, accents folded, translated) occur there, which is what
 	// "appears in" means; meaning alone would list loosely related notes.
-	found, err := t.b.Search(ctx, q, pool, "bm25")
+	all, found, err := t.find(ctx, q, pool, search.BM25)
 	if err != nil {
 		return nil, Sources{}, fmt.Errorf("search_sources: %w", err)
 	}
-	ps, err := f.apply(ctx, t.b, found.Passages)
+	ps, err := f.apply(ctx, t.b, all)
 	if err != nil {
 		return nil, Sources{}, err
 	}
@@ -290,7 +312,7 @@ func (t *tools) note(ctx context.Context, _ *sdk.CallToolRequest, in noteIn) (*s
 		return nil, NoteText{}, err
 	}
 	text, err := t.b.Note(ctx, p)
-	if errors.Is(err, ErrNotIndexed) {
+	if notIndexed(err) {
 		return nil, NoteText{}, fmt.Errorf("%s is not a note in the index; use a path that search_knowledge returned", p)
 	}
 	if err != nil {
@@ -307,7 +329,9 @@ func (t *tools) note(ctx context.Context, _ *sdk.CallToolRequest, in noteIn) (*s
 	return nil, out, nil
 }
 
-func (t *tools) ask(ctx context.Context, _ *sdk.CallToolRequest, in askIn) (*sdk.CallToolResult, Answer, error) {
+// ask sends a progress notification as the answer starts streaming, when
+// the call asks for them.
+func (t *tools) ask(ctx context.Context, req *sdk.CallToolRequest, in askIn) (*sdk.CallToolResult, Answer, error) {
 	q, err := checkText("question", in.Question)
 	if err != nil {
 		return nil, Answer{}, err
@@ -316,10 +340,17 @@ func (t *tools) ask(ctx context.Context, _ *sdk.CallToolRequest, in askIn) (*sdk
 	if err != nil {
 		return nil, Answer{}, err
 	}
-	ans, err := t.b.Ask(ctx, q, k)
+	var onDelta func(string)
+	if n := newNotifier(ctx, req); n != nil {
+		n.say("retrieving passages")
+		var once sync.Once
+		onDelta = func(string) { once.Do(func() { n.say("the model is answering") }) }
+	}
+	a, err := t.b.Ask(ctx, engine.Question{Text: q, K: k}, onDelta)
 	if err != nil {
 		return nil, Answer{}, fmt.Errorf("ask: %w", err)
 	}
+	ans := toAnswer(a)
 	if ans.Citations == nil {
 		ans.Citations = []Citation{}
 	}

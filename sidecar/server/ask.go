@@ -4,15 +4,12 @@ import (
 	"context"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/search"
 )
-
-// maxQuestion caps a question's length in bytes.
-const maxQuestion = 4096
 
 // handleAsk answers ask.query: ask.delta frames as the answer streams, then
 // ask.done with the checked answer, which replaces what was streamed (a
@@ -22,22 +19,11 @@ func (s *Server) handleAsk(ctx context.Context, env proto.Envelope, st Stream) (
 	if err := env.Decode(&q); err != nil {
 		return nil, &proto.Error{Code: proto.CodeInvalidRequest, Message: "ask.query: " + err.Error()}
 	}
-	q.Question = strings.TrimSpace(q.Question)
-	if q.Question == "" || len(q.Question) > maxQuestion {
-		return nil, &proto.Error{Code: proto.CodeInvalidRequest, Message: "ask.query: a question of 1 to 4096 bytes is required"}
-	}
-	snap := s.snap.Load()
-	ch := search.Channel(q.Channel)
-	if ch == "" {
-		ch = search.Default(snap.dense.Embedded)
-	}
-	cfg := s.config()
-	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: s.answerModel(), Private: cfg.Private, Answers: cfg.Folder + "/Answers", Rewrite: cfg.Ask.Rewrite, Langs: snap.searcher.Langs, Log: s.opts.AskLog}
-	ans, err := asker.Ask(ctx, ask.Query{Question: q.Question}, func(text string) {
+	ans, err := s.e.Ask(ctx, engine.Question{Text: q.Question, K: q.K, Channel: search.Channel(q.Channel)}, func(text string) {
 		_ = st.Part(proto.TypeAskDelta, proto.AskDelta{Text: text})
 	})
 	if err != nil {
-		return nil, err
+		return nil, prefixed(proto.TypeAskQuery, err)
 	}
 	s.remember(env.ID, ans)
 	return AskDone(ans), nil
@@ -78,7 +64,7 @@ func (s *Server) saveAnswer(q proto.AnswerSave) (proto.AnswerResult, error) {
 	if !ok {
 		return proto.AnswerResult{}, &proto.Error{Code: proto.CodeNotFound, Message: "answer.save: no recent answer for ask " + q.AskID + "; ask again"}
 	}
-	p, err := ask.SaveNote(s.vault, s.config().Folder+"/Answers", ans, time.Now())
+	p, err := s.e.SaveAnswer(ans)
 	if err != nil {
 		return proto.AnswerResult{}, err
 	}
@@ -107,16 +93,4 @@ func AskDone(a ask.Answer) proto.AskDone {
 		d.Passages[i] = p.ID
 	}
 	return d
-}
-
-// headingPath is the breadcrumb "Title › H1 › H2" without the title.
-func headingPath(p search.Passage) []string {
-	if p.Crumbs == "" {
-		return nil
-	}
-	hs := strings.Split(p.Crumbs, " › ")
-	if len(hs) > 0 && hs[0] == p.Title {
-		hs = hs[1:]
-	}
-	return hs
 }

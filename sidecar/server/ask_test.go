@@ -19,7 +19,7 @@ func TestAskStreamsACheckedAnswer(t *testing.T) {
 	h := start(t, map[string]string{
 		"starter.md": "# Sourdough starter\n\nFeed the starter once a day at room temperature.\n",
 		"other.md":   "# Monstera\n\nWater when the soil is dry.\n",
-	}, func(o *Options) {
+	}, func(o *setup) {
 		o.Config.Model = llm.Config{Provider: "openai", Endpoint: fake.URL, Model: "fake", Timeout: llm.Default().Timeout}
 		o.AskLog = logPath
 	})

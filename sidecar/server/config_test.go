@@ -23,7 +23,7 @@ func TestConfigSetAppliesWithoutARestart(t *testing.T) {
 	h := start(t, map[string]string{
 		"starter.md":         "# Sourdough starter\n\nFeed the starter once a day at room temperature.\n",
 		"Archive/starter.md": "# Old starter notes\n\nFeed the starter twice a day, said the old book.\n",
-	}, func(o *Options) { o.StateDir = stateDir })
+	}, func(o *setup) { o.StateDir = stateDir })
 	c := h.dial()
 	defer c.Close()
 	ctx := context.Background()

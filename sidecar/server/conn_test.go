@@ -102,7 +102,7 @@ func TestOrigin(t *testing.T) {
 }
 
 func TestTooLarge(t *testing.T) {
-	h := start(t, notes, func(o *Options) { o.FrameLimit = 4 << 10 })
+	h := start(t, notes, func(o *setup) { o.Server.FrameLimit = 4 << 10 })
 	ws := h.raw(nil)
 	h.hello(ws)
 
@@ -270,7 +270,7 @@ func TestShutdown(t *testing.T) {
 func TestShutdownFinishesInFlight(t *testing.T) {
 	entered := make(chan struct{})
 	release := make(chan struct{})
-	h := start(t, notes, func(o *Options) {})
+	h := start(t, notes, func(o *setup) {})
 	h.srv.hook = func(typ string) {
 		if typ == proto.TypeNoteGet {
 			close(entered)

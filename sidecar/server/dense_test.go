@@ -52,7 +52,7 @@ func (e *bagEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 // so instead of failing.
 func TestDense(t *testing.T) {
 	emb := &bagEmbedder{}
-	h := start(t, notes, func(o *Options) {
+	h := start(t, notes, func(o *setup) {
 		st, err := state.Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/client"
+	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/search"
 )
 
-func call[T any](t *testing.T, c *Client, typ string, req any) (T, error) {
+func call[T any](t *testing.T, c *client.Client, typ string, req any) (T, error) {
 	t.Helper()
 	var reply T
 	err := c.Call(t.Context(), typ, req, &reply)
@@ -89,7 +91,7 @@ func TestSearch(t *testing.T) {
 	if err != nil || res.Passages == nil || len(res.Passages) != 0 {
 		t.Errorf("no match: got %+v, %v; want an empty list", res, err)
 	}
-	_, err = c.Search(t.Context(), proto.SearchQuery{Query: strings.Repeat("a ", maxQuery)})
+	_, err = c.Search(t.Context(), proto.SearchQuery{Query: strings.Repeat("a ", engine.MaxQuery)})
 	wantCode(t, err, proto.CodeTooLarge)
 }
 
@@ -217,7 +219,7 @@ func TestRebuild(t *testing.T) {
 }
 
 // waitEvent returns the first event of type typ that ok accepts.
-func waitEvent(t *testing.T, c *Client, typ string, ok func(proto.Envelope) bool) proto.Envelope {
+func waitEvent(t *testing.T, c *client.Client, typ string, ok func(proto.Envelope) bool) proto.Envelope {
 	t.Helper()
 	timeout := time.After(5 * time.Second)
 	for {

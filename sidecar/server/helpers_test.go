@@ -13,7 +13,9 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/state"
 )
@@ -31,13 +33,21 @@ type harness struct {
 	t     *testing.T
 	vault string
 	srv   *Server
+	eng   *engine.Engine
 	addr  string // host:port
 	ix    *index.Index
+	setup setup
+}
+
+// setup is what a test may change: the engine's options and the server's.
+type setup struct {
+	engine.Options
+	Server Options
 }
 
 // start serves a temp vault with the given notes on a real loopback
 // listener and waits for the first index pass.
-func start(t *testing.T, files map[string]string, tweak ...func(*Options)) *harness {
+func start(t *testing.T, files map[string]string, tweak ...func(*setup)) *harness {
 	t.Helper()
 	h := &harness{t: t, vault: t.TempDir()}
 	for p, body := range files {
@@ -52,11 +62,16 @@ func start(t *testing.T, files map[string]string, tweak ...func(*Options)) *harn
 		t.Fatal(err)
 	}
 	h.ix = ix
-	opts := Options{Index: ix, Config: config.Default(), Version: "test"}
+	h.setup = setup{Options: engine.Options{Index: ix, Config: config.Default()}, Server: Options{Version: "test"}}
 	for _, f := range tweak {
-		f(&opts)
+		f(&h.setup)
 	}
-	h.srv, err = New(opts)
+	h.eng, err = engine.New(h.setup.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.setup.Server.Engine = h.eng
+	h.srv, err = New(h.setup.Server)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +84,7 @@ func start(t *testing.T, files map[string]string, tweak ...func(*Options)) *harn
 	go func() { served <- h.srv.Serve(l) }()
 	ctx, cancel := context.WithCancel(context.Background())
 	watched := make(chan error, 1)
-	go func() { watched <- h.srv.Watch(ctx) }()
+	go func() { watched <- h.eng.Watch(ctx) }()
 	t.Cleanup(func() {
 		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer scancel()
@@ -81,6 +96,7 @@ func start(t *testing.T, files map[string]string, tweak ...func(*Options)) *harn
 		}
 		cancel()
 		<-watched
+		h.eng.Close()
 		ix.Close()
 		st.Close()
 	})
@@ -94,10 +110,7 @@ func (h *harness) waitEmbedded() {
 	h.waitIndexed()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		h.srv.embedMu.Lock()
-		running := h.srv.embedRunning
-		h.srv.embedMu.Unlock()
-		if !running {
+		if !h.eng.Busy() {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -110,7 +123,7 @@ func (h *harness) waitIndexed() {
 	h.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if h.srv.snap.Load().passed && !h.srv.indexing.Load() && len(h.srv.trigger) == 0 {
+		if h.eng.Passed() && !h.eng.Busy() {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -132,11 +145,11 @@ func (h *harness) write(rel, body string) {
 func (h *harness) url() string { return "ws://" + h.addr + "/" }
 
 // dial connects a protocol client.
-func (h *harness) dial() *Client {
+func (h *harness) dial() *client.Client {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, h.url(), h.srv.Token(), "test", nil)
+	c, err := client.Dial(ctx, h.url(), h.srv.Token(), "test", nil)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/fetch"
 )
@@ -43,7 +44,7 @@ const sitePage = `<!doctype html><html lang="en"><head><title>Sourdough Hydratio
 
 // withIngest gives the server a queue, a fetch client reaching a local
 // test site, and an inbox looked at every 20 ms, and works the queue.
-func withIngest(t *testing.T) func(*Options) {
+func withIngest(t *testing.T) func(*setup) {
 	site := &testSite{srv: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/hydration":
@@ -60,7 +61,7 @@ func withIngest(t *testing.T) func(*Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(o *Options) {
+	return func(o *setup) {
 		o.Queue = q
 		o.Fetch = fetch.New(fetch.Options{Dialer: site.dial, Resolver: site, Timeout: 10 * time.Second})
 		o.InboxPoll = 20 * time.Millisecond
@@ -73,19 +74,19 @@ func startIngest(t *testing.T) *harness {
 	h := start(t, notes, withIngest(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- h.srv.Ingest(ctx) }()
+	go func() { done <- h.eng.RunIngest(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("ingest: %v", err)
 		}
-		h.srv.opts.Queue.Close()
+		h.setup.Queue.Close()
 	})
 	return h
 }
 
 // untilFinished collects events until item id is done or failed.
-func untilFinished(t *testing.T, c *Client, id uint64) (progress []proto.IngestProgress, written []proto.NoteWritten, last proto.Envelope) {
+func untilFinished(t *testing.T, c *client.Client, id uint64) (progress []proto.IngestProgress, written []proto.NoteWritten, last proto.Envelope) {
 	t.Helper()
 	timeout := time.After(20 * time.Second)
 	for {

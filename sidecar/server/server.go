@@ -2,11 +2,10 @@
 // and tests over a websocket on 127.0.0.1, speaking the protocol defined in
 // proto/. It is the only package that maps domain types to wire messages.
 //
-// A Server has two halves that a caller runs side by side: [Server.Serve]
-// answers connections (handshake, requests, pushed events) and
-// [Server.Watch] keeps the index current (first pass, file watch,
-// rebuilds) and pushes index events. [Server.Shutdown] stops the first;
-// cancelling Watch's context stops the second.
+// A Server is a front end over an [engine.Engine]: [Server.Serve] answers
+// connections (handshake, requests, the engine's events pushed), and
+// [Server.Shutdown] stops it; the caller runs the engine's Watch and
+// RunIngest beside it.
 package server
 
 import (
@@ -19,7 +18,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,12 +25,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/quire-app/quire/proto"
-	"github.com/quire-app/quire/sidecar/ask"
-	"github.com/quire-app/quire/sidecar/config"
-	"github.com/quire-app/quire/sidecar/index"
-	"github.com/quire-app/quire/sidecar/ingest"
-	"github.com/quire-app/quire/sidecar/ingest/fetch"
-	"github.com/quire-app/quire/sidecar/ingest/worker"
+	"github.com/quire-app/quire/sidecar/engine"
 )
 
 // ObsidianOrigin is the Origin header of Obsidian's desktop app. Requests
@@ -44,17 +37,14 @@ const ObsidianOrigin = "app://obsidian.md"
 const (
 	DefaultFrameLimit   = 1 << 20
 	DefaultHelloTimeout = 2 * time.Second
-	DefaultDebounce     = 200 * time.Millisecond
 )
 
-// Options configure a Server. Index is required; every other field has a
+// Options configure a Server. Engine is required; every other field has a
 // default.
 type Options struct {
-	// Index is the open index the server searches and keeps current. The
-	// caller closes it after Shutdown and after Watch has returned.
-	Index *index.Index
-	// Config supplies defaults such as the search k.
-	Config config.Config
+	// Engine is the open vault the server answers from. The caller runs
+	// its Watch and RunIngest beside Serve and closes it after Shutdown.
+	Engine *engine.Engine
 	// Version is the sidecar's release version, reported in welcome and
 	// status.
 	Version string
@@ -68,31 +58,13 @@ type Options struct {
 	FrameLimit int
 	// HelloTimeout is how long a new connection has to send hello.
 	HelloTimeout time.Duration
-	// Debounce is how long the watch waits for a burst of file events to
-	// end before indexing.
-	Debounce time.Duration
-	// AskLog is the file each question is logged to (<state>/asks.jsonl);
-	// empty logs nothing.
-	AskLog string
-	// StateDir is the state folder whose config.yaml keeps what config.set
-	// changes; empty keeps changes in memory only.
-	StateDir string
-	// Queue is the open ingest queue (<state>/queue); nil means ingest.add
-	// is refused with not_ready. With one, Ingest works it.
-	Queue *ingest.Queue
-	// Fetch downloads pages for ingest through the guard; nil fetches with
-	// the guard's defaults.
-	Fetch *fetch.Client
-	// InboxPoll is how often <Folder>/Inbox/ is looked at for dropped
-	// files: 0 means worker.DefaultInboxPoll, negative never.
-	InboxPoll time.Duration
 }
 
 // Server is a running sidecar's protocol endpoint for one vault.
 type Server struct {
 	vault    string // absolute, as welcome reports it
 	opts     Options
-	ix       *index.Index
+	e        *engine.Engine
 	log      *slog.Logger
 	token    string
 	upgrader websocket.Upgrader
@@ -113,45 +85,23 @@ type Server struct {
 	hook    func(typ string)
 	streams map[string]StreamFunc // guarded by mu
 
-	snap       atomic.Pointer[snapshot]
-	indexing   atomic.Bool
-	rebuilding atomic.Bool // a rebuild is asked for or running
-	trigger    chan struct{}
-	lastPush   atomic.Int64 // unix nanos of the last progress event
+	unsubscribe func()
+	lastPush    atomic.Int64 // unix nanos of the last progress event
 
-	cfgMu sync.RWMutex  // guards cfg and model, which config.set replaces
-	cfg   config.Config // the configuration in force
-	model ask.Model     // nil: answers are extracted
-
-	answers recent         // for answer.save
-	ingest  *worker.Worker // nil without Options.Queue
-
-	// Vectors are computed beside the index passes, never inside one, so
-	// an edit is searchable by keywords while a long embedding runs.
-	embedMu      sync.Mutex
-	embedRunning bool // an embedding goroutine is running
-	embedAgain   bool // a pass finished while it ran: go round once more
-	embedDone    sync.WaitGroup
+	answers recent // for answer.save
 }
 
-// New returns a server for opts.Index. It reads the catalog once so that
-// requests are answered from what the index already holds before the
-// first pass ends.
+// New returns a server for opts.Engine; it pushes the engine's events to
+// every welcomed connection.
 func New(opts Options) (*Server, error) {
-	if opts.Index == nil {
-		return nil, errors.New("server: no index")
+	if opts.Engine == nil {
+		return nil, errors.New("server: no engine")
 	}
 	if opts.FrameLimit <= 0 {
 		opts.FrameLimit = DefaultFrameLimit
 	}
 	if opts.HelloTimeout <= 0 {
 		opts.HelloTimeout = DefaultHelloTimeout
-	}
-	if opts.Debounce <= 0 {
-		opts.Debounce = DefaultDebounce
-	}
-	if opts.Config.Search.K <= 0 {
-		opts.Config = config.Default()
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -163,18 +113,13 @@ func New(opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	vault, err := filepath.Abs(opts.Index.Vault)
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
 	s := &Server{
-		vault:   vault,
-		opts:    opts,
-		ix:      opts.Index,
-		log:     opts.Log,
-		token:   token,
-		conns:   map[*conn]bool{},
-		trigger: make(chan struct{}, 1),
+		vault: opts.Engine.Vault(),
+		opts:  opts,
+		e:     opts.Engine,
+		log:   opts.Log,
+		token: token,
+		conns: map[*conn]bool{},
 	}
 	s.reqCtx, s.cancelReq = context.WithCancel(context.Background())
 	s.upgrader = websocket.Upgrader{
@@ -183,20 +128,8 @@ func New(opts Options) (*Server, error) {
 		WriteBufferSize: 16 << 10,
 	}
 	s.http = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	snap, err := s.load(false)
-	if err != nil {
-		return nil, err
-	}
-	s.snap.Store(snap)
-	s.cfg = opts.Config
-	s.model = ask.ModelFor(opts.Config.Model)
 	s.HandleStream(proto.TypeAskQuery, s.handleAsk)
-	if opts.Queue != nil {
-		if s.opts.Fetch == nil {
-			s.opts.Fetch = fetch.New(fetch.Options{MaxBytes: opts.Config.Ingest.MaxBytes})
-		}
-		s.ingest = s.newWorker()
-	}
+	s.unsubscribe = s.e.Subscribe(s.push)
 	return s, nil
 }
 
@@ -281,6 +214,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
 	s.mu.Unlock()
+	s.unsubscribe()
 	err := s.http.Shutdown(ctx)
 
 	finished := make(chan struct{})

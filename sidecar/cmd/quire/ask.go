@@ -3,13 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
-	"time"
 
-	"github.com/quire-app/quire/sidecar/ask"
-	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/server"
 )
 
@@ -30,23 +27,17 @@ func cmdAsk(ctx context.Context, args []string) error {
 	if question == "" {
 		return usageErr("ask: a QUESTION is required")
 	}
-	a, err := open(c, io.Discard)
+	e, err := open(c, false, nil)
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	if _, err := a.ix.Run(ctx); err != nil {
+	defer closeEngine(e)
+	if _, err := e.Update(ctx); err != nil {
 		return err
 	}
-	if err := a.enableDense(); err != nil {
+	if err := e.EnableDense(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "quire: warning: search by meaning is off:", err)
 	}
-	ch := search.Default(a.ix.Vectors()) // the best channel the index has
-	s, err := a.searcher()
-	if err != nil {
-		return err
-	}
-	asker := &ask.Asker{Search: s, Channel: ch, K: *k, Model: ask.ModelFor(a.cfg.Model), Private: a.cfg.Private, Answers: a.cfg.Folder + "/Answers", Rewrite: a.cfg.Ask.Rewrite, Langs: s.Langs, Log: a.st.Join(ask.LogName)}
 
 	var streamed strings.Builder
 	onDelta := func(d string) {
@@ -55,7 +46,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 			fmt.Print(d)
 		}
 	}
-	ans, err := asker.Ask(ctx, ask.Query{Question: question}, onDelta)
+	ans, err := e.Ask(ctx, engine.Question{Text: question, K: *k}, onDelta)
 	if err != nil {
 		return err
 	}
@@ -63,7 +54,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "quire: warning:", w)
 	}
 	if *save {
-		p, err := ask.SaveNote(c.vault, a.cfg.Folder+"/Answers", ans, time.Now())
+		p, err := e.SaveAnswer(ans)
 		if err != nil {
 			return err
 		}

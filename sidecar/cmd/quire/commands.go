@@ -3,94 +3,35 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/eval"
 	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/ingest/fetch"
 	"github.com/quire-app/quire/sidecar/search"
-	"github.com/quire-app/quire/sidecar/state"
 	"github.com/quire-app/quire/sidecar/vault"
 )
 
-// app is an opened vault: state folder, config and index.
-type app struct {
-	st  *state.Dir
-	cfg config.Config
-	ix  *index.Index
+// open opens the vault's engine for a command that works in this
+// process; progress, when not nil, follows its passes.
+func open(c common, queue bool, fetchWith func(fetch.Options) *fetch.Client) (*engine.Engine, error) {
+	return engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: queue, Fetch: fetchWith, LoadEmbedder: loadEmbedder,
+		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", w) }})
 }
 
-func open(c common, progress io.Writer) (*app, error) {
-	if st, err := os.Stat(c.vault); err != nil || !st.IsDir() {
-		// Still open the index when it exists: the empty-vault guard
-		// reports the problem with what the index holds.
-		if _, serr := os.Stat(state.Resolve(c.vault, c.state)); serr != nil {
-			return nil, fmt.Errorf("vault %s: not a folder", c.vault)
-		}
-	}
-	dir := state.Resolve(c.vault, c.state)
-	st, err := state.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	cfg, warns, err := config.Load(dir)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	for _, w := range warns {
-		fmt.Fprintln(os.Stderr, "quire: warning:", w)
-	}
-	ix, err := index.Open(c.vault, st, cfg)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	ix.Progress = progress
-	return &app{st: st, cfg: cfg, ix: ix}, nil
-}
-
-// enableDense loads the built-in embedder and the vectors, unless the
-// config turns dense search off.
-func (a *app) enableDense() error {
-	if a.cfg.Dense.Embedder == "none" || a.ix.Dense() {
-		return nil
-	}
-	m, err := loadEmbedder(context.Background(), a.cfg)
-	if err != nil {
-		// Keyword search goes on; the next command or pass tries again.
-		fmt.Fprintln(os.Stderr, "quire: warning: search by meaning is off:", err)
-		return nil
-	}
-	warning, err := a.ix.EnableDense(a.st, m)
-	if warning != "" {
-		fmt.Fprintln(os.Stderr, "quire: warning:", warning)
-	}
-	return err
-}
-
-func (a *app) close() {
-	if err := a.ix.Close(); err != nil {
+func closeEngine(e *engine.Engine) {
+	if err := e.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "quire: close index:", err)
 	}
-	a.st.Close()
-}
-
-func (a *app) searcher() (*search.Searcher, error) {
-	langs, err := a.ix.Languages()
-	if err != nil {
-		return nil, err
-	}
-	s := &search.Searcher{BM25: a.ix.BM25, Langs: langs, Synonyms: search.SynonymsIf(a.cfg.Search.Synonyms)}
-	if a.ix.Dense() {
-		s.Dense = a.ix
-	}
-	return s, nil
 }
 
 func printJSON(v any) error {
@@ -99,15 +40,40 @@ func printJSON(v any) error {
 	return enc.Encode(v)
 }
 
-// update brings the index up to date, naming skipped files, and compacts
-// it so that scores repeat from run to run.
-func (a *app) update(ctx context.Context) (index.Stats, error) {
-	st, err := a.ix.Run(ctx)
-	warnSkips(st)
-	if err != nil {
-		return st, err
+// progressPrinter prints a pass's progress to stderr for people: notes as
+// they are read, vectors every ten seconds.
+func progressPrinter() func(engine.Progress) {
+	var last time.Time
+	return func(p engine.Progress) {
+		switch p.Phase {
+		case engine.PhaseIndex:
+			fmt.Fprintf(os.Stderr, "indexing: %s/%s notes\n", thousands(p.Done), thousands(p.Total))
+		case engine.PhaseEmbed:
+			if time.Since(last) > 10*time.Second {
+				fmt.Fprintf(os.Stderr, "vectors %s/%s chunks\n", thousands(p.Done), thousands(p.Total))
+				last = time.Now()
+			}
+		}
 	}
-	return st, a.ix.BM25.Compact(ctx)
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// printPass says what a Reindex did.
+func printPass(r engine.Reindexed) {
+	st := r.Stats
+	fmt.Fprintf(os.Stderr, "Indexed %s notes (%s changed, %s removed), %s chunks, %s skipped in %s.\n",
+		thousands(st.Notes), thousands(st.Changed), thousands(st.Removed), thousands(st.Chunks),
+		thousands(len(st.Skipped)), r.Took.Round(time.Millisecond))
+	if r.Vectors.Embedder != "" {
+		fmt.Fprintf(os.Stderr, "Vectors: %s/%s chunks (%s).\n", thousands(r.Vectors.Embedded), thousands(r.Vectors.Passages), r.Vectors.Embedder)
+	}
 }
 
 func warnSkips(st index.Stats) {
@@ -125,31 +91,63 @@ func cmdIndex(ctx context.Context, args []string) error {
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
 	}
-	a, err := open(c, os.Stderr)
+	e, err := open(c, false, nil)
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	st, err := a.update(ctx)
+	defer closeEngine(e)
+	if err := e.EnableDense(ctx); err != nil {
+		return err
+	}
+	r, err := e.Reindex(ctx, false, progressPrinter())
+	warnSkips(r.Stats)
 	if err != nil {
 		return err
 	}
-	if err := a.enableDense(); err != nil {
-		return err
+	if r.VectorsErr != nil {
+		return r.VectorsErr
 	}
-	var ds index.DenseStats
-	if a.ix.Dense() {
-		if ds, err = a.ix.Embed(ctx); err != nil {
-			return err
-		}
-	}
+	printPass(r)
 	if c.json {
 		return printJSON(struct {
 			index.Stats
 			Vectors index.DenseStats `json:"vectors"`
-		}{st, ds})
+		}{r.Stats, r.Vectors})
 	}
 	return nil
+}
+
+// reader is what a command reads: the engine in this process, or a
+// running sidecar through its client.
+type reader interface {
+	Status(ctx context.Context) (engine.Status, error)
+	Search(ctx context.Context, q engine.Query) (search.Result, error)
+	Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error)
+	Explain(query string) string
+}
+
+// openVault returns the running sidecar when one serves the vault (it
+// holds the index's lock), else the engine opened here and brought up to
+// date; dense enables search by meaning in process. done releases it.
+func openVault(ctx context.Context, c common, dense bool) (v reader, via string, done func(), err error) {
+	if r := attach(ctx, c); r != nil {
+		return r.r, fmt.Sprintf("the sidecar (pid %d)", r.cf.PID), r.close, nil
+	}
+	e, err := open(c, false, nil)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if _, err := e.Update(ctx); err != nil {
+		closeEngine(e)
+		return nil, "", nil, err
+	}
+	if dense || e.HasVectors() {
+		if err := e.EnableDense(ctx); err != nil {
+			closeEngine(e)
+			return nil, "", nil, err
+		}
+	}
+	return e, "", func() { closeEngine(e) }, nil
 }
 
 func cmdSearch(ctx context.Context, args []string) error {
@@ -170,39 +168,25 @@ func cmdSearch(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr("--channel: %v", err)
 	}
-	if r := attach(ctx, c); r != nil { // a sidecar holds the index: ask it
-		defer r.close()
-		return r.search(ctx, c, query, *k, ch, *explain)
-	}
-	a, err := open(c, io.Discard)
+	v, via, done, err := openVault(ctx, c, ch != search.BM25)
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	if _, err := a.ix.Run(ctx); err != nil {
-		return err
-	}
-	if ch != search.BM25 {
-		if err := a.enableDense(); err != nil {
-			return err
-		}
-		if ds := a.ix.DenseStats(); a.ix.Dense() && ds.Coverage() < 1 {
+	defer done()
+	if st, err := v.Status(ctx); err == nil && via == "" && ch != search.BM25 {
+		if ds := st.Vectors; ds.Embedder != "" && ds.Coverage() < 1 {
 			fmt.Fprintf(os.Stderr, "quire: vectors cover %d of %d passages; run `quire index` to finish them\n", ds.Embedded, ds.Passages)
 		}
 	}
-	if *k <= 0 {
-		*k = a.cfg.Search.K
-	}
-	s, err := a.searcher()
-	if err != nil {
-		return err
-	}
 	if *explain {
-		fmt.Fprint(os.Stderr, s.Explain(query))
+		fmt.Fprint(os.Stderr, v.Explain(query))
 	}
 	began := time.Now()
-	res, err := s.Query(ctx, query, *k, ch)
+	res, err := v.Search(ctx, engine.Query{Text: query, K: *k, Channel: ch, Strict: via == ""})
 	if err != nil {
+		if via != "" {
+			return fmt.Errorf("search through %s: %w", via, err)
+		}
 		return err
 	}
 	return printSearch(c, query, res, time.Since(began))
@@ -280,43 +264,40 @@ func cmdStatus(ctx context.Context, args []string) error {
 		defer r.close()
 		return r.status(ctx, c)
 	}
-	a, err := open(c, io.Discard)
+	e, err := open(c, false, nil)
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	meta, err := a.ix.Meta()
-	if err != nil {
-		return err
-	}
-	entries, err := a.ix.Entries()
-	if err != nil {
-		return err
-	}
-	out := statusOut{Vault: c.vault, State: a.st.Path, Notes: len(entries), Fingerprint: a.ix.Fingerprint(), Model: modelStatus(a.cfg),
-		Skipped: meta.Skipped}
-	if out.Skipped == nil {
-		out.Skipped = []vault.Skip{}
-	}
-	if !meta.LastIndex.IsZero() {
-		out.LastIndex = &meta.LastIndex
-	}
-	if _, err := os.Stat(a.st.Join("vectors")); err == nil {
-		if err := a.enableDense(); err != nil {
+	defer closeEngine(e)
+	if e.HasVectors() {
+		if err := e.EnableDense(ctx); err != nil {
 			return err
 		}
-		if a.ix.Dense() {
-			ds := a.ix.DenseStats()
-			out.Vectors = &ds
-		}
 	}
-	sum := index.Summarize(entries)
-	out.Chunks, out.Languages, out.Warnings = sum.Chunks, sum.Languages, sum.Warnings
+	st, err := e.Status(ctx)
+	if err != nil {
+		return err
+	}
+	out := toStatusOut(c, e.State(), st)
+	out.Model = modelStatus(e.Config())
 	if c.json {
 		return printJSON(out)
 	}
 	out.print("")
 	return nil
+}
+
+func toStatusOut(c common, stateDir string, st engine.Status) statusOut {
+	out := statusOut{Vault: c.vault, State: stateDir, Notes: st.Notes, Chunks: st.Chunks, Fingerprint: st.Fingerprint,
+		Skipped: st.Skipped, Warnings: st.Warnings, Languages: st.Languages}
+	if !st.LastIndexed.IsZero() {
+		out.LastIndex = &st.LastIndexed
+	}
+	if st.Vectors.Embedder != "" {
+		v := st.Vectors
+		out.Vectors = &v
+	}
+	return out
 }
 
 // print writes status for people; sidecar, when not empty, says which
@@ -373,70 +354,32 @@ func cmdEval(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := open(c, os.Stderr)
+	e, err := open(c, false, nil)
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	if _, err := a.update(ctx); err != nil {
-		return err
-	}
-	var ds index.DenseStats
+	defer closeEngine(e)
 	if ch != search.BM25 {
-		if err := a.enableDense(); err != nil {
+		if err := e.EnableDense(ctx); err != nil {
 			return err
 		}
-		if a.ix.Dense() {
-			if ds, err = a.ix.Embed(ctx); err != nil {
-				return err
-			}
-		}
 	}
-	s, err := a.searcher()
+	r, err := e.Reindex(ctx, false, progressPrinter())
+	warnSkips(r.Stats)
 	if err != nil {
 		return err
 	}
-	var model ask.Model
-	if *rewrite {
-		if model = ask.ModelFor(a.cfg.Model); model == nil {
-			return usageErr("--rewrite needs a model: set model.provider and model.model in %s", a.st.Join(config.FileName))
-		}
+	if r.VectorsErr != nil {
+		return r.VectorsErr
 	}
-	retrieve := func(ctx context.Context, q string, n int) ([]eval.Hit, error) {
-		if model != nil {
-			rq, err := ask.Rewrite(ctx, model, q, s.Langs)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "quire: warning:", err)
-			}
-			q = rq
-		}
-		ps, err := s.Search(ctx, q, n, ch)
-		if err != nil {
-			return nil, err
-		}
-		hits := make([]eval.Hit, len(ps))
-		for i, p := range ps {
-			hits[i] = eval.Hit{Path: p.Path, Text: p.Text}
-		}
-		return hits, nil
+	rep, logErr, err := e.Eval(ctx, engine.EvalRun{Gold: *gold, Questions: qs, K: *k, Channel: ch, Rewrite: *rewrite,
+		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", w) }})
+	if errors.Is(err, engine.ErrNoModel) {
+		return usageErr("--rewrite needs a model: set model.provider and model.model in %s", filepath.Join(e.State(), config.FileName))
 	}
-	entries, err := a.ix.Entries()
 	if err != nil {
 		return err
 	}
-	noteLang := func(p string) string { return entries[p].Lang }
-	rep, err := eval.Run(ctx, qs, *k, retrieve, a.ix.BM25.Passages, noteLang)
-	if err != nil {
-		return err
-	}
-	rep.Channel = string(ch)
-	if ds.Embedder != "" {
-		rep.Dense = &eval.DenseInfo{Embedder: ds.Embedder, Coverage: ds.Coverage(), TextSeen: ds.TextSeen}
-	}
-	logErr := eval.Append(a.st.Join("evals.jsonl"), eval.LogEntry{
-		Time: time.Now().UTC(), Gold: *gold, Report: rep,
-		Config: map[string]any{"channel": ch, "k": *k, "fingerprint": a.ix.Fingerprint(), "chunk": a.cfg.Chunk, "rewrite": *rewrite, "model": a.cfg.Model.Model},
-	})
 	if logErr != nil {
 		fmt.Fprintln(os.Stderr, "quire: warning:", logErr)
 	}

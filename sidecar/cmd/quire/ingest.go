@@ -13,12 +13,8 @@ import (
 	"sync"
 
 	"github.com/quire-app/quire/proto"
-	"github.com/quire-app/quire/sidecar/ask"
-	"github.com/quire-app/quire/sidecar/ingest"
-	"github.com/quire-app/quire/sidecar/ingest/compile"
+	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/ingest/fetch"
-	"github.com/quire-app/quire/sidecar/ingest/worker"
-	"github.com/quire-app/quire/sidecar/search"
 )
 
 // cmdIngest turns web pages and files into notes: through the running
@@ -55,43 +51,25 @@ func cmdIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr("--test-hosts: %v", err)
 	}
-	a, err := open(c, io.Discard)
+	e, err := engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: true, Fetch: th.client, LoadEmbedder: loadEmbedder,
+		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", w) }, Engine: engine.Options{InboxPoll: -1}})
 	if err != nil {
 		return err
 	}
-	defer a.close()
-	if _, err := a.ix.Run(ctx); err != nil { // related pages come from an index that is up to date
+	defer closeEngine(e)
+	if _, err := e.Update(ctx); err != nil { // related pages come from an index that is up to date
 		return err
 	}
-	if err := a.enableDense(); err != nil {
+	if err := e.EnableDense(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "quire: warning: search by meaning is off:", err)
 	}
-	q, err := ingest.OpenQueue(a.st.Join("queue"))
-	if err != nil {
-		return err
-	}
-	defer q.Close()
-	model := ask.ModelFor(a.cfg.Model)
-	w := worker.New(worker.Options{
-		Queue: q, Fetch: th.client(fetch.Options{MaxBytes: a.cfg.Ingest.MaxBytes}),
-		Vault: c.vault, Folder: a.cfg.Folder, MaxCalls: a.cfg.Ingest.MaxCalls, Inbox: -1,
-		Events: out.event,
-		Compile: func() compile.Options {
-			opt := compile.Options{MaxCalls: a.cfg.Ingest.MaxCalls, Private: a.cfg.Private}
-			if model != nil {
-				opt.Model = model
-			}
-			if s, err := a.searcher(); err == nil {
-				opt.Related = worker.Related(s, search.Default(a.ix.Vectors()), a.cfg.Folder)
-			}
-			if entries, err := a.ix.Entries(); err == nil {
-				opt.Exists = worker.Exists(c.vault, entries)
-			}
-			return opt
-		},
-	})
+	defer e.Subscribe(func(ev engine.Event) {
+		if ie, ok := ev.(*engine.IngestEvent); ok {
+			out.event(ie.Type, ie.Payload)
+		}
+	})()
 	for _, src := range sources {
-		it, _, err := w.Add(src, *resummarise)
+		it, _, err := e.AddSource(src, *resummarise)
 		if err != nil {
 			out.refused(src, err)
 			continue
@@ -107,7 +85,7 @@ func cmdIngest(ctx context.Context, args []string) error {
 			}
 			stop()
 		}()
-		w.Run(wctx) // returns once every tracked item is finished, or at a signal
+		e.RunIngest(wctx) // returns once every tracked item is finished, or at a signal
 		stop()
 	}
 	return out.result(ctx)
@@ -215,14 +193,12 @@ func (p *ingestPrinter) refused(src string, err error) {
 	p.failed++
 	code, msg := "invalid", err.Error()
 	var pe *proto.Error
-	var dup *ingest.DuplicateError
+	var ee *engine.Error
 	switch {
-	case errors.As(err, &dup):
-		code, msg = string(proto.FailDuplicate), worker.DuplicateMessage(dup)
+	case errors.As(err, &ee):
+		code, msg = string(ee.Kind), strings.TrimPrefix(ee.Message, src+": ")
 	case errors.As(err, &pe):
 		code, msg = string(pe.Code), strings.TrimPrefix(pe.Message, src+": ")
-	case errors.Is(err, worker.ErrNoModel):
-		code = string(proto.FailModel)
 	}
 	fmt.Fprintf(p.w, "%s %s\n%s failed: %s — %s\n", p.prefix(p.next), src, p.prefix(p.next), code, msg)
 }

@@ -15,7 +15,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/mcp"
+	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
 )
 
@@ -87,8 +89,8 @@ func serveMCPHTTP(ctx context.Context, srv *sdk.Server, addr, token string) erro
 }
 
 // vaultBackend picks a backend for each call: the sidecar serving the
-// vault while one runs (it holds the index's lock), else the index opened
-// in this process. An index opened here is closed after mcpIdle without
+// vault while one runs (it holds the index's lock), else the engine opened
+// in this process. An engine opened here is closed after mcpIdle without
 // calls, so that `quire serve` can start between a client's questions.
 type vaultBackend struct {
 	c    common
@@ -96,9 +98,7 @@ type vaultBackend struct {
 
 	mu     sync.Mutex
 	rem    *remote
-	remB   *mcp.Remote
-	loc    *app
-	locB   *mcp.Local
+	loc    *engine.Engine
 	users  int         // calls using loc
 	closer *time.Timer // closes loc when idle
 }
@@ -107,28 +107,28 @@ type vaultBackend struct {
 func (v *vaultBackend) acquire(ctx context.Context) (mcp.Backend, func(), error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.locB != nil {
+	if v.loc != nil {
 		return v.useLocal()
 	}
 	if v.rem != nil {
 		select {
 		case <-v.rem.c.Done(): // the sidecar stopped: look again
 			v.rem.close()
-			v.rem, v.remB = nil, nil
+			v.rem = nil
 		default:
-			return v.remB, func() {}, nil
+			return v.rem.r, func() {}, nil
 		}
 	}
 	if r := attach(ctx, v.c); r != nil {
-		v.rem, v.remB = r, mcp.NewRemote(r.c, r.cf.PID)
-		return v.remB, func() {}, nil
+		v.rem = r
+		return r.r, func() {}, nil
 	}
-	a, err := open(v.c, io.Discard)
+	e, err := engine.Open(engine.Setup{Vault: v.c.vault, State: v.c.state, LoadEmbedder: loadEmbedder})
 	if errors.Is(err, state.ErrLocked) {
 		// A sidecar took the lock since we looked, or is still starting.
 		if r := attach(ctx, v.c); r != nil {
-			v.rem, v.remB = r, mcp.NewRemote(r.c, r.cf.PID)
-			return v.remB, func() {}, nil
+			v.rem = r
+			return r.r, func() {}, nil
 		}
 		return nil, nil, fmt.Errorf("%w; if it is `quire serve`, wait until it is ready", err)
 	}
@@ -137,33 +137,28 @@ func (v *vaultBackend) acquire(ctx context.Context) (mcp.Backend, func(), error)
 	}
 	// Bring the index up to date before the first answer, as `quire
 	// search` does; a pass with nothing changed only reads the folder.
-	if _, err := a.ix.Run(ctx); err != nil {
-		a.close()
+	if _, err := e.Update(ctx); err != nil {
+		e.Close()
 		return nil, nil, err
 	}
-	if _, err := os.Stat(a.st.Join("vectors")); err == nil {
-		if err := a.enableDense(); err != nil {
-			a.close()
+	if e.HasVectors() {
+		if err := e.EnableDense(ctx); err != nil {
+			e.Close()
 			return nil, nil, err
 		}
 	}
-	b, err := mcp.NewLocal(a.ix, a.cfg, a.st.Join(ask.LogName))
-	if err != nil {
-		a.close()
-		return nil, nil, err
-	}
-	v.loc, v.locB = a, b
+	v.loc = e
 	return v.useLocal()
 }
 
-// useLocal counts a call on the local index; v.mu is held.
+// useLocal counts a call on the local engine; v.mu is held.
 func (v *vaultBackend) useLocal() (mcp.Backend, func(), error) {
 	if v.closer != nil {
 		v.closer.Stop()
 		v.closer = nil
 	}
 	v.users++
-	return v.locB, v.release, nil
+	return v.loc, v.release, nil
 }
 
 func (v *vaultBackend) release() {
@@ -179,8 +174,8 @@ func (v *vaultBackend) closeIdle() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.users == 0 && v.loc != nil {
-		v.loc.close()
-		v.loc, v.locB = nil, nil
+		v.loc.Close()
+		v.loc = nil
 	}
 }
 
@@ -192,12 +187,12 @@ func (v *vaultBackend) close() {
 		v.closer.Stop()
 	}
 	if v.loc != nil {
-		v.loc.close()
-		v.loc, v.locB = nil, nil
+		v.loc.Close()
+		v.loc = nil
 	}
 	if v.rem != nil {
 		v.rem.close()
-		v.rem, v.remB = nil, nil
+		v.rem = nil
 	}
 }
 
@@ -212,22 +207,32 @@ func with[T any](ctx context.Context, v *vaultBackend, f func(mcp.Backend) (T, e
 	return f(b)
 }
 
-func (v *vaultBackend) Status(ctx context.Context) (mcp.Status, error) {
-	return with(ctx, v, func(b mcp.Backend) (mcp.Status, error) { return b.Status(ctx) })
+// Via names who answers now, for the status tool.
+func (v *vaultBackend) Via() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.rem != nil {
+		return v.rem.r.Via()
+	}
+	return "this process"
 }
 
-func (v *vaultBackend) Reindex(ctx context.Context, full bool) (mcp.Reindexed, error) {
-	return with(ctx, v, func(b mcp.Backend) (mcp.Reindexed, error) { return b.Reindex(ctx, full) })
+func (v *vaultBackend) Status(ctx context.Context) (engine.Status, error) {
+	return with(ctx, v, func(b mcp.Backend) (engine.Status, error) { return b.Status(ctx) })
 }
 
-func (v *vaultBackend) Search(ctx context.Context, query string, k int, channel string) (mcp.Found, error) {
-	return with(ctx, v, func(b mcp.Backend) (mcp.Found, error) { return b.Search(ctx, query, k, channel) })
+func (v *vaultBackend) Reindex(ctx context.Context, full bool, progress func(engine.Progress)) (engine.Reindexed, error) {
+	return with(ctx, v, func(b mcp.Backend) (engine.Reindexed, error) { return b.Reindex(ctx, full, progress) })
+}
+
+func (v *vaultBackend) Search(ctx context.Context, q engine.Query) (search.Result, error) {
+	return with(ctx, v, func(b mcp.Backend) (search.Result, error) { return b.Search(ctx, q) })
 }
 
 func (v *vaultBackend) Note(ctx context.Context, path string) (string, error) {
 	return with(ctx, v, func(b mcp.Backend) (string, error) { return b.Note(ctx, path) })
 }
 
-func (v *vaultBackend) Ask(ctx context.Context, question string, k int) (mcp.Answer, error) {
-	return with(ctx, v, func(b mcp.Backend) (mcp.Answer, error) { return b.Ask(ctx, question, k) })
+func (v *vaultBackend) Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error) {
+	return with(ctx, v, func(b mcp.Backend) (ask.Answer, error) { return b.Ask(ctx, q, onDelta) })
 }

@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/mcp"
 	"github.com/quire-app/quire/sidecar/state"
 )
@@ -91,8 +92,8 @@ func TestMCPBackendSwitches(t *testing.T) {
 	defer b.close()
 
 	got, err := b.Status(ctx)
-	if err != nil || got.Via != "this process" || got.Notes != 2 {
-		t.Fatalf("without a sidecar: %+v, %v", got, err)
+	if err != nil || b.Via() != "this process" || got.Notes != 2 {
+		t.Fatalf("without a sidecar: %+v via %s, %v", got, b.Via(), err)
 	}
 	// Idle, the index is closed and its lock released.
 	deadline := time.Now().Add(5 * time.Second)
@@ -112,10 +113,10 @@ func TestMCPBackendSwitches(t *testing.T) {
 	cl, cf := attachTo(t, c, st)
 	waitIdle(t, cl, 10*time.Second)
 	got, err = b.Status(ctx)
-	if err != nil || !strings.Contains(got.Via, "sidecar") || !strings.Contains(got.Via, "pid") || got.Notes != 2 {
-		t.Errorf("with a sidecar (pid %d): %+v, %v", cf.PID, got, err)
+	if err != nil || !strings.Contains(b.Via(), "sidecar") || !strings.Contains(b.Via(), "pid") || got.Notes != 2 {
+		t.Errorf("with a sidecar (pid %d): %+v via %s, %v", cf.PID, got, b.Via(), err)
 	}
-	found, err := b.Search(ctx, "curdles", 3, "")
+	found, err := b.Search(ctx, engine.Query{Text: "curdles", K: 3})
 	if err != nil || len(found.Passages) == 0 || found.Passages[0].Path != "rennet.md" {
 		t.Errorf("search through the sidecar: %+v, %v", found, err)
 	}
@@ -128,8 +129,8 @@ func TestMCPBackendSwitches(t *testing.T) {
 	}
 	<-cl.Done()
 	got, err = b.Status(ctx)
-	if err != nil || got.Via != "this process" {
-		t.Errorf("after the sidecar stopped: %+v, %v; want in process again", got, err)
+	if err != nil || b.Via() != "this process" {
+		t.Errorf("after the sidecar stopped: %+v via %s, %v; want in process again", got, b.Via(), err)
 	}
 }
 

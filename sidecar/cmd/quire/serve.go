@@ -7,13 +7,13 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/quire-app/quire/proto"
-	"github.com/quire-app/quire/sidecar/ask"
-	"github.com/quire-app/quire/sidecar/ingest"
-	"github.com/quire-app/quire/sidecar/ingest/fetch"
+	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/server"
+	"github.com/quire-app/quire/sidecar/state"
 )
 
 // version is the sidecar's release version, reported to clients.
@@ -42,27 +42,21 @@ func cmdServe(ctx context.Context, args []string) error {
 	if *port < 0 || *port > 65535 {
 		return usageErr("--port: %d is not a port", *port)
 	}
-	a, err := open(c, nil)
+	if th != nil {
+		fmt.Fprintln(os.Stderr, "quire: test hosts for ingest (test only):", th.String())
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	e, err := engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: true, Fetch: th.client, LoadEmbedder: loadEmbedder,
+		Warn: func(w string) { log.Warn(w) }, Engine: engine.Options{Log: log}})
 	if err != nil {
 		return err
 	}
-	defer a.close()
-
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	if err := a.enableDense(); err != nil {
+	defer closeEngine(e)
+	if err := e.EnableDense(ctx); err != nil {
 		// Keyword search still works; hybrid queries say they fell back.
 		log.Warn("search by meaning is off", "err", err)
 	}
-	queue, err := ingest.OpenQueue(a.st.Join("queue"))
-	if err != nil {
-		return err
-	}
-	defer queue.Close()
-	if th != nil {
-		log.Warn("test hosts for ingest (test only)", "hosts", th.String())
-	}
-	srv, err := server.New(server.Options{Index: a.ix, Config: a.cfg, Version: version, Log: log, AskLog: a.st.Join(ask.LogName), StateDir: a.st.Path,
-		Queue: queue, Fetch: th.client(fetch.Options{MaxBytes: a.cfg.Ingest.MaxBytes})})
+	srv, err := server.New(server.Options{Engine: e, Version: version, Log: log})
 	if err != nil {
 		return err
 	}
@@ -70,14 +64,14 @@ func cmdServe(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	connPath := a.st.Join(server.ConnFileName)
-	cf := server.ConnFile{Port: l.Addr().(*net.TCPAddr).Port, Token: srv.Token(), PID: os.Getpid(), Protocol: proto.Version, Version: version}
-	if err := server.WriteConnFile(connPath, cf); err != nil {
+	connPath := filepath.Join(e.State(), state.ConnFileName)
+	cf := state.ConnFile{Port: l.Addr().(*net.TCPAddr).Port, Token: srv.Token(), PID: os.Getpid(), Protocol: proto.Version, Version: version}
+	if err := state.WriteConnFile(connPath, cf); err != nil {
 		l.Close()
 		return err
 	}
 	defer func() {
-		if err := server.RemoveConnFile(connPath); err != nil {
+		if err := state.RemoveConnFile(connPath); err != nil {
 			fmt.Fprintln(os.Stderr, "quire: remove connection file:", err)
 		}
 	}()
@@ -87,9 +81,9 @@ func cmdServe(ctx context.Context, args []string) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	watched := make(chan error, 1)
-	go func() { watched <- srv.Watch(wctx) }()
+	go func() { watched <- e.Watch(wctx) }()
 	ingested := make(chan error, 1)
-	go func() { ingested <- srv.Ingest(wctx) }()
+	go func() { ingested <- e.RunIngest(wctx) }()
 	fmt.Fprintf(os.Stderr, "quire: serving %s on 127.0.0.1:%d (Ctrl-C to stop)\n", c.vault, cf.Port)
 
 	var serveErr error

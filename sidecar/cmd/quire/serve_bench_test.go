@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/proto"
-	"github.com/quire-app/quire/sidecar/server"
+	"github.com/quire-app/quire/sidecar/client"
 )
 
 // loadQueries are things a user of the sample vault would search for.
@@ -68,7 +68,7 @@ func BenchmarkServeLoad(b *testing.B) {
 	waitIdle(b, first, 5*time.Minute)
 
 	for range b.N {
-		conns := make([]*server.Client, clients)
+		conns := make([]*client.Client, clients)
 		for i := range conns {
 			conns[i], _ = attachTo(b, c, st)
 		}

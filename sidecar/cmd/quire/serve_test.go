@@ -19,11 +19,11 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/internal/vaultgen"
 	"github.com/quire-app/quire/sidecar/search"
-	"github.com/quire-app/quire/sidecar/server"
 	"github.com/quire-app/quire/sidecar/state"
 )
 
@@ -97,11 +97,11 @@ func (c *child) wait(t testing.TB, d time.Duration) error {
 }
 
 // attachTo waits until the sidecar serving stateDir answers.
-func attachTo(t testing.TB, c *child, stateDir string) (*server.Client, server.ConnFile) {
+func attachTo(t testing.TB, c *child, stateDir string) (*client.Client, state.ConnFile) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		cl, cf, err := server.Attach(context.Background(), stateDir, "test")
+		cl, cf, err := client.Attach(context.Background(), stateDir, "test")
 		if err == nil {
 			t.Cleanup(func() { cl.Close() })
 			return cl, cf
@@ -131,7 +131,7 @@ func keywordsOnly(t testing.TB, stateDir string) {
 }
 
 // waitIdle waits until the sidecar has finished a pass and runs none.
-func waitIdle(t testing.TB, cl *server.Client, d time.Duration) proto.StatusResult {
+func waitIdle(t testing.TB, cl *client.Client, d time.Duration) proto.StatusResult {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for {
@@ -162,7 +162,7 @@ func TestServeLifecycle(t *testing.T) {
 	if cf.PID != c.cmd.Process.Pid || cf.Protocol != proto.Version || len(cf.Token) < 32 {
 		t.Errorf("connection file %+v, want pid %d, protocol %d, a 128-bit token", cf, c.cmd.Process.Pid, proto.Version)
 	}
-	fi, err := os.Stat(filepath.Join(st, server.ConnFileName))
+	fi, err := os.Stat(filepath.Join(st, state.ConnFileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestServeLifecycle(t *testing.T) {
 		t.Errorf("exit after SIGTERM: %v; stderr:\n%s", err, c.stderr)
 	}
 	<-cl.Done()
-	if _, err := os.Stat(filepath.Join(st, server.ConnFileName)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(st, state.ConnFileName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("sidecar.json after a clean exit: %v, want it removed", err)
 	}
 	d, err := state.Open(st)
@@ -252,7 +252,7 @@ func TestServeKilledWhileIndexing(t *testing.T) {
 
 	// The killed sidecar left its connection file; its pid is dead, so
 	// the CLI does not try it, and a new sidecar takes over.
-	if _, _, err := server.Attach(context.Background(), st, "test"); !errors.Is(err, server.ErrNoSidecar) {
+	if _, _, err := client.Attach(context.Background(), st, "test"); !errors.Is(err, client.ErrNoSidecar) {
 		t.Errorf("attach to a killed sidecar: %v, want ErrNoSidecar", err)
 	}
 	began := time.Now()
@@ -315,7 +315,7 @@ func TestServeKilledWhileIndexing(t *testing.T) {
 
 // midPass waits for an index.progress event past 300 notes and before the
 // end of the pass; it reports false when the pass ends first.
-func midPass(t *testing.T, cl *server.Client, c *child) (proto.IndexProgress, bool) {
+func midPass(t *testing.T, cl *client.Client, c *child) (proto.IndexProgress, bool) {
 	timeout := time.After(60 * time.Second)
 	for {
 		select {

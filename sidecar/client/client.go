@@ -1,4 +1,10 @@
-package server
+// Package client talks to a running sidecar over its websocket protocol:
+// [Client] sends requests and receives pushed events, and [Remote] answers
+// the questions an [engine.Engine] answers (status, reindex, search, note,
+// ask) through it, so that a front end works the same through a running
+// sidecar as in process. With the server, it is the only package that
+// maps between proto and domain types.
+package client
 
 import (
 	"context"
@@ -15,7 +21,11 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/state"
 )
+
+// writeWait bounds one frame's write.
+const writeWait = 10 * time.Second
 
 // ErrNoSidecar is returned by Attach when no live sidecar serves the state
 // folder.
@@ -33,6 +43,7 @@ type Client struct {
 
 	mu      sync.Mutex
 	pending map[string]*pending
+	onEvent map[uint64]func(proto.Envelope)
 	err     error // why the connection ended
 	done    chan struct{}
 }
@@ -89,8 +100,8 @@ func Dial(ctx context.Context, url, token, name string, header http.Header) (*Cl
 // Attach connects to the sidecar serving the state folder, if one runs:
 // its connection file exists, its process is alive and it answers hello.
 // Otherwise it returns an error wrapping ErrNoSidecar.
-func Attach(ctx context.Context, stateDir, name string) (*Client, ConnFile, error) {
-	f, err := ReadConnFile(filepath.Join(stateDir, ConnFileName))
+func Attach(ctx context.Context, stateDir, name string) (*Client, state.ConnFile, error) {
+	f, err := state.ReadConnFile(filepath.Join(stateDir, state.ConnFileName))
 	if err != nil {
 		return nil, f, fmt.Errorf("%w: %v", ErrNoSidecar, err)
 	}
@@ -112,6 +123,24 @@ func (c *Client) Welcome() proto.Welcome { return c.welcome }
 // Events returns the pushed events. The channel closes when the connection
 // ends.
 func (c *Client) Events() <-chan proto.Envelope { return c.events }
+
+// OnEvent calls f with every pushed event from now on, from the reader's
+// goroutine (f must not block), besides Events. The returned function
+// stops it.
+func (c *Client) OnEvent(f func(proto.Envelope)) func() {
+	id := c.next.Add(1)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.onEvent == nil {
+		c.onEvent = map[uint64]func(proto.Envelope){}
+	}
+	c.onEvent[id] = f
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(c.onEvent, id)
+	}
+}
 
 // Done is closed when the connection has ended; Err then says why.
 func (c *Client) Done() <-chan struct{} { return c.done }
@@ -265,6 +294,15 @@ func (c *Client) read() {
 		}
 		if env.ID == "" {
 			// Events, and errors about frames too broken to carry an id.
+			c.mu.Lock()
+			fs := make([]func(proto.Envelope), 0, len(c.onEvent))
+			for _, f := range c.onEvent {
+				fs = append(fs, f)
+			}
+			c.mu.Unlock()
+			for _, f := range fs {
+				f(env)
+			}
 			select {
 			case c.events <- env:
 			default:

@@ -1,12 +1,10 @@
-package server
+package state
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-
-	"github.com/quire-app/quire/sidecar/state"
 )
 
 // ConnFileName is the connection file's name in the state folder.
@@ -36,7 +34,7 @@ func WriteConnFile(path string, f ConnFile) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return state.WriteFile(path, append(data, '\n'), 0o600)
+	return WriteFile(path, append(data, '\n'), 0o600)
 }
 
 // ReadConnFile reads a connection file.

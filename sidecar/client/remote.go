@@ -1,0 +1,246 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/lang"
+	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/vault"
+)
+
+// Remote answers what an engine answers, through the sidecar that serves
+// the vault: while a sidecar runs it holds the index's lock, so nobody
+// else may open it.
+type Remote struct {
+	c   *Client
+	pid int
+	// Poll is how often Reindex asks whether a full rebuild has finished.
+	Poll time.Duration
+}
+
+// NewRemote returns a Remote that asks the sidecar connected through c,
+// whose process id is pid (0 if unknown). The caller closes c.
+func NewRemote(c *Client, pid int) *Remote {
+	return &Remote{c: c, pid: pid, Poll: 200 * time.Millisecond}
+}
+
+// Client returns the connection.
+func (r *Remote) Client() *Client { return r.c }
+
+// Via names the sidecar, so that the user knows which process answered.
+func (r *Remote) Via() string {
+	if r.pid > 0 {
+		return fmt.Sprintf("the running sidecar (pid %d)", r.pid)
+	}
+	return "the running sidecar"
+}
+
+// Status is engine.Engine.Status through the sidecar.
+func (r *Remote) Status(ctx context.Context) (engine.Status, error) {
+	st, err := r.c.Status(ctx)
+	if err != nil {
+		return engine.Status{}, r.wrap(err)
+	}
+	return r.fromStatus(st), nil
+}
+
+func (r *Remote) fromStatus(st proto.StatusResult) engine.Status {
+	out := engine.Status{Vault: r.c.Welcome().Vault, Notes: st.Notes, Chunks: st.Chunks, Languages: st.Languages,
+		Indexing: st.Indexing, LastIndexed: st.LastIndexed, Fingerprint: st.Fingerprint.Chunking,
+		Vectors: index.DenseStats{Embedder: st.Fingerprint.Embedder, Embedded: st.Coverage.VectorsDone, Passages: st.Coverage.VectorsTotal},
+		Skipped: fromSkipped(st.Skipped), Warnings: fromSkipped(st.Warnings)}
+	if out.Languages == nil {
+		out.Languages = map[string]int{}
+	}
+	return out
+}
+
+func fromSkipped(s []proto.SkippedFile) []vault.Skip {
+	out := make([]vault.Skip, len(s))
+	for i, f := range s {
+		out[i] = vault.Skip{Path: f.Path, Reason: f.Reason}
+	}
+	return out
+}
+
+// Reindex is engine.Engine.Reindex through the sidecar. The sidecar keeps
+// its index current as files change, so an incremental reindex has nothing
+// to start: it reports the index as the sidecar holds it. A full one asks
+// the sidecar to rebuild and waits until its pass and its vectors are
+// done, passing the sidecar's progress events to progress.
+func (r *Remote) Reindex(ctx context.Context, full bool, progress func(engine.Progress)) (engine.Reindexed, error) {
+	began := time.Now()
+	before, err := r.c.Status(ctx)
+	if err != nil {
+		return engine.Reindexed{}, r.wrap(err)
+	}
+	after := before
+	if full {
+		stop := r.follow(progress)
+		defer stop()
+		var res proto.IndexResult
+		if err := r.c.Call(ctx, proto.TypeIndexRebuild, proto.IndexRebuild{}, &res); err != nil {
+			return engine.Reindexed{}, r.wrap(err)
+		}
+		if after, err = r.waitPass(ctx, before.LastIndexed); err != nil {
+			return engine.Reindexed{}, err
+		}
+	}
+	out := engine.Reindexed{Full: full, Stats: index.Stats{Notes: after.Notes, Chunks: after.Chunks,
+		Skipped: fromSkipped(after.Skipped), Warnings: fromSkipped(after.Warnings)},
+		Vectors: index.DenseStats{Embedder: after.Fingerprint.Embedder, Embedded: after.Coverage.VectorsDone, Passages: after.Coverage.VectorsTotal}}
+	if full {
+		out.Stats.Changed = after.Notes // a rebuild re-reads every note
+		out.Note = "rebuilt by " + r.Via()
+	} else {
+		out.Note = r.Via() + " keeps the index current as files change; these are its counts"
+	}
+	out.Took = time.Since(began)
+	return out, nil
+}
+
+// follow passes the sidecar's index.progress events to f until stopped.
+func (r *Remote) follow(f func(engine.Progress)) func() {
+	if f == nil {
+		return func() {}
+	}
+	return r.c.OnEvent(func(env proto.Envelope) {
+		if env.Type != proto.TypeIndexProgress {
+			return
+		}
+		var p proto.IndexProgress
+		if env.Decode(&p) == nil {
+			f(engine.Progress{Phase: engine.Phase(p.Phase), Done: p.Done, Total: p.Total})
+		}
+	})
+}
+
+// waitPass polls status until a pass that finished after since is over
+// and the vectors it needs are computed. The sidecar answers
+// index.rebuild at once and runs the pass in its watch loop; polling
+// cannot miss the end, as a dropped event could.
+func (r *Remote) waitPass(ctx context.Context, since time.Time) (proto.StatusResult, error) {
+	t := time.NewTicker(r.Poll)
+	defer t.Stop()
+	for {
+		st, err := r.c.Status(ctx)
+		if err != nil {
+			return st, r.wrap(err)
+		}
+		if !st.Indexing && st.LastIndexed.After(since) && st.Coverage.VectorsDone >= st.Coverage.VectorsTotal {
+			return st, nil
+		}
+		select {
+		case <-ctx.Done():
+			return st, fmt.Errorf("rebuild by %s still running: %w", r.Via(), ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// Search is engine.Engine.Search through the sidecar.
+func (r *Remote) Search(ctx context.Context, q engine.Query) (search.Result, error) {
+	res, err := r.c.Search(ctx, proto.SearchQuery{Query: q.Text, K: q.K, Channel: proto.Channel(q.Channel)})
+	if err != nil {
+		return search.Result{}, r.wrap(err)
+	}
+	out := search.Result{Channel: search.Channel(res.Channel), Warning: res.Warning, Passages: make([]search.Passage, len(res.Passages))}
+	for i, p := range res.Passages {
+		out.Passages[i] = fromPassage(p)
+	}
+	return out, nil
+}
+
+func fromPassage(p proto.Passage) search.Passage {
+	return search.Passage{ID: p.ID, Path: p.Path, Title: p.Title, Crumbs: index.Breadcrumb(p.Title, p.HeadingPath),
+		Start: p.Start, End: p.End, Text: p.Text, Score: p.Score}
+}
+
+// Note is engine.Engine.Note through the sidecar.
+func (r *Remote) Note(ctx context.Context, p string) (string, error) {
+	var res proto.NoteResult
+	if err := r.c.Call(ctx, proto.TypeNoteGet, proto.NoteGet{Path: p}, &res); err != nil {
+		return "", r.wrap(err)
+	}
+	return res.Text, nil
+}
+
+// Ask is engine.Engine.Ask through the sidecar: the answer streams to
+// onDelta, then the checked answer is returned.
+func (r *Remote) Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error) {
+	var done proto.AskDone
+	err := r.c.Stream(ctx, proto.TypeAskQuery, proto.AskQuery{Question: q.Text, K: q.K, Channel: proto.Channel(q.Channel)},
+		func(env proto.Envelope) error {
+			var d proto.AskDelta
+			if onDelta != nil && env.Decode(&d) == nil {
+				onDelta(d.Text)
+			}
+			return nil
+		}, &done)
+	if err != nil {
+		return ask.Answer{}, r.wrap(err)
+	}
+	return FromAskDone(q.Text, done), nil
+}
+
+// FromAskDone maps an ask.done payload back to the answer it was made of.
+func FromAskDone(question string, d proto.AskDone) ask.Answer {
+	a := ask.Answer{Question: question, Lang: lang.Lang(d.Lang), Text: d.Answer, Grounded: d.Grounded, Refused: d.Refused,
+		Extracted: d.Extracted, Dropped: d.DroppedCitations, Channel: search.Channel(d.Channel), Model: d.Model, Remote: d.Remote,
+		InputTokens: d.InputTokens, OutputTokens: d.OutputTokens, Took: time.Duration(d.Ms * float64(time.Millisecond))}
+	if d.Warning != "" {
+		a.Warnings = []string{d.Warning}
+	}
+	for _, c := range d.Citations {
+		a.Citations = append(a.Citations, ask.Citation{N: c.Number, Hash: c.Hash, Passage: search.Passage{ID: c.ID, Path: c.Path,
+			Title: c.Title, Crumbs: index.Breadcrumb(c.Title, c.HeadingPath), Start: c.Start, End: c.End, Text: c.Text}})
+	}
+	for _, q := range d.Quotes {
+		a.Quotes = append(a.Quotes, ask.Quote{N: q.Number, Text: q.Text, Verified: q.Verified})
+	}
+	return a
+}
+
+// Explain says how the sidecar reads a query: its language, synonyms and
+// translations, with the vault's languages as the sidecar reports them.
+func (r *Remote) Explain(query string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := r.c.Status(ctx)
+	if err != nil {
+		return "explain: " + r.wrap(err).Error() + "\n"
+	}
+	s := &search.Searcher{Langs: index.ByCount(st.Languages)}
+	return s.Explain(query)
+}
+
+// kinds maps the protocol's error codes back to the engine's kinds.
+var kinds = map[proto.ErrorCode]engine.Kind{
+	proto.CodeInvalidRequest:   engine.Invalid,
+	proto.CodeNotFound:         engine.NotFound,
+	proto.CodeTooLarge:         engine.TooLarge,
+	proto.CodeNotReady:         engine.NotReady,
+	proto.CodeDuplicate:        engine.Duplicate,
+	proto.CodeModelUnavailable: engine.ModelUnavailable,
+}
+
+// wrap turns an error frame back into the engine's error, and names the
+// sidecar in any other error, so that the user knows which process to
+// look at.
+func (r *Remote) wrap(err error) error {
+	var pe *proto.Error
+	if errors.As(err, &pe) {
+		if k, ok := kinds[pe.Code]; ok {
+			return &engine.Error{Kind: k, Message: pe.Message}
+		}
+		return fmt.Errorf("%s: %s", r.Via(), pe.Message)
+	}
+	return fmt.Errorf("%s: %w", r.Via(), err)
+}

@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/search"
+)
+
+// MaxQuestion caps a question's length in bytes.
+const MaxQuestion = 4096
+
+// Question is a question to answer from the notes.
+type Question struct {
+	Text string
+	// K is how many passages to retrieve before packing the model's
+	// context; 0 is the default.
+	K int
+	// Channel is "" for the best the index serves.
+	Channel search.Channel
+}
+
+// Ask answers q from the notes with the model in force (or extracted
+// sentences without one), calling onDelta as the answer streams. The
+// returned answer is checked and replaces what streamed. Saved answers
+// are never among the sources: an answer must not cite an earlier answer.
+func (e *Engine) Ask(ctx context.Context, q Question, onDelta func(string)) (ask.Answer, error) {
+	text := strings.TrimSpace(q.Text)
+	if text == "" || len(text) > MaxQuestion {
+		return ask.Answer{}, errorf(Invalid, "a question of 1 to %d bytes is required", MaxQuestion)
+	}
+	snap := e.snap.Load()
+	ch := q.Channel
+	if ch == "" {
+		ch = search.Default(snap.dense.Embedded)
+	}
+	cfg := e.Config()
+	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: e.answerModel(), Private: cfg.Private,
+		Answers: e.answersFolder(), Rewrite: cfg.Ask.Rewrite, Langs: snap.searcher.Langs, Log: e.opts.AskLog}
+	return asker.Ask(ctx, ask.Query{Question: text}, onDelta)
+}
+
+// SaveAnswer writes an answer to <folder>/Answers/ as a new note and
+// returns its vault-relative path.
+func (e *Engine) SaveAnswer(ans ask.Answer) (string, error) {
+	return ask.SaveNote(e.vault, e.answersFolder(), ans, time.Now())
+}

@@ -1,0 +1,236 @@
+// Package engine holds one open vault: its index and the watch that keeps
+// it current, embedding, search, related passages, ask and saved answers,
+// the ingest queue and its worker, status, and settings changed while it
+// runs. The websocket server, the CLI and the MCP tools are thin front
+// ends over it, so that nothing is assembled twice; it speaks in domain
+// types and reports progress and events as typed values, never as text.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/ingest"
+	"github.com/quire-app/quire/sidecar/ingest/fetch"
+	"github.com/quire-app/quire/sidecar/ingest/worker"
+	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/state"
+)
+
+// DefaultDebounce is how long the watch waits for a burst of file events
+// to end before indexing, when Options.Debounce is 0.
+const DefaultDebounce = 200 * time.Millisecond
+
+// Options configure an Engine made with [New]. Index is required; every
+// other field has a default.
+type Options struct {
+	// Index is the open index. The engine does not close it: [Open] makes
+	// an engine that does.
+	Index *index.Index
+	// Config is the configuration in force; SetSettings changes it.
+	Config config.Config
+	// StateDir is the state folder whose config.yaml keeps what
+	// SetSettings changes; empty keeps changes in memory only.
+	StateDir string
+	// AskLog is the file each question is logged to (<state>/asks.jsonl);
+	// empty logs nothing.
+	AskLog string
+	// Queue is the open ingest queue; nil means AddSource is refused with
+	// ErrNotReady. With one, RunIngest works it.
+	Queue *ingest.Queue
+	// Fetch downloads pages for ingest through the guard; nil fetches with
+	// the guard's defaults.
+	Fetch *fetch.Client
+	// InboxPoll is how often <Folder>/Inbox/ is looked at for dropped
+	// files: 0 means worker.DefaultInboxPoll, negative never.
+	InboxPoll time.Duration
+	// Debounce is how long Watch waits for a burst of file events to end.
+	Debounce time.Duration
+	// Log receives the engine's log; nil discards it.
+	Log *slog.Logger
+}
+
+// Engine is one open vault. Its methods are safe for concurrent use.
+type Engine struct {
+	vault string // absolute
+	opts  Options
+	ix    *index.Index
+	log   *slog.Logger
+	close func() error // what Open opened, closed by Close
+
+	// Set by Open.
+	st           *state.Dir
+	warn         func(string)
+	loadEmbedder func(context.Context, config.Config) (index.Embedder, error)
+
+	snap       atomic.Pointer[snapshot]
+	indexing   atomic.Bool
+	rebuilding atomic.Bool // a rebuild is asked for or running
+	trigger    chan struct{}
+	passMu     sync.Mutex // one pass (Watch's or Reindex's) at a time
+
+	cfgMu sync.RWMutex  // guards cfg and model, which SetSettings replaces
+	cfg   config.Config // the configuration in force
+	model ask.Model     // nil: answers are extracted
+
+	ingest *worker.Worker // nil without Options.Queue
+
+	ids   atomic.Int64 // numbers subscriptions and followers
+	subMu sync.Mutex
+	subs  map[int]func(Event)
+
+	progMu sync.Mutex
+	progs  map[int]func(index.Progress) // per-call progress (Reindex)
+
+	// Vectors are computed beside the index passes, never inside one, so
+	// an edit is searchable by keywords while a long embedding runs.
+	embedMu      sync.Mutex
+	embedRunning bool // an embedding goroutine is running
+	embedAgain   bool // a pass finished while it ran: go round once more
+	embedDone    sync.WaitGroup
+}
+
+// New returns an engine over opts.Index. It reads the catalog once, so
+// that requests are answered from what the index already holds before
+// the first pass ends.
+func New(opts Options) (*Engine, error) {
+	if opts.Index == nil {
+		return nil, errors.New("engine: no index")
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = DefaultDebounce
+	}
+	if opts.Config.Search.K <= 0 {
+		opts.Config = config.Default()
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	vault, err := filepath.Abs(opts.Index.Vault)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	e := &Engine{
+		vault:   vault,
+		opts:    opts,
+		ix:      opts.Index,
+		log:     opts.Log,
+		trigger: make(chan struct{}, 1),
+		cfg:     opts.Config,
+		model:   ask.ModelFor(opts.Config.Model),
+		subs:    map[int]func(Event){},
+		progs:   map[int]func(index.Progress){},
+	}
+	snap, err := e.load(false)
+	if err != nil {
+		return nil, err
+	}
+	e.snap.Store(snap)
+	e.ix.OnProgress = e.progress
+	if opts.Queue != nil {
+		if e.opts.Fetch == nil {
+			e.opts.Fetch = fetch.New(fetch.Options{MaxBytes: opts.Config.Ingest.MaxBytes})
+		}
+		e.ingest = e.newWorker()
+	}
+	return e, nil
+}
+
+// Close closes what [Open] opened; after [New], it only detaches from the
+// index. Watch and RunIngest must have returned.
+func (e *Engine) Close() error {
+	e.embedDone.Wait()
+	e.ix.OnProgress = nil
+	if e.close != nil {
+		return e.close()
+	}
+	return nil
+}
+
+// Vault returns the vault's absolute path.
+func (e *Engine) Vault() string { return e.vault }
+
+// Index returns the open index, for benchmarks and tools that measure it.
+func (e *Engine) Index() *index.Index { return e.ix }
+
+// snapshot is the catalog as of the last index pass. Requests read it
+// instead of the catalog, which costs a full read per call.
+type snapshot struct {
+	entries  map[string]index.Entry
+	meta     index.Meta
+	searcher *search.Searcher
+	// passed is true once a pass finished since the engine started:
+	// before that, search results may miss notes not yet indexed.
+	passed bool
+	// dense counts passages with vectors, when an embedder is enabled.
+	dense index.DenseStats
+}
+
+// load reads the catalog into a new snapshot: the one place a searcher is
+// assembled.
+func (e *Engine) load(passed bool) (*snapshot, error) {
+	entries, err := e.ix.Entries()
+	if err != nil {
+		return nil, fmt.Errorf("read catalog: %w", err)
+	}
+	meta, err := e.ix.Meta()
+	if err != nil {
+		return nil, fmt.Errorf("read catalog: %w", err)
+	}
+	count := map[string]int{}
+	for _, en := range entries {
+		if en.Lang != "" {
+			count[en.Lang]++
+		}
+	}
+	langs := index.ByCount(count) // from this read: the catalog is read once
+	snap := &snapshot{
+		entries:  entries,
+		meta:     meta,
+		searcher: &search.Searcher{BM25: e.ix.BM25, Langs: langs, Synonyms: search.SynonymsIf(e.Config().Search.Synonyms)},
+		passed:   passed,
+	}
+	if e.ix.Dense() {
+		snap.searcher.Dense = e.ix
+		snap.dense = e.ix.DenseStatsOf(entries)
+	}
+	return snap, nil
+}
+
+// refresh replaces the snapshot after the index changed.
+func (e *Engine) refresh(passed bool) error {
+	snap, err := e.load(passed || e.snap.Load().passed)
+	if err != nil {
+		return err
+	}
+	e.snap.Store(snap)
+	return nil
+}
+
+// Config returns the configuration in force.
+func (e *Engine) Config() config.Config {
+	e.cfgMu.RLock()
+	defer e.cfgMu.RUnlock()
+	return e.cfg
+}
+
+// answerModel returns the language model in force; nil when none.
+func (e *Engine) answerModel() ask.Model {
+	e.cfgMu.RLock()
+	defer e.cfgMu.RUnlock()
+	return e.model
+}
+
+// answersFolder is where saved answers go, and what ask leaves out of
+// its sources: an answer must not cite an earlier answer.
+func (e *Engine) answersFolder() string { return e.Config().Folder + "/Answers" }

@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/eval"
+	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/search"
+)
+
+// EvalRun says how to score retrieval on a gold file.
+type EvalRun struct {
+	// Gold is the gold file's path, logged with the run.
+	Gold      string
+	Questions []eval.Question
+	K         int
+	Channel   search.Channel
+	// Rewrite has the configured model turn each question into search
+	// terms first; without a model it is an error.
+	Rewrite bool
+	// Warn receives per-question problems (a rewrite that failed).
+	Warn func(string)
+}
+
+// ErrNoModel is returned by Eval with Rewrite when no model is configured.
+var ErrNoModel = errors.New("no model configured")
+
+// Eval scores retrieval on run's questions over the index as it is, and
+// appends the run to <state>/evals.jsonl when the engine has a state
+// folder (a failure to log is returned as logErr, the report stands).
+func (e *Engine) Eval(ctx context.Context, run EvalRun) (rep *eval.Report, logErr error, err error) {
+	snap := e.snap.Load()
+	s := snap.searcher
+	var model ask.Model
+	if run.Rewrite {
+		if model = e.answerModel(); model == nil {
+			return nil, nil, ErrNoModel
+		}
+	}
+	retrieve := func(ctx context.Context, q string, n int) ([]eval.Hit, error) {
+		if model != nil {
+			rq, err := ask.Rewrite(ctx, model, q, s.Langs)
+			if err != nil && run.Warn != nil {
+				run.Warn(err.Error())
+			}
+			q = rq
+		}
+		ps, err := s.Search(ctx, q, n, run.Channel)
+		if err != nil {
+			return nil, err
+		}
+		hits := make([]eval.Hit, len(ps))
+		for i, p := range ps {
+			hits[i] = eval.Hit{Path: p.Path, Text: p.Text}
+		}
+		return hits, nil
+	}
+	noteLang := func(p string) string { return snap.entries[p].Lang }
+	rep, err = eval.Run(ctx, run.Questions, run.K, retrieve, e.ix.BM25.Passages, noteLang)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Channel = string(run.Channel)
+	if run.Channel != search.BM25 && e.ix.Dense() {
+		ds := e.ix.DenseStats()
+		rep.Dense = &eval.DenseInfo{Embedder: ds.Embedder, Coverage: ds.Coverage(), TextSeen: ds.TextSeen}
+	}
+	if e.st != nil {
+		cfg := e.Config()
+		logErr = eval.Append(e.st.Join("evals.jsonl"), eval.LogEntry{
+			Time: time.Now().UTC(), Gold: run.Gold, Report: rep,
+			Config: map[string]any{"channel": run.Channel, "k": run.K, "fingerprint": e.ix.Fingerprint(), "chunk": cfg.Chunk,
+				"rewrite": run.Rewrite, "model": cfg.Model.Model},
+		})
+	}
+	return rep, logErr, nil
+}
+
+// Update brings the keyword index up to date with the vault, without the
+// compaction and the vectors of Reindex: what a one-off command needs
+// before it reads.
+func (e *Engine) Update(ctx context.Context) (index.Stats, error) {
+	e.passMu.Lock()
+	defer e.passMu.Unlock()
+	st, err := e.ix.Run(ctx)
+	if rerr := e.refresh(err == nil); err == nil {
+		err = rerr
+	}
+	return st, err
+}
+
+// Explain says how a query is read: its language, synonyms and
+// translations.
+func (e *Engine) Explain(query string) string { return e.snap.Load().searcher.Explain(query) }

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/quire-app/quire/sidecar/ingest"
+	"github.com/quire-app/quire/sidecar/ingest/compile"
+	"github.com/quire-app/quire/sidecar/ingest/worker"
+	"github.com/quire-app/quire/sidecar/search"
+)
+
+// newWorker makes the ingest worker for opts.Queue: the compiler searches
+// this engine's index for related pages, checks links against its catalog,
+// reads with the model in force, and every event it raises is passed on.
+func (e *Engine) newWorker() *worker.Worker {
+	cfg := e.Config()
+	return worker.New(worker.Options{
+		Queue:      e.opts.Queue,
+		Fetch:      e.opts.Fetch,
+		Vault:      e.vault,
+		Folder:     cfg.Folder,
+		FolderFunc: func() string { return e.Config().Folder },
+		MaxCalls:   cfg.Ingest.MaxCalls,
+		Compile:    e.compileOptions,
+		Events:     func(typ string, payload any) { e.emit(&IngestEvent{Type: typ, Payload: payload}) },
+		Log:        e.log,
+		Inbox:      e.opts.InboxPoll,
+	})
+}
+
+// compileOptions is what the compiler needs from the rest of the engine,
+// as of now: the model in force (nil when none), search over the latest
+// snapshot, and its catalog for link targets.
+func (e *Engine) compileOptions() compile.Options {
+	snap := e.snap.Load()
+	cfg := e.Config()
+	opt := compile.Options{
+		Related:  worker.Related(snap.searcher, search.Default(snap.dense.Embedded), cfg.Folder),
+		Exists:   worker.Exists(e.vault, snap.entries),
+		MaxCalls: cfg.Ingest.MaxCalls,
+		Private:  cfg.Private,
+	}
+	if m := e.answerModel(); m != nil {
+		opt.Model = m
+	}
+	return opt
+}
+
+// RunIngest works the ingest queue until ctx ends: one source at a time,
+// and the files dropped into <Folder>/Inbox/. It returns at once when the
+// engine has no queue. A note being written when ctx ends is finished
+// first.
+func (e *Engine) RunIngest(ctx context.Context) error {
+	if e.ingest == nil {
+		return nil
+	}
+	return e.ingest.Run(ctx)
+}
+
+// AddSource queues a URL or a file to ingest and returns its item and its
+// position in the queue.
+func (e *Engine) AddSource(source string, resummarise bool) (ingest.Item, int, error) {
+	if e.ingest == nil {
+		return ingest.Item{}, 0, errorf(NotReady, "this sidecar has no ingest queue")
+	}
+	src := strings.TrimSpace(source)
+	it, pos, err := e.ingest.Add(src, resummarise)
+	var dup *ingest.DuplicateError
+	switch {
+	case err == nil:
+		return it, pos, nil
+	case errors.As(err, &dup):
+		return it, pos, errorf(Duplicate, "%s: %s", src, worker.DuplicateMessage(dup))
+	case errors.Is(err, worker.ErrSource), errors.Is(err, ingest.ErrSource):
+		return it, pos, errorf(Invalid, "%v", err)
+	case errors.Is(err, worker.ErrNoModel):
+		return it, pos, errorf(ModelUnavailable, "no model is configured to summarise %s", src)
+	}
+	return it, pos, err
+}
+
+// Queue lists the ingest queue; empty without one.
+func (e *Engine) Queue() ([]ingest.Item, error) {
+	if e.ingest == nil {
+		return []ingest.Item{}, nil
+	}
+	return e.ingest.Queue().List()
+}

@@ -1,0 +1,280 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/vault"
+)
+
+// Request limits.
+const (
+	// MaxQuery bounds search text: every word becomes clauses over every
+	// language's fields, so a pasted chapter would be slow to rank.
+	MaxQuery = 4 << 10
+	// relatedQuery is how much of a note (title, then body) Related
+	// searches with; the opening of a note says what it is about.
+	relatedQuery = 1500
+	// MaxK bounds k; asking for more gets MaxK.
+	MaxK = 100
+	// relatedPool is how many passages Related ranks per note it returns,
+	// so that a few long notes cannot fill the result.
+	relatedPool = 5
+	// MaxNote bounds Note: well under any front end's frame limits.
+	MaxNote = 16 << 20
+)
+
+// Status is the index as the engine holds it now.
+type Status struct {
+	Vault       string
+	Notes       int
+	Chunks      int
+	Languages   map[string]int
+	Indexing    bool
+	LastIndexed time.Time // zero before the first pass
+	// Fingerprint names the chunking parameters the index was built with.
+	Fingerprint string
+	// Vectors is the coverage of search by meaning; Embedder is empty
+	// when no embedder is enabled.
+	Vectors  index.DenseStats
+	Skipped  []vault.Skip // files left out, with why
+	Warnings []vault.Skip // notes indexed despite a problem
+}
+
+// Status describes the index as of the last pass.
+func (e *Engine) Status(context.Context) (Status, error) {
+	snap := e.snap.Load()
+	sum := index.Summarize(snap.entries)
+	st := Status{Vault: e.vault, Notes: len(snap.entries), Chunks: sum.Chunks, Languages: sum.Languages,
+		Indexing: e.indexing.Load(), LastIndexed: snap.meta.LastIndex, Fingerprint: e.ix.Fingerprint(),
+		Vectors: snap.dense, Skipped: snap.meta.Skipped, Warnings: sum.Warnings}
+	if st.Languages == nil {
+		st.Languages = map[string]int{}
+	}
+	if st.Skipped == nil {
+		st.Skipped = []vault.Skip{}
+	}
+	if st.Warnings == nil {
+		st.Warnings = []vault.Skip{}
+	}
+	return st, nil
+}
+
+// Query is a search.
+type Query struct {
+	Text string
+	// K is how many passages: 0 is the configured default, more than
+	// MaxK gets MaxK.
+	K int
+	// Channel is "" for the best the index serves: hybrid once vectors
+	// exist, else keywords.
+	Channel search.Channel
+	// Strict makes a channel that cannot serve an error instead of a
+	// fall back to keywords: a command asked for it by name.
+	Strict bool
+}
+
+// k reads a requested k.
+func (e *Engine) k(k int) (int, error) {
+	switch {
+	case k < 0:
+		return 0, errorf(Invalid, "k must not be negative")
+	case k == 0:
+		return e.Config().Search.K, nil
+	case k > MaxK:
+		return MaxK, nil
+	}
+	return k, nil
+}
+
+// channel reads a requested channel. Empty means the best one the index
+// serves, without a warning, since a vault set up without an embedder is
+// not a fault.
+func (e *Engine) channel(c search.Channel) (search.Channel, error) {
+	if c == "" {
+		return search.Default(e.snap.Load().dense.Embedded), nil
+	}
+	ch, err := search.ParseChannel(string(c))
+	if err != nil {
+		return "", errorf(Invalid, "%v", err)
+	}
+	return ch, nil
+}
+
+// Search ranks passages for q. A channel that cannot serve (no vectors
+// yet) falls back to keywords with a warning in the result.
+func (e *Engine) Search(ctx context.Context, q Query) (search.Result, error) {
+	if len(q.Text) > MaxQuery {
+		return search.Result{}, errorf(TooLarge, "query over %d bytes", MaxQuery)
+	}
+	k, err := e.k(q.K)
+	if err != nil {
+		return search.Result{}, err
+	}
+	ch, err := e.channel(q.Channel)
+	if err != nil {
+		return search.Result{}, err
+	}
+	return e.rank(ctx, q.Text, k, ch, q.Strict)
+}
+
+// rank searches the channel asked for and falls back to keywords, with a
+// warning, when that channel cannot serve.
+func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channel, strict bool) (search.Result, error) {
+	snap := e.snap.Load()
+	var warnings []string
+	if !snap.passed && e.indexing.Load() {
+		warnings = append(warnings, "indexing in progress: results may be incomplete")
+	}
+	if ch != search.BM25 && snap.dense.Passages > 0 && snap.dense.Embedded < snap.dense.Passages {
+		warnings = append(warnings, fmt.Sprintf("vectors cover %d of %d passages", snap.dense.Embedded, snap.dense.Passages))
+	}
+	res, err := snap.searcher.Query(ctx, query, k, ch)
+	if errors.Is(err, search.ErrUnavailable) && ch != search.BM25 && !strict {
+		warnings = append(warnings, fmt.Sprintf("%s search is not available (no embedder); showing keyword results", ch))
+		res, err = snap.searcher.Query(ctx, query, k, search.BM25)
+	}
+	if err != nil {
+		return search.Result{}, err
+	}
+	if res.Warning != "" {
+		warnings = append(warnings, res.Warning)
+	}
+	if res.Channel == "" {
+		res.Channel = search.BM25
+	}
+	res.Warning = strings.Join(warnings, "; ")
+	return res, nil
+}
+
+// Related asks for the notes closest to a note (by path) or to a text.
+type Related struct {
+	Path, Text string
+	K          int
+}
+
+// Related returns up to K notes closest to r's note or text, one passage
+// (its best) per note, never the note itself, and a warning when the
+// result may be partial.
+func (e *Engine) Related(ctx context.Context, r Related) ([]search.Passage, string, error) {
+	if (r.Path == "") == (r.Text == "") {
+		return nil, "", errorf(Invalid, "related.query needs exactly one of path and text")
+	}
+	k, err := e.k(r.K)
+	if err != nil {
+		return nil, "", err
+	}
+	text := r.Text
+	if r.Path != "" {
+		if err := e.indexed(r.Path); err != nil {
+			return nil, "", err
+		}
+		n, err := vault.Read(e.ix.Vault, r.Path, e.Config().MaxFileBytes)
+		if err != nil {
+			return nil, "", errorf(NotFound, "%s", err.Error())
+		}
+		text = n.Title + "\n" + string(n.Body())
+	}
+	ch, _ := e.channel("")
+	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false)
+	if err != nil {
+		return nil, "", err
+	}
+	out := []search.Passage{}
+	seen := map[string]bool{r.Path: true}
+	for _, p := range res.Passages {
+		if seen[p.Path] {
+			continue // not the note itself; one passage, its best, per note
+		}
+		seen[p.Path] = true
+		out = append(out, p)
+		if len(out) == k {
+			break
+		}
+	}
+	return out, res.Warning, nil
+}
+
+// clip cuts s to at most n bytes at a word boundary, never inside a rune.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if sp := strings.LastIndexAny(s[:cut], " \n\t"); sp > n/2 {
+		cut = sp
+	}
+	return s[:cut]
+}
+
+// Note returns the text of an indexed note by its clean vault-relative
+// path. Only notes the catalog holds are read, so no path reaches a file
+// that the index rules leave out.
+func (e *Engine) Note(_ context.Context, p string) (string, error) {
+	if err := e.indexed(p); err != nil {
+		return "", err
+	}
+	full := filepath.Join(e.ix.Vault, filepath.FromSlash(p))
+	st, err := os.Stat(full)
+	if err != nil {
+		return "", errorf(NotFound, "note is gone: %s", p)
+	}
+	if st.Size() > e.Config().MaxFileBytes || st.Size() > int64(MaxNote) {
+		return "", errorf(TooLarge, "note too large to send: %s", p)
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return "", errorf(NotFound, "note is unreadable: %s", p)
+	}
+	if !utf8.Valid(data) {
+		return "", errorf(Invalid, "note is not UTF-8: %s", p)
+	}
+	return string(data), nil
+}
+
+// indexed checks that p is a clean vault-relative note path that the
+// catalog holds. The shape is checked first so that the error says why a
+// path like ../secret.md is refused, even though the catalog check alone
+// would refuse it too.
+func (e *Engine) indexed(p string) error {
+	if err := notePath(p); err != nil {
+		return err
+	}
+	if _, ok := e.snap.Load().entries[p]; !ok {
+		return errorf(NotFound, "note not indexed: %s", p)
+	}
+	return nil
+}
+
+// notePath refuses paths that are not vault-relative note paths: empty,
+// absolute, with backslashes, "." or ".." parts, or dot folders.
+func notePath(p string) error {
+	switch {
+	case p == "":
+		return errorf(Invalid, "path is empty")
+	case strings.HasPrefix(p, "/") || filepath.IsAbs(p) || filepath.VolumeName(p) != "":
+		return errorf(Invalid, "path must be vault-relative: %s", p)
+	case strings.ContainsAny(p, "\\\x00"):
+		return errorf(Invalid, "path must use forward slashes: %s", p)
+	case path.Clean(p) != p:
+		return errorf(Invalid, "path is not clean: %s", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." || strings.HasPrefix(part, ".") {
+			return errorf(Invalid, "path must not contain .. or dot folders: %s", p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/llm"
+)
+
+// Settings are the parts of the configuration a front end may change
+// while the engine runs.
+type Settings struct {
+	Ignore   []string
+	Folder   string
+	Embedder string
+	// Model is the language model; its APIKey never leaves the engine
+	// through Settings (it is blanked), but a new one may come in.
+	Model llm.Config
+}
+
+// settingsOf is what a front end may see of cfg.
+func settingsOf(cfg config.Config) Settings {
+	return Settings{Ignore: slices.Clone(cfg.Ignore), Folder: cfg.Folder, Embedder: cfg.Dense.Embedder, Model: cfg.Model}
+}
+
+// Settings returns the settings in force.
+func (e *Engine) Settings() Settings { return settingsOf(e.Config()) }
+
+// SetSettings validates s, keeps it in config.yaml (when the engine has a
+// state folder) and applies it: a new model answers the next question, a
+// new ignore list or folder starts an index pass. A changed embedder needs
+// vectors rebuilt with another model, which happens when the engine next
+// starts, so it is listed in restart and also kept. Only the model fields
+// of s.Model that a front end edits (provider, endpoint, model, embed
+// model, API key) are taken.
+func (e *Engine) SetSettings(s Settings) (applied Settings, restart []string, err error) {
+	e.cfgMu.Lock()
+	old := e.cfg
+	cfg := old
+	cfg.Ignore = slices.Clone(s.Ignore)
+	cfg.Folder = s.Folder
+	cfg.Dense.Embedder = s.Embedder
+	m := s.Model
+	cfg.Model.Provider, cfg.Model.Endpoint, cfg.Model.Model, cfg.Model.EmbedModel = m.Provider, m.Endpoint, m.Model, m.EmbedModel
+	cfg.Model.APIKey = m.APIKey
+	if err := cfg.Validate(); err != nil {
+		e.cfgMu.Unlock()
+		return Settings{}, nil, errorf(Invalid, "%v", err)
+	}
+	if e.opts.StateDir != "" {
+		if err := config.Update(e.opts.StateDir, cfg); err != nil {
+			e.cfgMu.Unlock()
+			return Settings{}, nil, err
+		}
+	}
+	e.cfg = cfg
+	if cfg.Model != old.Model {
+		e.model = ask.ModelFor(cfg.Model)
+	}
+	e.cfgMu.Unlock()
+
+	started := e.opts.Config
+	if cfg.Dense.Embedder != started.Dense.Embedder || cfg.Dense.Embedder == "model" && cfg.Model.EmbedModel != started.Model.EmbedModel {
+		restart = append(restart, "embedder")
+	}
+	if !slices.Equal(cfg.Ignore, old.Ignore) || cfg.Folder != old.Folder {
+		e.ix.SetPaths(cfg.Ignore, cfg.Folder)
+		e.kick()
+	}
+	e.log.Info("settings changed", "folder", cfg.Folder, "embedder", cfg.Dense.Embedder, "provider", cfg.Model.Provider, "model", cfg.Model.Model)
+	return settingsOf(cfg), restart, nil
+}

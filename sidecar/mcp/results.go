@@ -1,0 +1,164 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/vault"
+)
+
+// The tools' results are the MCP edge of the engine's domain values:
+// this file maps one to the other, as the server does for the plugin.
+
+func toStatus(st engine.Status, via string) Status {
+	out := Status{Vault: st.Vault, Via: via, Notes: st.Notes, Chunks: st.Chunks, Fingerprint: st.Fingerprint, Indexing: st.Indexing,
+		Languages: st.Languages, Skipped: files(st.Skipped), Warnings: files(st.Warnings), Vectors: toVectors(st.Vectors)}
+	if out.Languages == nil {
+		out.Languages = map[string]int{}
+	}
+	if !st.LastIndexed.IsZero() {
+		out.LastIndexed = st.LastIndexed.UTC().Format(time.RFC3339)
+	}
+	return out
+}
+
+func toVectors(ds index.DenseStats) *Vectors {
+	return newVectors(ds.Embedder, ds.Embedded, ds.Passages)
+}
+
+func files(skips []vault.Skip) []File {
+	out := make([]File, len(skips))
+	for i, s := range skips {
+		out[i] = File{Path: s.Path, Reason: s.Reason}
+	}
+	return out
+}
+
+func toReindexed(r engine.Reindexed) Reindexed {
+	out := Reindexed{Full: r.Full, Notes: r.Stats.Notes, Chunks: r.Stats.Chunks, Changed: r.Stats.Changed, Removed: r.Stats.Removed,
+		Skipped: files(r.Stats.Skipped), Warnings: files(r.Stats.Warnings), Vectors: toVectors(r.Vectors), Note: r.Note,
+		TookMs: float64(r.Took.Microseconds()) / 1000}
+	var notes []string
+	if r.Note != "" {
+		notes = append(notes, r.Note)
+	}
+	if r.VectorsErr != nil {
+		// Keywords are current; vectors catch up on the next pass.
+		notes = append(notes, "vectors are not up to date: "+r.VectorsErr.Error())
+	} else if v := r.Vectors; v.Embedder != "" && v.Embedded < v.Passages {
+		notes = append(notes, fmt.Sprintf("vectors cover %d of %d passages and are being computed", v.Embedded, v.Passages))
+	}
+	out.Note = strings.Join(notes, "; ")
+	return out
+}
+
+func toPassage(p search.Passage) Passage {
+	return Passage{Path: p.Path, Title: p.Title, HeadingPath: headings(p.Title, p.Crumbs), Text: p.Text, Score: p.Score,
+		Start: p.Start, End: p.End}
+}
+
+// headings turns the breadcrumb "Title › H1 › H2" into its headings.
+func headings(title, crumbs string) []string {
+	if crumbs == "" {
+		return []string{}
+	}
+	hs := strings.Split(crumbs, " › ")
+	if hs[0] == title {
+		hs = hs[1:]
+	}
+	return hs
+}
+
+func toAnswer(a ask.Answer) Answer {
+	out := Answer{Answer: a.Text, Lang: string(a.Lang), Grounded: a.Grounded, Refused: a.Refused, Extracted: a.Extracted,
+		DroppedCitations: a.Dropped, Channel: string(a.Channel), Model: a.Model, Remote: a.Remote, Warning: strings.Join(a.Warnings, "; "),
+		Citations: make([]Citation, len(a.Citations)), Quotes: make([]Quote, len(a.Quotes))}
+	for i, c := range a.Citations {
+		out.Citations[i] = Citation{Number: c.N, Path: c.Path, Title: c.Title, HeadingPath: headings(c.Title, c.Crumbs),
+			Text: c.Text, Start: c.Start, End: c.End}
+	}
+	for i, q := range a.Quotes {
+		out.Quotes[i] = Quote{Number: q.N, Text: q.Text, Verified: q.Verified}
+	}
+	return out
+}
+
+// progressEvery spaces progress notifications: a few a second at most.
+const progressEvery = 200 * time.Millisecond
+
+// notifier sends notifications/progress for one call whose request
+// carried a progressToken; without one it sends nothing. The value only
+// grows, as the protocol wants: notes indexed, then passages embedded on
+// top.
+type notifier struct {
+	ctx   context.Context
+	ss    *sdk.ServerSession
+	token any
+
+	mu            sync.Mutex
+	indexTotal    int
+	last          float64
+	lastSent      time.Time
+	step, message string
+}
+
+func newNotifier(ctx context.Context, req *sdk.CallToolRequest) *notifier {
+	if req == nil || req.Params == nil || req.Session == nil {
+		return nil
+	}
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return nil
+	}
+	return &notifier{ctx: ctx, ss: req.Session, token: token}
+}
+
+// progress follows an engine pass.
+func (n *notifier) progress(p engine.Progress) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var value, total float64
+	var msg string
+	switch p.Phase {
+	case engine.PhaseScan:
+		msg = "comparing the vault with the index"
+	case engine.PhaseIndex:
+		n.indexTotal = max(n.indexTotal, p.Total)
+		value, total = float64(p.Done), float64(p.Total)
+		msg = fmt.Sprintf("indexing: %d/%d notes", p.Done, p.Total)
+	case engine.PhaseEmbed:
+		value, total = float64(n.indexTotal+p.Done), float64(n.indexTotal+p.Total)
+		msg = fmt.Sprintf("vectors: %d/%d passages", p.Done, p.Total)
+	}
+	if value < n.last || value == n.last && msg == n.message {
+		return
+	}
+	final := total > 0 && value >= total
+	if !final && time.Since(n.lastSent) < progressEvery && value > 0 {
+		return
+	}
+	n.last, n.message, n.lastSent = value, msg, time.Now()
+	n.send(value, total, msg)
+}
+
+// say sends a message as one more step, total unknown.
+func (n *notifier) say(msg string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.last++
+	n.send(n.last, 0, msg)
+}
+
+func (n *notifier) send(value, total float64, msg string) {
+	// A client that cannot take a notification does not stop the work.
+	_ = n.ss.NotifyProgress(n.ctx, &sdk.ProgressNotificationParams{ProgressToken: n.token, Progress: value, Total: total, Message: msg})
+}
