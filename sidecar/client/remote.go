@@ -217,8 +217,7 @@ func (r *Remote) Explain(query string) string {
 	if err != nil {
 		return "explain: " + r.wrap(err).Error() + "\n"
 	}
-	s := &search.Searcher{Langs: index.ByCount(st.Languages)}
-	return s.Explain(query)
+	return search.ExplainFor(index.ByCount(st.Languages), query)
 }
 
 // kinds maps the protocol's error codes back to the engine's kinds.

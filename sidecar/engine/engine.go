@@ -7,7 +7,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -69,9 +68,8 @@ type Engine struct {
 	close func() error // what Open opened, closed by Close
 
 	// Set by Open.
-	st           *state.Dir
-	warn         func(string)
-	loadEmbedder func(context.Context, config.Config) (index.Embedder, error)
+	st   *state.Dir
+	warn func(string)
 
 	snap       atomic.Pointer[snapshot]
 	indexing   atomic.Bool

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/ingest"
 )
 
 // Event is something that happened in the engine that front ends may
@@ -51,10 +52,9 @@ type Warning struct {
 	Message string
 }
 
-// IngestEvent is an event of the ingest worker, as it raised it.
+// IngestEvent is an event of the ingest worker.
 type IngestEvent struct {
-	Type    string
-	Payload any
+	Event ingest.Event
 }
 
 func (*Progress) event()    {}

@@ -24,7 +24,7 @@ func (e *Engine) newWorker() *worker.Worker {
 		FolderFunc: func() string { return e.Config().Folder },
 		MaxCalls:   cfg.Ingest.MaxCalls,
 		Compile:    e.compileOptions,
-		Events:     func(typ string, payload any) { e.emit(&IngestEvent{Type: typ, Payload: payload}) },
+		Events:     func(ev ingest.Event) { e.emit(&IngestEvent{Event: ev}) },
 		Log:        e.log,
 		Inbox:      e.opts.InboxPoll,
 	})

@@ -29,8 +29,6 @@ type Setup struct {
 	// Fetch is the guarded client ingest downloads with; nil is the
 	// guard's defaults with the configured size limit.
 	Fetch func(fetch.Options) *fetch.Client
-	// LoadEmbedder gives the configured embedder; nil is [LoadEmbedder].
-	LoadEmbedder func(context.Context, config.Config) (index.Embedder, error)
 	// Warn receives warnings about the setup (config keys, embedder);
 	// nil drops them.
 	Warn func(string)
@@ -106,10 +104,6 @@ func Open(s Setup) (*Engine, error) {
 	e.close = closeAll
 	e.st = st
 	e.warn = warn
-	e.loadEmbedder = s.LoadEmbedder
-	if e.loadEmbedder == nil {
-		e.loadEmbedder = LoadEmbedder
-	}
 	return e, nil
 }
 
@@ -140,7 +134,7 @@ func (e *Engine) EnableDense(ctx context.Context) error {
 	if cfg.Dense.Embedder == "none" || e.ix.Dense() || e.st == nil {
 		return nil
 	}
-	m, err := e.loadEmbedder(ctx, cfg)
+	m, err := LoadEmbedder(ctx, cfg)
 	if err != nil {
 		e.warn("search by meaning is off: " + err.Error())
 		return nil
@@ -161,8 +155,11 @@ func LoadEmbedder(ctx context.Context, cfg config.Config) (index.Embedder, error
 	if cfg.Dense.Embedder == "model" {
 		return newModelEmbedder(ctx, cfg)
 	}
-	return use.Load()
+	return builtin()
 }
+
+// builtin loads the built-in embedder; a benchmark build swaps it.
+var builtin = func() (index.Embedder, error) { return use.Load() }
 
 // modelEmbedder adapts an embedding model on a server (Ollama,
 // OpenAI-compatible) to the index: its dimensions are read from one probe

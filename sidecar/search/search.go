@@ -290,6 +290,12 @@ func (s *Searcher) Translations(query string) (lang.Lang, []bm25.Term) {
 	return from, terms
 }
 
+// ExplainFor is Explain for a vault whose notes are in langs (most notes
+// first), for a client that has no index at hand.
+func ExplainFor(langs []string, query string) string {
+	return (&Searcher{Langs: langs}).Explain(query)
+}
+
 // Explain says how a query is read: its language, the synonyms and the
 // translations used.
 func (s *Searcher) Explain(query string) string {

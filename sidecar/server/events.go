@@ -35,6 +35,6 @@ func (s *Server) push(ev engine.Event) {
 	case *engine.Warning:
 		s.broadcast(proto.TypeSidecarWarning, proto.SidecarWarning{Message: ev.Message, Code: warningCodes[ev.Kind]})
 	case *engine.IngestEvent:
-		s.broadcast(ev.Type, ev.Payload)
+		s.pushIngest(ev.Event)
 	}
 }

@@ -33,6 +33,10 @@ import (
 // without one come from the CLI or tests.
 const ObsidianOrigin = "app://obsidian.md"
 
+// Protocol is the protocol version the server speaks, for the connection
+// file.
+const Protocol = proto.Version
+
 // Defaults for [Options].
 const (
 	DefaultFrameLimit   = 1 << 20

@@ -24,7 +24,7 @@ import (
 // open opens the vault's engine for a command that works in this
 // process; progress, when not nil, follows its passes.
 func open(c common, queue bool, fetchWith func(fetch.Options) *fetch.Client) (*engine.Engine, error) {
-	return engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: queue, Fetch: fetchWith, LoadEmbedder: loadEmbedder,
+	return engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: queue, Fetch: fetchWith,
 		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", w) }})
 }
 

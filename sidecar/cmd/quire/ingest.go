@@ -12,8 +12,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/fetch"
 )
 
@@ -51,7 +52,7 @@ func cmdIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageErr("--test-hosts: %v", err)
 	}
-	e, err := engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: true, Fetch: th.client, LoadEmbedder: loadEmbedder,
+	e, err := engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: true, Fetch: th.client,
 		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", w) }, Engine: engine.Options{InboxPoll: -1}})
 	if err != nil {
 		return err
@@ -65,7 +66,7 @@ func cmdIngest(ctx context.Context, args []string) error {
 	}
 	defer e.Subscribe(func(ev engine.Event) {
 		if ie, ok := ev.(*engine.IngestEvent); ok {
-			out.event(ie.Type, ie.Payload)
+			out.event(ie.Event)
 		}
 	})()
 	for _, src := range sources {
@@ -94,17 +95,16 @@ func cmdIngest(ctx context.Context, args []string) error {
 // ingest is cmdIngest through the sidecar.
 func (r *remote) ingest(ctx context.Context, sources []string, resummarise bool, out *ingestPrinter) error {
 	for _, src := range sources {
-		var res proto.IngestResult
-		err := r.c.Call(ctx, proto.TypeIngestAdd, proto.IngestAdd{Source: src, Resummarise: resummarise}, &res)
+		id, err := r.r.AddSource(ctx, src, resummarise)
 		if err != nil {
-			var pe *proto.Error
-			if !errors.As(err, &pe) {
+			var ee *engine.Error
+			if !errors.As(err, &ee) {
 				return fmt.Errorf("ingest through the sidecar (pid %d): %w", r.cf.PID, err)
 			}
-			out.refused(src, pe)
+			out.refused(src, ee)
 			continue
 		}
-		out.track(res.ID, src)
+		out.track(id, src)
 	}
 	for out.waiting() > 0 {
 		select {
@@ -112,12 +112,8 @@ func (r *remote) ingest(ctx context.Context, sources []string, resummarise bool,
 			if !ok {
 				return fmt.Errorf("the sidecar (pid %d) went away: %v", r.cf.PID, r.c.Err())
 			}
-			switch env.Type {
-			case proto.TypeIngestProgress, proto.TypeIngestDone, proto.TypeIngestFailed:
-				v := newPayload(env.Type)
-				if env.Decode(v) == nil {
-					out.event(env.Type, deref(v))
-				}
+			if ev, ok := client.IngestEvent(env); ok {
+				out.event(ev)
 			}
 		case <-ctx.Done():
 			fmt.Fprintln(os.Stderr, "quire: stopped waiting; the sidecar goes on with the queue")
@@ -125,28 +121,6 @@ func (r *remote) ingest(ctx context.Context, sources []string, resummarise bool,
 		}
 	}
 	return out.result(ctx)
-}
-
-func newPayload(typ string) any {
-	switch typ {
-	case proto.TypeIngestProgress:
-		return &proto.IngestProgress{}
-	case proto.TypeIngestDone:
-		return &proto.IngestDone{}
-	}
-	return &proto.IngestFailed{}
-}
-
-func deref(v any) any {
-	switch p := v.(type) {
-	case *proto.IngestProgress:
-		return *p
-	case *proto.IngestDone:
-		return *p
-	case *proto.IngestFailed:
-		return *p
-	}
-	return v
 }
 
 // ingestPrinter prints the progress of the sources one command ingests, the
@@ -192,13 +166,9 @@ func (p *ingestPrinter) refused(src string, err error) {
 	p.next++
 	p.failed++
 	code, msg := "invalid", err.Error()
-	var pe *proto.Error
 	var ee *engine.Error
-	switch {
-	case errors.As(err, &ee):
+	if errors.As(err, &ee) {
 		code, msg = string(ee.Kind), strings.TrimPrefix(ee.Message, src+": ")
-	case errors.As(err, &pe):
-		code, msg = string(pe.Code), strings.TrimPrefix(pe.Message, src+": ")
 	}
 	fmt.Fprintf(p.w, "%s %s\n%s failed: %s — %s\n", p.prefix(p.next), src, p.prefix(p.next), code, msg)
 }
@@ -210,15 +180,16 @@ func (p *ingestPrinter) waiting() int {
 }
 
 // event prints an ingest event about an item this command follows.
-func (p *ingestPrinter) event(typ string, payload any) {
+func (p *ingestPrinter) event(ev ingest.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var id uint64
 	var line string
-	switch e := payload.(type) {
-	case proto.IngestProgress:
+	finished, failed := false, false
+	switch e := ev.(type) {
+	case ingest.Progress:
 		id = e.ID
-		if e.Step == proto.StepQueued {
+		if e.Step == ingest.StepQueued {
 			return // said when tracked
 		}
 		line = e.Source + " " + string(e.Step)
@@ -229,8 +200,8 @@ func (p *ingestPrinter) event(typ string, payload any) {
 			return
 		}
 		p.last[id] = line
-	case proto.IngestDone:
-		id = e.ID
+	case ingest.Done:
+		id, finished = e.ID, true
 		line = "done → " + e.Note
 		var notes []string
 		if !e.Summarised {
@@ -248,8 +219,8 @@ func (p *ingestPrinter) event(typ string, payload any) {
 		if len(notes) > 0 {
 			line += " (" + strings.Join(notes, "; ") + ")"
 		}
-	case proto.IngestFailed:
-		id = e.ID
+	case ingest.Failed:
+		id, finished, failed = e.ID, true, true
 		line = "failed: " + string(e.Code) + " — " + e.Message
 	default:
 		return
@@ -259,8 +230,8 @@ func (p *ingestPrinter) event(typ string, payload any) {
 		return
 	}
 	fmt.Fprintln(p.w, p.prefix(n), line)
-	if typ == proto.TypeIngestDone || typ == proto.TypeIngestFailed {
-		if typ == proto.TypeIngestFailed {
+	if finished {
+		if failed {
 			p.failed++
 		}
 		delete(p.open, id)
@@ -287,7 +258,7 @@ func (p *ingestPrinter) result(ctx context.Context) error {
 
 // dropped reads like "dropped 2 quotes not in the source, 1 link to a page
 // that does not exist".
-func dropped(ds []proto.Dropped) string {
+func dropped(ds []ingest.Dropped) string {
 	var parts []string
 	for _, d := range ds {
 		if d.Count == 0 {

@@ -123,7 +123,7 @@ func (v *vaultBackend) acquire(ctx context.Context) (mcp.Backend, func(), error)
 		v.rem = r
 		return r.r, func() {}, nil
 	}
-	e, err := engine.Open(engine.Setup{Vault: v.c.vault, State: v.c.state, LoadEmbedder: loadEmbedder})
+	e, err := engine.Open(engine.Setup{Vault: v.c.vault, State: v.c.state})
 	if errors.Is(err, state.ErrLocked) {
 		// A sidecar took the lock since we looked, or is still starting.
 		if r := attach(ctx, v.c); r != nil {

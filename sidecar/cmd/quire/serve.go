@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/server"
 	"github.com/quire-app/quire/sidecar/state"
@@ -46,7 +45,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "quire: test hosts for ingest (test only):", th.String())
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	e, err := engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: true, Fetch: th.client, LoadEmbedder: loadEmbedder,
+	e, err := engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: true, Fetch: th.client,
 		Warn: func(w string) { log.Warn(w) }, Engine: engine.Options{Log: log}})
 	if err != nil {
 		return err
@@ -65,7 +64,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		return err
 	}
 	connPath := filepath.Join(e.State(), state.ConnFileName)
-	cf := state.ConnFile{Port: l.Addr().(*net.TCPAddr).Port, Token: srv.Token(), PID: os.Getpid(), Protocol: proto.Version, Version: version}
+	cf := state.ConnFile{Port: l.Addr().(*net.TCPAddr).Port, Token: srv.Token(), PID: os.Getpid(), Protocol: server.Protocol, Version: version}
 	if err := state.WriteConnFile(connPath, cf); err != nil {
 		l.Close()
 		return err

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ingest"
 )
 
 // apply writes the draft: concept and entity pages, review items, the
@@ -133,7 +133,7 @@ func (c *compiler) writeSource(name string, replace bool, d draft) error {
 		return err
 	}
 	if c.opt.Written != nil {
-		c.opt.Written(proto.NoteWritten{Path: c.dir.vaultPath(name), Kind: "source", Created: c.existing == ""})
+		c.opt.Written(ingest.Written{Path: c.dir.vaultPath(name), Kind: "source", Created: c.existing == ""})
 	}
 	return nil
 }
@@ -190,7 +190,7 @@ func (c *compiler) upsertPage(ctx context.Context, kind string, it item, title s
 
 func (c *compiler) written(p, kind string, created bool) {
 	if c.opt.Written != nil {
-		c.opt.Written(proto.NoteWritten{Path: p, Kind: kind, Created: created})
+		c.opt.Written(ingest.Written{Path: p, Kind: kind, Created: created})
 	}
 }
 
@@ -235,7 +235,7 @@ func (c *compiler) review(name, reason, about, title, body string) error {
 	p := c.dir.vaultPath(name)
 	c.res.Review = append(c.res.Review, p)
 	if c.opt.Reviewed != nil {
-		c.opt.Reviewed(proto.ReviewCreated{Path: p, Reason: reason, About: about})
+		c.opt.Reviewed(ingest.Reviewed{Path: p, Reason: reason, About: about})
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ingest"
 )
 
 // The trust checks. Everything the model says passes through here before
@@ -151,11 +151,11 @@ func (d *drops) add(what string) {
 
 // list returns the counts in a fixed order of kinds, so the note's
 // sentence reads the same on every run.
-func (d *drops) list() []proto.Dropped {
-	out := make([]proto.Dropped, 0, len(d.n))
+func (d *drops) list() []ingest.Dropped {
+	out := make([]ingest.Dropped, 0, len(d.n))
 	for _, w := range dropKinds {
 		if d.n[w] > 0 {
-			out = append(out, proto.Dropped{What: w, Count: d.n[w], Reason: dropReason[w]})
+			out = append(out, ingest.Dropped{What: w, Count: d.n[w], Reason: dropReason[w]})
 		}
 	}
 	return out
@@ -165,7 +165,7 @@ var dropKinds = []string{"quote", "term", "concept", "entity", "link", "url", "i
 
 // sentence renders the drops for the note: "dropped 2 quotes not in the
 // source, 1 link to no such page".
-func dropSentence(ds []proto.Dropped) string {
+func dropSentence(ds []ingest.Dropped) string {
 	if len(ds) == 0 {
 		return ""
 	}

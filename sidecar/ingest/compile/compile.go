@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/extract"
 	"github.com/quire-app/quire/sidecar/llm"
 )
@@ -78,22 +78,22 @@ type Options struct {
 	// counts as 2 (one read, one plan).
 	MaxCalls int
 	// Progress reports the step and, for reading, chunk i of n. May be nil.
-	Progress func(step proto.IngestStep, i, n int)
+	Progress func(step ingest.Step, i, n int)
 	// Written is told of every note written, as it is written. May be nil.
-	Written func(proto.NoteWritten)
+	Written func(ingest.Written)
 	// Reviewed is told of every review item written. May be nil.
-	Reviewed func(proto.ReviewCreated)
+	Reviewed func(ingest.Reviewed)
 }
 
 // Result is what Compile wrote.
 type Result struct {
-	Note       string          // the source note, vault-relative
-	Title      string          // its title
-	Written    []string        // every note created or extended, Note first
-	Review     []string        // review items created
-	Dropped    []proto.Dropped // what the trust checks removed
-	Summarised bool            // false when no model read the source
-	Unread     float64         // share of the source not read (call cap)
+	Note       string           // the source note, vault-relative
+	Title      string           // its title
+	Written    []string         // every note created or extended, Note first
+	Review     []string         // review items created
+	Dropped    []ingest.Dropped // what the trust checks removed
+	Summarised bool             // false when no model read the source
+	Unread     float64          // share of the source not read (call cap)
 	// Reason says why the source was not summarised ("no model is
 	// configured", "the model did not answer: …"); "" when it was.
 	Reason string
@@ -195,13 +195,13 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 	if ctx.Err() != nil {
 		return Result{}, ctx.Err()
 	}
-	c.progress(proto.StepWriting, 0, 0)
+	c.progress(ingest.StepWriting, 0, 0)
 	err = c.apply(ctx, d)
 	c.res.Dropped = c.check.drops.list()
 	return c.res, err
 }
 
-func (c *compiler) progress(step proto.IngestStep, i, n int) {
+func (c *compiler) progress(step ingest.Step, i, n int) {
 	if c.opt.Progress != nil {
 		c.opt.Progress(step, i, n)
 	}
@@ -277,11 +277,11 @@ func (c *compiler) summarise(ctx context.Context) (draft, error) {
 	for _, p := range merged.Points[:min(3, len(merged.Points))] {
 		query += "\n" + p
 	}
-	c.progress(proto.StepLinking, 0, 0)
+	c.progress(ingest.StepLinking, 0, 0)
 	if err := c.findRelated(ctx, query); err != nil {
 		return draft{}, err
 	}
-	c.progress(proto.StepPlanning, 0, 0)
+	c.progress(ingest.StepPlanning, 0, 0)
 	p, err := r.plan(ctx, c.metadata(), merged, c.related)
 	if err != nil {
 		return draft{}, err
@@ -619,7 +619,7 @@ func (c *compiler) title(model string) string {
 func (c *compiler) unsummarised(ctx context.Context, reason string) draft {
 	doc := c.src.Doc
 	query := doc.Title + "\n" + doc.Text[:min(len(doc.Text), 600)]
-	c.progress(proto.StepLinking, 0, 0)
+	c.progress(ingest.StepLinking, 0, 0)
 	c.findRelated(ctx, query)
 	c.res.Reason = reason
 	return draft{Title: c.title(""), Reason: reason, Connections: c.searchConnections(), SearchErr: c.searchErr}

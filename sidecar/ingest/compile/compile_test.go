@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/extract"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/markdown"
@@ -224,7 +224,7 @@ func TestCompilePDF(t *testing.T) {
 	}
 	var readSteps int
 	for _, s := range rec.steps {
-		if s == proto.StepReading {
+		if s == ingest.StepReading {
 			readSteps++
 		}
 	}
@@ -514,7 +514,7 @@ func TestCompileCancelWhileWriting(t *testing.T) {
 	model, _ := newModel(t, articleModel, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := Options{Vault: vault, Folder: "Quire", Model: model,
-		Written: func(proto.NoteWritten) { cancel() }} // a signal as the first note lands
+		Written: func(ingest.Written) { cancel() }} // a signal as the first note lands
 	src := source(articleDoc(t), "https://crumb.example/a")
 	_, err := Compile(ctx, src, opts)
 	if !errors.Is(err, context.Canceled) {
@@ -665,8 +665,8 @@ func TestCompileCancelWhileReading(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	vault := t.TempDir()
 	_, err := Compile(ctx, source(articleDoc(t), "x"), Options{Vault: vault, Folder: "Quire", Model: model,
-		Progress: func(s proto.IngestStep, _, _ int) {
-			if s == proto.StepReading {
+		Progress: func(s ingest.Step, _, _ int) {
+			if s == ingest.StepReading {
 				cancel()
 			}
 		}})

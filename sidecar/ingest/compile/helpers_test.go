@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/extract"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/llm/llmtest"
@@ -78,15 +78,15 @@ func tasks(srv *llmtest.Server) map[string]int {
 // recorder collects the callbacks.
 type recorder struct {
 	mu       sync.Mutex
-	written  []proto.NoteWritten
-	reviewed []proto.ReviewCreated
-	steps    []proto.IngestStep
+	written  []ingest.Written
+	reviewed []ingest.Reviewed
+	steps    []ingest.Step
 }
 
 func (r *recorder) options(o Options) Options {
-	o.Written = func(n proto.NoteWritten) { r.mu.Lock(); r.written = append(r.written, n); r.mu.Unlock() }
-	o.Reviewed = func(n proto.ReviewCreated) { r.mu.Lock(); r.reviewed = append(r.reviewed, n); r.mu.Unlock() }
-	o.Progress = func(s proto.IngestStep, i, n int) { r.mu.Lock(); r.steps = append(r.steps, s); r.mu.Unlock() }
+	o.Written = func(n ingest.Written) { r.mu.Lock(); r.written = append(r.written, n); r.mu.Unlock() }
+	o.Reviewed = func(n ingest.Reviewed) { r.mu.Lock(); r.reviewed = append(r.reviewed, n); r.mu.Unlock() }
+	o.Progress = func(s ingest.Step, i, n int) { r.mu.Lock(); r.steps = append(r.steps, s); r.mu.Unlock() }
 	return o
 }
 
@@ -160,7 +160,7 @@ func wholeNotes(t testing.TB, vault, dir string) {
 	}
 }
 
-func dropped(ds []proto.Dropped, what string) int {
+func dropped(ds []ingest.Dropped, what string) int {
 	for _, d := range ds {
 		if d.What == what {
 			return d.Count

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/extract"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/markdown"
@@ -247,7 +247,7 @@ type reader struct {
 	maxCalls int
 	calls    int
 	window   int // context tokens
-	progress func(step proto.IngestStep, i, n int)
+	progress func(step ingest.Step, i, n int)
 }
 
 // budgetNotes is how many tokens of notes the plan prompt holds, beside
@@ -323,7 +323,7 @@ func (r *reader) readAll(ctx context.Context, title string, chunks []chunk) ([]n
 			return sets, i, bad, nil
 		}
 		if r.progress != nil {
-			r.progress(proto.StepReading, i+1, len(chunks))
+			r.progress(ingest.StepReading, i+1, len(chunks))
 		}
 		var n notes
 		err := r.call(ctx, readSystem(), readUser(title, i+1, len(chunks), c.text), r.readReply(), notesSchema, &n)

@@ -16,8 +16,8 @@ import (
 
 	"github.com/go-pdf/fpdf"
 
-	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/ingest/extract"
 	"github.com/quire-app/quire/sidecar/llm"
@@ -177,7 +177,7 @@ func e2eArticle() []byte {
 
 // wantCompiled checks what every summarised source must become: a source
 // note with all sections, linked concept pages, and an index entry.
-func wantCompiled(t *testing.T, r *rig, d proto.IngestDone) string {
+func wantCompiled(t *testing.T, r *rig, d ingest.Done) string {
 	t.Helper()
 	if !d.Summarised || d.Note == "" {
 		t.Fatalf("done %+v, want a summarised note", d)
@@ -221,7 +221,7 @@ func TestEndToEndHTML(t *testing.T) {
 	// fetch and no model call.
 	calls, hits := m.calls.Load(), r.site.hits.Load()
 	_, _, err := r.w.Add("http://site.example/soil?utm_source=x", false)
-	if code, msg := Failure(err); code != proto.FailDuplicate || !strings.Contains(msg, d.Note) {
+	if code, msg := Failure(err); code != ingest.FailDuplicate || !strings.Contains(msg, d.Note) {
 		t.Fatalf("second add: %s %q, want duplicate naming %s", code, msg, d.Note)
 	}
 	time.Sleep(50 * time.Millisecond)
@@ -258,7 +258,7 @@ func TestEndToEndTextDuplicate(t *testing.T) {
 	wantDone(t, r.ev.finished(t, r.add("http://site.example/soil").ID))
 	calls := m.calls.Load()
 	it := r.add("http://mirror.example/mirror")
-	wantFailed(t, r.ev.finished(t, it.ID), proto.FailDuplicate, "the same text")
+	wantFailed(t, r.ev.finished(t, it.ID), ingest.FailDuplicate, "the same text")
 	if m.calls.Load() != calls {
 		t.Errorf("the duplicate cost %d model calls", m.calls.Load()-calls)
 	}

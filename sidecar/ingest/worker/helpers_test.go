@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/ingest/fetch"
@@ -114,7 +113,8 @@ type event struct {
 
 func newRecorder() *recorder { return &recorder{ch: make(chan event, 1024)} }
 
-func (r *recorder) sink(typ string, payload any) {
+func (r *recorder) sink(ev ingest.Event) {
+	typ, payload := fmt.Sprintf("%T", ev), any(ev)
 	r.mu.Lock()
 	r.events = append(r.events, event{typ, payload})
 	r.mu.Unlock()
@@ -129,11 +129,11 @@ func (r *recorder) finished(t *testing.T, id uint64) event {
 		select {
 		case e := <-r.ch:
 			switch p := e.payload.(type) {
-			case proto.IngestDone:
+			case ingest.Done:
 				if p.ID == id {
 					return e
 				}
-			case proto.IngestFailed:
+			case ingest.Failed:
 				if p.ID == id {
 					return e
 				}
@@ -154,7 +154,7 @@ func (r *recorder) all() []event {
 func (r *recorder) steps(id uint64) []string {
 	var out []string
 	for _, e := range r.all() {
-		if p, ok := e.payload.(proto.IngestProgress); ok && p.ID == id {
+		if p, ok := e.payload.(ingest.Progress); ok && p.ID == id {
 			s := string(p.Step)
 			if p.Total > 0 {
 				s += fmt.Sprintf(" %d/%d", p.Index, p.Total)
@@ -233,9 +233,9 @@ func (r *rig) fakeCompile(ctx context.Context, src compile.Source, opt compile.O
 		if err := ctx.Err(); err != nil {
 			return compile.Result{}, err
 		}
-		opt.Progress(proto.StepReading, i, 2)
+		opt.Progress(ingest.StepReading, i, 2)
 	}
-	opt.Progress(proto.StepWriting, 0, 0)
+	opt.Progress(ingest.StepWriting, 0, 0)
 	if r.hold != nil {
 		r.holding <- src.Origin
 		<-r.hold
@@ -252,7 +252,7 @@ func (r *rig) fakeCompile(ctx context.Context, src compile.Source, opt compile.O
 	if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
 		return compile.Result{}, err
 	}
-	opt.Written(proto.NoteWritten{Path: note, Kind: "source", Created: true})
+	opt.Written(ingest.Written{Path: note, Kind: "source", Created: true})
 	return compile.Result{Note: note, Title: src.Doc.Title, Written: []string{note}, Summarised: opt.Model != nil}, nil
 }
 
@@ -274,9 +274,9 @@ func readFile(t *testing.T, p string) string {
 	return string(b)
 }
 
-func wantFailed(t *testing.T, e event, code proto.IngestFailCode, contains string) {
+func wantFailed(t *testing.T, e event, code ingest.FailCode, contains string) {
 	t.Helper()
-	f, ok := e.payload.(proto.IngestFailed)
+	f, ok := e.payload.(ingest.Failed)
 	if !ok {
 		t.Fatalf("got %s %+v, want ingest.failed %s", e.typ, e.payload, code)
 	}
@@ -285,9 +285,9 @@ func wantFailed(t *testing.T, e event, code proto.IngestFailCode, contains strin
 	}
 }
 
-func wantDone(t *testing.T, e event) proto.IngestDone {
+func wantDone(t *testing.T, e event) ingest.Done {
 	t.Helper()
-	d, ok := e.payload.(proto.IngestDone)
+	d, ok := e.payload.(ingest.Done)
 	if !ok {
 		t.Fatalf("got %s %+v, want ingest.done", e.typ, e.payload)
 	}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/ingest"
 )
 
@@ -60,7 +59,7 @@ func TestInbox(t *testing.T) {
 		t.Fatalf("queue after a second drop of cover.txt: %+v", items)
 	}
 	r.run()
-	wantFailed(t, r.ev.finished(t, items[1].ID), proto.FailDuplicate, "already ingested as Quire/Sources/")
+	wantFailed(t, r.ev.finished(t, items[1].ID), ingest.FailDuplicate, "already ingested as Quire/Sources/")
 	if _, err := os.Stat(filepath.Join(inbox, "cover-2.txt")); err != nil {
 		t.Errorf("a failed drop must stay in the inbox: %v", err)
 	}
@@ -77,13 +76,13 @@ func TestInboxPolled(t *testing.T) {
 	r.run()
 	os.WriteFile(filepath.Join(inbox, "page.html"), article("Dropped page", "Saved from a browser."), 0o644)
 	for e := range r.ev.ch {
-		if d, ok := e.payload.(proto.IngestDone); ok {
+		if d, ok := e.payload.(ingest.Done); ok {
 			if d.Note != "Quire/Sources/Dropped page.md" {
 				t.Errorf("note %s", d.Note)
 			}
 			break
 		}
-		if f, ok := e.payload.(proto.IngestFailed); ok {
+		if f, ok := e.payload.(ingest.Failed); ok {
 			t.Fatalf("failed: %+v", f)
 		}
 	}

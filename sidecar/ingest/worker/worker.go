@@ -33,7 +33,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/ingest/extract"
@@ -82,9 +81,9 @@ type Options struct {
 	// so each item sees the index as it is then. Nil means no model, no
 	// connections and no link targets.
 	Compile func() compile.Options
-	// Events receives every event, with its proto type and payload; nil
-	// drops them. It must not block for long: the worker waits for it.
-	Events func(typ string, payload any)
+	// Events receives every event; nil drops them. It must not block for
+	// long: the worker waits for it.
+	Events func(ingest.Event)
 	// Log receives warnings; nil discards them.
 	Log *slog.Logger
 	// Inbox is how often <Folder>/Inbox/ is looked at: 0 means
@@ -176,7 +175,7 @@ func (w *Worker) add(source string, resummarise, retry bool) (ingest.Item, int, 
 	if err != nil {
 		return ingest.Item{}, 0, err
 	}
-	w.emit(proto.TypeIngestProgress, proto.IngestProgress{ID: it.ID, Source: it.Source, Step: proto.StepQueued})
+	w.emit(ingest.Progress{ID: it.ID, Source: it.Source, Step: ingest.StepQueued})
 	w.kick()
 	pos, err := w.position(it.ID)
 	if err != nil {
@@ -237,9 +236,9 @@ func (w *Worker) kick() {
 	}
 }
 
-func (w *Worker) emit(typ string, payload any) {
+func (w *Worker) emit(ev ingest.Event) {
 	if w.opts.Events != nil {
-		w.opts.Events(typ, payload)
+		w.opts.Events(ev)
 	}
 }
 
@@ -311,19 +310,19 @@ func (w *Worker) process(ctx context.Context, it ingest.Item) {
 	q := w.opts.Queue
 	if err != nil {
 		code, msg := Failure(err)
-		if code == proto.FailInternal {
+		if code == ingest.FailInternal {
 			w.opts.Log.Error("ingest", "source", it.Source, "err", err)
 		}
 		if ferr := q.Fail(it.ID, msg); ferr != nil {
 			w.opts.Log.Error("ingest queue", "err", ferr)
 		}
-		w.emit(proto.TypeIngestFailed, proto.IngestFailed{ID: it.ID, Source: it.Source, Code: code, Message: msg})
+		w.emit(ingest.Failed{ID: it.ID, Source: it.Source, Code: code, Message: msg})
 		return
 	}
 	if cerr := q.Complete(it.ID, res.Note); cerr != nil {
 		w.opts.Log.Error("ingest queue", "err", cerr)
 	}
-	done := proto.IngestDone{ID: it.ID, Source: it.Source, Note: res.Note, Title: res.Title,
+	done := ingest.Done{ID: it.ID, Source: it.Source, Note: res.Note, Title: res.Title,
 		Written: res.Written, Review: res.Review, Dropped: res.Dropped, Summarised: res.Summarised, Unread: res.Unread}
 	if done.Written == nil {
 		done.Written = []string{}
@@ -332,10 +331,10 @@ func (w *Worker) process(ctx context.Context, it ingest.Item) {
 		done.Review = []string{}
 	}
 	if done.Dropped == nil {
-		done.Dropped = []proto.Dropped{}
+		done.Dropped = []ingest.Dropped{}
 	}
 	w.inboxFinished(it.Source)
-	w.emit(proto.TypeIngestDone, done)
+	w.emit(done)
 }
 
 // loaded is a source's bytes and what tells the extractor how to read them.
@@ -348,10 +347,10 @@ type loaded struct {
 
 // ingest takes one item from source to notes.
 func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, error) {
-	step := func(s proto.IngestStep, i, n int) {
-		w.emit(proto.TypeIngestProgress, proto.IngestProgress{ID: it.ID, Source: it.Source, Step: s, Index: i, Total: n})
+	step := func(s ingest.Step, i, n int) {
+		w.emit(ingest.Progress{ID: it.ID, Source: it.Source, Step: s, Index: i, Total: n})
 	}
-	step(proto.StepFetching, 0, 0)
+	step(ingest.StepFetching, 0, 0)
 	w.mu.Lock()
 	original, again := w.again[it.ID]
 	w.mu.Unlock()
@@ -368,7 +367,7 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 		return compile.Result{}, err
 	}
 
-	step(proto.StepExtracting, 0, 0)
+	step(ingest.StepExtracting, 0, 0)
 	doc, err := extract.Any(src.data, src.name, src.contentType, src.pageURL)
 	if err != nil {
 		return compile.Result{}, err
@@ -409,14 +408,14 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 		}
 	})
 	defer stop()
-	opt.Progress = func(s proto.IngestStep, i, n int) {
-		if s == proto.StepWriting {
+	opt.Progress = func(s ingest.Step, i, n int) {
+		if s == ingest.StepWriting {
 			writing.Store(true)
 		}
 		step(s, i, n)
 	}
-	opt.Written = func(n proto.NoteWritten) { w.emit(proto.TypeNoteWritten, n) }
-	opt.Reviewed = func(r proto.ReviewCreated) { w.emit(proto.TypeReviewCreated, r) }
+	opt.Written = func(n ingest.Written) { w.emit(n) }
+	opt.Reviewed = func(r ingest.Reviewed) { w.emit(r) }
 	res, err := w.compile(cctx, compile.Source{Doc: doc, Origin: it.Source, Raw: rawPath, Hash: hash, Captured: time.Now()}, opt)
 	if err != nil && ctx.Err() != nil && cctx.Err() != nil {
 		return res, fmt.Errorf("compile %s: %w", it.Source, context.Canceled)
@@ -517,7 +516,7 @@ func (w *Worker) saveFigures(doc *extract.Doc, folder string) error {
 
 // Failure maps an ingest error to its wire code and the sentence a user
 // reads, which names the source.
-func Failure(err error) (proto.IngestFailCode, string) {
+func Failure(err error) (ingest.FailCode, string) {
 	var dup *ingest.DuplicateError
 	var fe *fetch.Error
 	var xe *extract.Error
@@ -525,22 +524,22 @@ func Failure(err error) (proto.IngestFailCode, string) {
 	var file *fileError
 	switch {
 	case errors.As(err, &dup):
-		return proto.FailDuplicate, DuplicateMessage(dup)
+		return ingest.FailDuplicate, DuplicateMessage(dup)
 	case errors.As(err, &fe):
 		if errors.Is(err, fetch.ErrRefused) || errors.Is(err, fetch.ErrURL) {
-			return proto.FailBlocked, fe.Error()
+			return ingest.FailBlocked, fe.Error()
 		}
-		return proto.FailFetch, fe.Error()
+		return ingest.FailFetch, fe.Error()
 	case errors.As(err, &file):
-		return proto.FailFetch, file.Error()
+		return ingest.FailFetch, file.Error()
 	case errors.As(err, &xe):
-		return proto.FailExtract, xe.Error()
+		return ingest.FailExtract, xe.Error()
 	case errors.As(err, &le):
-		return proto.FailModel, err.Error()
+		return ingest.FailModel, err.Error()
 	case errors.Is(err, ingest.ErrSource), errors.Is(err, ErrSource):
-		return proto.FailBlocked, err.Error()
+		return ingest.FailBlocked, err.Error()
 	}
-	return proto.FailInternal, err.Error()
+	return ingest.FailInternal, err.Error()
 }
 
 // DuplicateMessage says what a duplicate source duplicates.

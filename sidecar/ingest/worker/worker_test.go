@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/llm"
@@ -46,7 +45,7 @@ func TestURLBecomesNote(t *testing.T) {
 	}
 	var written bool
 	for _, e := range r.ev.all() {
-		if n, ok := e.payload.(proto.NoteWritten); ok && n.Path == d.Note {
+		if n, ok := e.payload.(ingest.Written); ok && n.Path == d.Note {
 			written = true
 		}
 	}
@@ -71,7 +70,7 @@ func TestDuplicateURL(t *testing.T) {
 		if !errors.As(err, &dup) || dup.Existing.ID != it.ID {
 			t.Fatalf("Add(%s) = %v, want a duplicate of item %d", again, err, it.ID)
 		}
-		if code, msg := Failure(err); code != proto.FailDuplicate || !strings.Contains(msg, "already ingested as Quire/Sources/Soil.md") {
+		if code, msg := Failure(err); code != ingest.FailDuplicate || !strings.Contains(msg, "already ingested as Quire/Sources/Soil.md") {
 			t.Errorf("Failure = %s %q", code, msg)
 		}
 	}
@@ -91,7 +90,7 @@ func TestDuplicateText(t *testing.T) {
 	r.run()
 	wantDone(t, r.ev.finished(t, r.add("http://site.example/soil").ID))
 	it := r.add("http://mirror.example/copy-of-soil")
-	wantFailed(t, r.ev.finished(t, it.ID), proto.FailDuplicate, "already ingested as Quire/Sources/Soil.md (the same text")
+	wantFailed(t, r.ev.finished(t, it.ID), ingest.FailDuplicate, "already ingested as Quire/Sources/Soil.md (the same text")
 	if n := r.calls.Load(); n != 1 {
 		t.Errorf("compiler ran %d times, want 1: the duplicate must stop before it", n)
 	}
@@ -110,19 +109,19 @@ func TestGuardFailures(t *testing.T) {
 	r.run()
 	tests := []struct {
 		url  string
-		code proto.IngestFailCode
+		code ingest.FailCode
 		msg  string
 	}{
-		{"http://site.example/to-private", proto.FailBlocked, "redirect to http://10.0.0.5/admin: refused: 10.0.0.5 is a private address"},
-		{"http://site.example/to-loopback", proto.FailBlocked, "refused: 127.0.0.1 is a loopback address"},
-		{"http://127.0.0.1:" + strings.Split(r.site.net.target, ":")[1] + "/soil", proto.FailBlocked, "127.0.0.1 is a loopback address"},
-		{"http://2130706433/soil", proto.FailBlocked, "loopback"},
-		{"http://169.254.169.254/latest/meta-data", proto.FailBlocked, "metadata"},
-		{"http://localhost/soil", proto.FailBlocked, "loopback name"},
-		{"https://nowhere.example/", proto.FailFetch, "no such host"},
-		{"http://site.example/missing", proto.FailFetch, "404"},
-		{"http://site.example/image", proto.FailFetch, "image/png"},
-		{"http://site.example/empty", proto.FailExtract, "no readable text"},
+		{"http://site.example/to-private", ingest.FailBlocked, "redirect to http://10.0.0.5/admin: refused: 10.0.0.5 is a private address"},
+		{"http://site.example/to-loopback", ingest.FailBlocked, "refused: 127.0.0.1 is a loopback address"},
+		{"http://127.0.0.1:" + strings.Split(r.site.net.target, ":")[1] + "/soil", ingest.FailBlocked, "127.0.0.1 is a loopback address"},
+		{"http://2130706433/soil", ingest.FailBlocked, "loopback"},
+		{"http://169.254.169.254/latest/meta-data", ingest.FailBlocked, "metadata"},
+		{"http://localhost/soil", ingest.FailBlocked, "loopback name"},
+		{"https://nowhere.example/", ingest.FailFetch, "no such host"},
+		{"http://site.example/missing", ingest.FailFetch, "404"},
+		{"http://site.example/image", ingest.FailFetch, "image/png"},
+		{"http://site.example/empty", ingest.FailExtract, "no readable text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
@@ -130,7 +129,7 @@ func TestGuardFailures(t *testing.T) {
 			it := r.add(tt.url)
 			e := r.ev.finished(t, it.ID)
 			wantFailed(t, e, tt.code, tt.msg)
-			if f := e.payload.(proto.IngestFailed); !strings.Contains(f.Message, tt.url) {
+			if f := e.payload.(ingest.Failed); !strings.Contains(f.Message, tt.url) {
 				t.Errorf("message %q does not name the source", f.Message)
 			}
 			got, _ := r.w.Queue().Get(it.ID)
@@ -143,7 +142,7 @@ func TestGuardFailures(t *testing.T) {
 			if strings.Contains(tt.url, "site.example") {
 				want = 1
 			}
-			if got := r.site.net.dials.Load() - dials; tt.code == proto.FailBlocked && got != want {
+			if got := r.site.net.dials.Load() - dials; tt.code == ingest.FailBlocked && got != want {
 				t.Errorf("%d dials, want %d: a refused address was dialled", got, want)
 			}
 		})
@@ -190,11 +189,11 @@ func TestFileSource(t *testing.T) {
 func TestFailureCodes(t *testing.T) {
 	tests := []struct {
 		err  error
-		code proto.IngestFailCode
+		code ingest.FailCode
 	}{
-		{&llm.Error{Kind: llm.ErrUnavailable, Detail: "refused"}, proto.FailModel},
-		{&fileError{errors.New("read x: permission denied")}, proto.FailFetch},
-		{&ingest.DuplicateError{By: "text", Existing: ingest.Item{ID: 3, Source: "s", State: ingest.StateQueued}}, proto.FailDuplicate},
+		{&llm.Error{Kind: llm.ErrUnavailable, Detail: "refused"}, ingest.FailModel},
+		{&fileError{errors.New("read x: permission denied")}, ingest.FailFetch},
+		{&ingest.DuplicateError{By: "text", Existing: ingest.Item{ID: 3, Source: "s", State: ingest.StateQueued}}, ingest.FailDuplicate},
 	}
 	for _, tt := range tests {
 		if got, _ := Failure(tt.err); got != tt.code {
@@ -235,7 +234,7 @@ func TestStopDuringReading(t *testing.T) {
 	r := newRig(t)
 	reading := make(chan struct{})
 	r.w.compile = func(ctx context.Context, src compile.Source, opt compile.Options) (compile.Result, error) {
-		opt.Progress(proto.StepReading, 1, 3)
+		opt.Progress(ingest.StepReading, 1, 3)
 		close(reading)
 		<-ctx.Done()
 		return compile.Result{}, ctx.Err()
@@ -250,7 +249,7 @@ func TestStopDuringReading(t *testing.T) {
 		t.Errorf("item after a stop during reading: %s with %d attempts, want queued with 0", got.State, got.Attempts)
 	}
 	for _, e := range r.ev.all() {
-		if e.typ == proto.TypeIngestFailed {
+		if _, failed := e.payload.(ingest.Failed); failed {
 			t.Errorf("a stop is not a failure: %+v", e.payload)
 		}
 	}
@@ -319,7 +318,7 @@ func TestRetryFailed(t *testing.T) {
 	r := newRig(t)
 	r.run()
 	it := r.add("http://site.example/later")
-	wantFailed(t, r.ev.finished(t, it.ID), proto.FailFetch, "404")
+	wantFailed(t, r.ev.finished(t, it.ID), ingest.FailFetch, "404")
 	r.site.serve("/later", "text/html", article("Later", "Back up."))
 	again, _, err := r.w.Add("http://site.example/later?utm_source=x", false)
 	if err != nil || again.ID != it.ID {

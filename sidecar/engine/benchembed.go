@@ -1,6 +1,6 @@
 //go:build quirebench
 
-package main
+package engine
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/vector/use"
 )
@@ -18,7 +17,7 @@ import (
 // 100,000 passages without hours of embedding. The model is still loaded
 // and embeds queries, so its memory counts.
 func init() {
-	loadEmbedder = func(context.Context, config.Config) (index.Embedder, error) {
+	builtin = func() (index.Embedder, error) {
 		m, err := use.Load()
 		if err != nil {
 			return nil, err
