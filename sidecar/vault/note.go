@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"io"
-	"os"
+	"io/fs"
 	"path"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -56,21 +55,12 @@ func HashBytes(b []byte) string {
 // Read loads the note at the vault-relative path rel. Files that are not
 // notes (over maxBytes, binary, not UTF-8, unreadable) return a *SkipError.
 func Read(root, rel string, maxBytes int64) (*Note, error) {
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return nil, &SkipError{Path: rel, Reason: "unreadable: " + unwrapPath(err)}
-	}
-	defer f.Close()
-	limit := maxBytes
-	if limit <= 0 {
-		limit = 1 << 62
-	}
-	raw, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, &SkipError{Path: rel, Reason: "unreadable: " + unwrapPath(err)}
-	}
-	if int64(len(raw)) > limit {
+	raw, err := ReadFile(root, rel, maxBytes)
+	switch {
+	case errors.Is(err, ErrTooLarge):
 		return nil, &SkipError{Path: rel, Reason: fmt.Sprintf("too large: over %d bytes", maxBytes)}
+	case err != nil:
+		return nil, &SkipError{Path: rel, Reason: "unreadable: " + unwrapPath(err)}
 	}
 	return Parse(rel, raw)
 }
@@ -237,7 +227,8 @@ func firstLine(s string) string {
 }
 
 func unwrapPath(err error) string {
-	if pe, ok := err.(*os.PathError); ok {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
 	return err.Error()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/raw"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // InboxFolder and DoneFolder are, under the generated folder, where the
@@ -185,7 +186,7 @@ func saveOnce(vaultDir, folder, name string, data []byte) (string, error) {
 			if st, err := e.Info(); err != nil || st.Size() != int64(len(data)) {
 				continue
 			}
-			if b, err := os.ReadFile(filepath.Join(dir, n)); err == nil && bytes.Equal(b, data) {
+			if b, err := vault.ReadFile(vaultDir, path.Join(folder, n), int64(len(data))); err == nil && bytes.Equal(b, data) {
 				return path.Join(folder, n), nil
 			}
 		}
@@ -200,7 +201,7 @@ func (w *Worker) savedOriginal(note string) string {
 	if note == "" || !filepath.IsLocal(filepath.FromSlash(note)) {
 		return ""
 	}
-	b, err := os.ReadFile(filepath.Join(w.opts.Vault, filepath.FromSlash(note)))
+	b, err := vault.ReadFile(w.opts.Vault, note, w.opts.MaxBytes)
 	if err != nil || !bytes.HasPrefix(b, []byte("---\n")) {
 		return ""
 	}

@@ -38,6 +38,7 @@ import (
 	"github.com/quire-app/quire/sidecar/ingest/extract"
 	"github.com/quire-app/quire/sidecar/ingest/fetch"
 	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // DefaultInboxPoll is how often the inbox is looked at. A file is queued
@@ -451,20 +452,31 @@ type fileError struct{ err error }
 func (e *fileError) Error() string { return e.err.Error() }
 func (e *fileError) Unwrap() error { return e.err }
 
+// readFile reads a source file. A file of the vault (the inbox, a saved
+// original, a note given by path) is read like every vault file: no link
+// followed, regular files only, never blocking (vault.ReadFile). A file
+// elsewhere, named by the user, may be a link, but must be a regular file.
 func (w *Worker) readFile(p string) (loaded, error) {
-	f, err := os.Open(p)
+	var data []byte
+	var err error
+	if rel, rerr := filepath.Rel(w.opts.Vault, p); rerr == nil && w.opts.Vault != "" && filepath.IsLocal(rel) {
+		data, err = vault.ReadFile(w.opts.Vault, filepath.ToSlash(rel), w.opts.MaxBytes)
+	} else {
+		data, err = readOutside(p, w.opts.MaxBytes)
+	}
 	if err != nil {
 		return loaded{}, &fileError{fmt.Errorf("read %s: %w", p, err)}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, w.opts.MaxBytes+1))
-	if err != nil {
-		return loaded{}, &fileError{fmt.Errorf("read %s: %w", p, err)}
-	}
-	if int64(len(data)) > w.opts.MaxBytes {
-		return loaded{}, &fileError{fmt.Errorf("read %s: over %d bytes", p, w.opts.MaxBytes)}
 	}
 	return loaded{data: data, name: filepath.Base(p)}, nil
+}
+
+// readOutside reads a regular file (links followed) of at most max bytes.
+func readOutside(p string, max int64) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil, err
+	}
+	return vault.ReadFile(filepath.Dir(real), filepath.Base(real), max)
 }
 
 // sourceURL is the URL of a source, or "" for a file.
