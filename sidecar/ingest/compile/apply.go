@@ -297,6 +297,24 @@ func (c *compiler) indexLine(notePath string, d draft) string {
 	return l + " %%quire:" + c.hash12 + "%%"
 }
 
+// logHead starts a new log.md; its frontmatter is the ownership mark
+// logOurs checks (a log is appended to, so it carries no hash).
+const logHead = "---\nquire: generated\nquire_kind: log\n---\n" + logIntro
+
+// logIntro is how a log.md written before the mark began.
+const logIntro = "# Quire log\n\nWhat Quire wrote into this folder, oldest first.\n\n"
+
+// logOurs reports whether log.md was started by Quire: it carries the
+// mark, or begins the way Quire began it before the mark existed. The
+// user's own lines below stay, since the log is only appended to.
+func logOurs(b []byte) bool {
+	if strings.HasPrefix(string(b), logIntro) {
+		return true
+	}
+	m, _, ok := parsePage(b)
+	return ok && m.Quire == Marker && m.Kind == "log"
+}
+
 // appendLog adds a line to log.md saying what this run did; a rerun that
 // did the same adds none. The log is only ever appended to, so a user's
 // edits stay.
@@ -318,6 +336,12 @@ func (c *compiler) appendLog(notePath string, d draft, keep bool) error {
 	if strings.Contains(string(old), marker) {
 		return nil
 	}
+	if old != nil && !logOurs(old) {
+		line := "- " + time.Now().UTC().Format(time.RFC3339) + " · " + what + " " + wikilink(c.dir.vaultPath(notePath), d.Title) + "\n"
+		return c.review("Review/log.md not Quire's — "+noteName(d.Title)+".md",
+			"log.md in this folder was not written by Quire, so Quire did not add to it; here is the line it would have added.",
+			c.dir.vaultPath("log.md"), "Log entry for "+d.Title, line)
+	}
 	line := "- " + time.Now().UTC().Format(time.RFC3339) + " · " + what + " " + wikilink(c.dir.vaultPath(notePath), d.Title)
 	if d.Checks != "" {
 		line += " · " + d.Checks
@@ -328,7 +352,7 @@ func (c *compiler) appendLog(notePath string, d draft, keep bool) error {
 	line += " " + marker + "\n"
 	text := string(old)
 	if old == nil {
-		text = "# Quire log\n\nWhat Quire wrote into this folder, oldest first.\n\n"
+		text = logHead
 	} else if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}

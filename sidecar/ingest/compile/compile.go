@@ -150,6 +150,9 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	if err := CheckOwned(opt.Vault, opt.Folder); err != nil {
+		return Result{}, err
+	}
 	dir, err := openFolder(opt.Vault, opt.Folder)
 	if err != nil {
 		return Result{}, err
@@ -196,6 +199,9 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 		return Result{}, ctx.Err()
 	}
 	c.progress(ingest.StepWriting, 0, 0)
+	if err := Adopt(opt.Vault, opt.Folder); err != nil {
+		return Result{}, err
+	}
 	err = c.apply(ctx, d)
 	c.res.Dropped = c.check.drops.list()
 	return c.res, err

@@ -128,7 +128,7 @@ func snapshot(t testing.TB, vault, dir string) map[string]string {
 	out := map[string]string{}
 	root := filepath.Join(vault, dir)
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || d.Name() == OwnerFile {
 			return err
 		}
 		b, err := os.ReadFile(p)

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/quire-app/quire/sidecar/ingest"
+	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/ingest/raw"
 	"github.com/quire-app/quire/sidecar/vault"
 )
@@ -40,6 +41,18 @@ func (w *Worker) inboxDir() string {
 // never deleted: once ingested it moves to Inbox/done/; one that failed
 // stays where it is, and is tried again when it changes.
 func (w *Worker) scanInbox() {
+	if err := compile.Adopt(w.opts.Vault, w.folder()); err != nil {
+		// Never move the user's files: a folder of theirs is not Quire's
+		// inbox. Said once per folder.
+		w.mu.Lock()
+		said := w.foreign == w.folder()
+		w.foreign = w.folder()
+		w.mu.Unlock()
+		if !said {
+			w.opts.Log.Warn("inbox not read", "err", err)
+		}
+		return
+	}
 	dir := w.inboxDir()
 	entries, err := os.ReadDir(dir)
 	if err != nil {

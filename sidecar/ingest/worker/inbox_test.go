@@ -108,3 +108,23 @@ func TestMoveFreeNeverReplaces(t *testing.T) {
 		t.Errorf("moved file holds %q", b)
 	}
 }
+
+// TestInboxOfUserFolder: with the generated folder pointed at a folder of
+// the user's notes, nothing in its Inbox/ is queued or moved.
+func TestInboxOfUserFolder(t *testing.T) {
+	r := newRig(t, func(o *Options, _ *rig) { o.Folder = "Kitchen" })
+	kitchen := filepath.Join(r.vault, "Kitchen")
+	os.MkdirAll(filepath.Join(kitchen, "Inbox"), 0o755)
+	os.WriteFile(filepath.Join(kitchen, "log.md"), []byte("# What I cooked\n"), 0o644)
+	recipe := filepath.Join(kitchen, "Inbox", "recipe.md")
+	os.WriteFile(recipe, []byte("# Bread\n\nFlour, water, salt.\n"), 0o644)
+	for range 3 {
+		r.w.scanInbox()
+	}
+	if items, _ := r.w.Queue().List(); len(items) != 0 {
+		t.Fatalf("queued the user's file: %+v", items)
+	}
+	if _, err := os.Stat(recipe); err != nil {
+		t.Errorf("the user's file moved: %v", err)
+	}
+}

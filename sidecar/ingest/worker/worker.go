@@ -102,6 +102,9 @@ type Worker struct {
 	mu    sync.Mutex
 	again map[uint64]string   // resummarised items: id → saved original ("" to fetch again)
 	inbox map[string]seenFile // inbox files by absolute path
+	// foreign is the last folder the inbox was not read in because it
+	// holds the user's files, so that is logged once.
+	foreign string
 }
 
 // New returns a Worker for opts.
@@ -381,6 +384,9 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 		return compile.Result{}, ctx.Err()
 	}
 	folder := w.folder()
+	if err := compile.Adopt(w.opts.Vault, folder); err != nil {
+		return compile.Result{}, err
+	}
 	rawPath, err := saveOnce(w.opts.Vault, path.Join(folder, "raw"), rawName(doc, src), src.data)
 	if err != nil {
 		return compile.Result{}, err
