@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
@@ -226,16 +226,17 @@ func (e *Engine) Note(_ context.Context, p string) (string, error) {
 	if err := e.indexed(p); err != nil {
 		return "", err
 	}
-	full := filepath.Join(e.ix.Vault, filepath.FromSlash(p))
-	st, err := os.Stat(full)
-	if err != nil {
+	// No link followed, regular files only, never blocking: the file may
+	// have been swapped since the scan (vault.ReadFile).
+	data, err := vault.ReadFile(e.ix.Vault, p, min(e.Config().MaxFileBytes, int64(MaxNote)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "", errorf(NotFound, "note is gone: %s", p)
-	}
-	if st.Size() > e.Config().MaxFileBytes || st.Size() > int64(MaxNote) {
+	case errors.Is(err, vault.ErrTooLarge):
 		return "", errorf(TooLarge, "note too large to send: %s", p)
-	}
-	data, err := os.ReadFile(full)
-	if err != nil {
+	case errors.Is(err, vault.ErrNotRegular):
+		return "", errorf(NotFound, "note is no longer a regular file: %s", p)
+	case err != nil:
 		return "", errorf(NotFound, "note is unreadable: %s", p)
 	}
 	if !utf8.Valid(data) {

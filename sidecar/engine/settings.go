@@ -5,6 +5,7 @@ import (
 
 	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/llm"
 )
 
@@ -47,6 +48,19 @@ func (e *Engine) SetSettings(s Settings) (applied Settings, restart []string, er
 	if err := cfg.Validate(); err != nil {
 		e.cfgMu.Unlock()
 		return Settings{}, nil, errorf(Invalid, "%v", err)
+	}
+	if cfg.Folder != old.Folder {
+		// A folder that is a file, or holds notes Quire did not write, is
+		// refused by name: Quire would otherwise move, append to or
+		// unindex the user's files there.
+		err := config.CheckFolder(e.vault, cfg.Folder)
+		if err == nil {
+			err = compile.CheckOwned(e.vault, cfg.Folder)
+		}
+		if err != nil {
+			e.cfgMu.Unlock()
+			return Settings{}, nil, errorf(Invalid, "folder: %v", err)
+		}
 	}
 	if e.opts.StateDir != "" {
 		if err := config.Update(e.opts.StateDir, cfg); err != nil {

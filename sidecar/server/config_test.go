@@ -104,7 +104,7 @@ func TestConfigSetAppliesWithoutARestart(t *testing.T) {
 }
 
 func TestConfigSetRefusesBadSettings(t *testing.T) {
-	h := start(t, map[string]string{"a.md": "# A\n\nalpha\n"})
+	h := start(t, map[string]string{"a.md": "# A\n\nalpha\n", "Kitchen/log.md": "# Cooked\n", "Kitchen/Inbox/recipe.md": "# Bread\n"})
 	c := h.dial()
 	defer c.Close()
 	ctx := context.Background()
@@ -118,6 +118,12 @@ func TestConfigSetRefusesBadSettings(t *testing.T) {
 		"unknown embedder": func(s *proto.Settings) { s.Embedder = "magic" },
 		"unknown provider": func(s *proto.Settings) { s.Model.Provider = "skynet" },
 		"empty ignore":     func(s *proto.Settings) { s.Ignore = []string{" "} },
+		"NUL in folder":    func(s *proto.Settings) { s.Folder = "Quire\x00x" },
+		"obsidian folder":  func(s *proto.Settings) { s.Folder = "Kitchen/.obsidian" },
+		"existing file":    func(s *proto.Settings) { s.Folder = "a.md" },
+		"long folder":      func(s *proto.Settings) { s.Folder = strings.Repeat("k", 5000) },
+		"leading space":    func(s *proto.Settings) { s.Folder = " /etc" },
+		"user's folder":    func(s *proto.Settings) { s.Folder = "Kitchen" },
 	} {
 		s := got.Settings
 		change(&s)
@@ -132,5 +138,11 @@ func TestConfigSetRefusesBadSettings(t *testing.T) {
 	}
 	if after.Settings.Folder != "Quire" || after.Settings.Embedder != "builtin" {
 		t.Errorf("a refused config.set changed the settings: %+v", after.Settings)
+	}
+	s := got.Settings
+	s.Folder = "Kitchen"
+	err := c.Call(ctx, proto.TypeConfigSet, proto.ConfigSet{Settings: s}, &proto.ConfigResult{})
+	if err == nil || !strings.Contains(err.Error(), "Kitchen/log.md") {
+		t.Errorf("folder Kitchen: %v, want an error naming Kitchen/log.md", err)
 	}
 }

@@ -193,6 +193,32 @@ func TestNoteGet(t *testing.T) {
 	}
 }
 
+// TestNoteGetAfterSwap: an indexed note replaced by a link out of the
+// vault, a link to /dev/zero or a FIFO is refused at once.
+func TestNoteGetAfterSwap(t *testing.T) {
+	h := start(t, notes)
+	outside := filepath.Join(filepath.Dir(h.vault), "outside.md")
+	os.WriteFile(outside, []byte("outside secret"), 0o644)
+	c := h.dial()
+	note := filepath.Join(h.vault, "Garden", "Tomatoes.md")
+	for name, swap := range map[string]func() error{
+		"link outside":      func() error { return os.Symlink(outside, note) },
+		"link to /dev/zero": func() error { return os.Symlink("/dev/zero", note) },
+		"fifo":              func() error { return mkfifo(note) },
+	} {
+		os.Remove(note)
+		if err := swap(); err != nil {
+			t.Logf("%s: %v", name, err)
+			continue
+		}
+		got, err := call[proto.NoteResult](t, c, proto.TypeNoteGet, proto.NoteGet{Path: "Garden/Tomatoes.md"})
+		var pe *proto.Error
+		if !errors.As(err, &pe) || pe.Code != proto.CodeNotFound {
+			t.Errorf("%s: note.get = %.40q, %v; want not_found", name, got.Text, err)
+		}
+	}
+}
+
 func TestRebuild(t *testing.T) {
 	h := start(t, notes)
 	c := h.dial()
