@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,20 +53,44 @@ func Loopback(host string) bool {
 
 // NewHTTPHandler serves s over Streamable HTTP. When token is not empty,
 // every request must carry "Authorization: Bearer <token>"; others get
-// 401 before they reach the server.
-func NewHTTPHandler(s *sdk.Server, token string) http.Handler {
+// 401 before they reach the server. A request with an Origin header (a
+// browser's) is refused with 403 unless AllowedOrigin accepts it or it is
+// listed in origins: the MCP specification asks servers to validate
+// Origin, so that a web page cannot reach a local server (DNS
+// rebinding).
+func NewHTTPHandler(s *sdk.Server, token string, origins ...string) http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
-	if token == "" {
-		return h
-	}
 	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="quire"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+		if o := r.Header.Get("Origin"); o != "" && !AllowedOrigin(o, origins) {
+			http.Error(w, "origin not allowed: "+o, http.StatusForbidden)
 			return
+		}
+		if token != "" {
+			got := []byte(r.Header.Get("Authorization"))
+			if subtle.ConstantTimeCompare(got, want) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="quire"`)
+				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+				return
+			}
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// AllowedOrigin reports whether a browser origin may call the server: an
+// http(s) origin on a loopback host (a local tool such as the MCP
+// Inspector), or one listed exactly in extra. "null" and every other
+// origin are refused.
+func AllowedOrigin(origin string, extra []string) bool {
+	for _, o := range extra {
+		if strings.EqualFold(strings.TrimRight(o, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.User != nil {
+		return false
+	}
+	return Loopback(u.Hostname())
 }

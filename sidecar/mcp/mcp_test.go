@@ -460,3 +460,33 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// TestHTTPOrigin: a browser's request from an origin not allowed is
+// refused before it reaches the server, token or not.
+func TestHTTPOrigin(t *testing.T) {
+	b, _ := localBackend(t)
+	hs := httptest.NewServer(NewHTTPHandler(NewServer(b, Options{}), "", "https://tools.example"))
+	defer hs.Close()
+	for origin, want := range map[string]int{
+		"http://evil.example":          http.StatusForbidden,
+		"null":                         http.StatusForbidden,
+		"http://localhost.evil.org":    http.StatusForbidden,
+		"http://127.0.0.1.nip.io:6274": http.StatusForbidden,
+		"http://localhost:6274":        0,
+		"http://127.0.0.1:6274":        0,
+		"https://tools.example":        0,
+	} {
+		req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Origin", origin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want != 0 && resp.StatusCode != want || want == 0 && resp.StatusCode == http.StatusForbidden {
+			t.Errorf("Origin %s: HTTP %d, want %d (0: not refused)", origin, resp.StatusCode, want)
+		}
+	}
+}

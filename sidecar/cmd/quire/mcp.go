@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,7 +37,10 @@ func cmdMCP(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("mcp", &c)
 	addr := fs.String("http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
-	token := fs.String("token", "", "bearer token HTTP clients must send; required off loopback (default $QUIRE_MCP_TOKEN)")
+	token := fs.String("token", "", "bearer token HTTP clients must send (default $QUIRE_MCP_TOKEN, else one generated and kept in <state>/"+mcpTokenFile+")")
+	noAuth := fs.Bool("no-auth", false, "with --http on a loopback address: accept requests without a token")
+	var origins stringList
+	fs.Var(&origins, "allow-origin", "a browser origin allowed besides loopback ones (repeatable), e.g. https://tools.example")
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
 	}
@@ -41,12 +48,31 @@ func cmdMCP(ctx context.Context, args []string) error {
 		// Read here, not as the flag's default, which usage errors print.
 		*token = os.Getenv("QUIRE_MCP_TOKEN")
 	}
+	if *noAuth && *token != "" {
+		return usageErr("--no-auth and --token (or QUIRE_MCP_TOKEN) together: choose one")
+	}
 	if st, err := os.Stat(c.vault); err != nil || !st.IsDir() {
 		return fmt.Errorf("vault %s: not a folder", c.vault)
 	}
 	if *addr != "" {
 		if err := mcp.CheckListen(*addr, *token); err != nil {
 			return usageErr("--http: %v", err)
+		}
+		if host, _, _ := net.SplitHostPort(*addr); *noAuth && !mcp.Loopback(host) {
+			return usageErr("--no-auth: only on a loopback address, and %s is reachable from other machines", *addr)
+		}
+		if *token == "" && !*noAuth {
+			t, fresh, path, err := mcpToken(state.Resolve(c.vault, c.state))
+			if err != nil {
+				return err
+			}
+			*token = t
+			if fresh {
+				// Shown this once; after that it is only in the file.
+				fmt.Fprintf(os.Stderr, "quire: MCP token (kept in %s): %s\n", path, t)
+			} else {
+				fmt.Fprintf(os.Stderr, "quire: MCP token in %s\n", path)
+			}
 		}
 	}
 	b := &vaultBackend{c: c, idle: mcpIdle}
@@ -60,18 +86,58 @@ func cmdMCP(ctx context.Context, args []string) error {
 		}
 		return err
 	}
-	return serveMCPHTTP(ctx, srv, *addr, *token)
+	return serveMCPHTTP(ctx, srv, *addr, *token, origins)
 }
 
-func serveMCPHTTP(ctx context.Context, srv *sdk.Server, addr, token string) error {
+// mcpTokenFile holds the generated MCP token in the state folder.
+const mcpTokenFile = "mcp-token"
+
+// mcpToken returns the token kept in the state folder, generating it
+// (32 random bytes, hex, file mode 0600) when there is none; fresh says
+// it was just made.
+func mcpToken(stateDir string) (token string, fresh bool, path string, err error) {
+	path = filepath.Join(stateDir, mcpTokenFile)
+	if b, err := os.ReadFile(path); err == nil {
+		if t := strings.TrimSpace(string(b)); len(t) >= mcp.MinTokenLength {
+			return t, false, path, nil
+		}
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return "", false, path, fmt.Errorf("mcp token: %w", err)
+	}
+	var rnd [32]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", false, path, fmt.Errorf("mcp token: %w", err)
+	}
+	token = hex.EncodeToString(rnd[:])
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(token+"\n"), 0o600); err != nil {
+		return "", false, path, fmt.Errorf("mcp token: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o600); err != nil {
+		return "", false, path, fmt.Errorf("mcp token: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", false, path, fmt.Errorf("mcp token: %w", err)
+	}
+	return token, true, path, nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func serveMCPHTTP(ctx context.Context, srv *sdk.Server, addr, token string, origins []string) error {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	hs := &http.Server{Handler: mcp.NewHTTPHandler(srv, token), ReadHeaderTimeout: 5 * time.Second}
+	hs := &http.Server{Handler: mcp.NewHTTPHandler(srv, token, origins...), ReadHeaderTimeout: 5 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(l) }()
-	auth := "no token"
+	auth := "no token (--no-auth)"
 	if token != "" {
 		auth = "bearer token required"
 	}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -158,5 +161,68 @@ func TestMCPFlags(t *testing.T) {
 	_, err := runCLI(t, "mcp", "--vault", v, "--http", "0.0.0.0:0")
 	if err == nil || !strings.Contains(err.Error(), "at least 16") {
 		t.Errorf("QUIRE_MCP_TOKEN=short: %v, want the token checked", err)
+	}
+}
+
+// TestMCPHTTPTokenByDefault: `quire mcp --http` on loopback without
+// --token generates a token, keeps it 0600 in the state folder and
+// refuses requests without it; --no-auth is refused off loopback.
+func TestMCPHTTPTokenByDefault(t *testing.T) {
+	v := writeVault(t)
+	t.Setenv("QUIRE_MCP_TOKEN", "")
+	for _, args := range [][]string{
+		{"mcp", "--vault", v, "--http", "0.0.0.0:0", "--no-auth"},
+		{"mcp", "--vault", v, "--http", "127.0.0.1:0", "--no-auth", "--token", "0123456789abcdef0123"},
+	} {
+		if _, err := runCLI(t, args...); err == nil {
+			t.Errorf("quire %v: accepted", args)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"mcp", "--vault", v, "--http", addr}) }()
+	defer func() { cancel(); <-done }()
+	post := func(token string) int {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		for {
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("quire mcp ended: %v", err)
+			case <-time.After(50 * time.Millisecond): // not listening yet
+			}
+		}
+	}
+	if got := post(""); got != http.StatusUnauthorized {
+		t.Errorf("no token: HTTP %d, want 401", got)
+	}
+	path := filepath.Join(v, ".quire", mcpTokenFile)
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("%s has mode %v, want 0600", path, st.Mode().Perm())
+	}
+	b, _ := os.ReadFile(path)
+	if got := post(strings.TrimSpace(string(b))); got == http.StatusUnauthorized {
+		t.Errorf("the kept token: HTTP %d", got)
+	}
+	if again, fresh, _, err := mcpToken(filepath.Join(v, ".quire")); err != nil || fresh || again != strings.TrimSpace(string(b)) {
+		t.Errorf("second start: token %q fresh %v %v, want the kept one", again, fresh, err)
 	}
 }
