@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
@@ -45,6 +47,12 @@ type Hit struct {
 // Index is the Bleve index. Bleve locks its folder: one process at a time.
 type Index struct {
 	b bleve.Index
+
+	// families are the analyzer families of the notes indexed (or once
+	// indexed): a query searches only their fields, not the fields of
+	// thirty languages the vault does not use.
+	famMu    sync.RWMutex
+	families map[string]bool
 }
 
 // Field boosts. Headings already appear in the passage body, so their own
@@ -64,7 +72,25 @@ func Open(dir string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open bm25 index %s: %w", dir, err)
 	}
-	return &Index{b: b}, nil
+	x := &Index{b: b, families: map[string]bool{generic: true}}
+	langs, err := b.FieldDict("lang")
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("open bm25 index %s: %w", dir, err)
+	}
+	defer langs.Close()
+	for {
+		e, err := langs.Next()
+		if err != nil {
+			b.Close()
+			return nil, fmt.Errorf("open bm25 index %s: %w", dir, err)
+		}
+		if e == nil {
+			break
+		}
+		x.families[fieldLang(e.Term)] = true
+	}
+	return x, nil
 }
 
 func newMapping() (*mapping.IndexMappingImpl, error) {
@@ -82,10 +108,10 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		f.IncludeInAll = false
 		return f
 	}
-	for _, lang := range append(Languages, generic) {
-		a := analyzerName(lang)
+	for _, family := range familyNames {
+		a := analyzerName(family)
 		for _, field := range []string{"title", "headings", "body"} {
-			doc.AddFieldMappingsAt(field+"_"+lang, text(a, false))
+			doc.AddFieldMappingsAt(field+"_"+family, text(a, false))
 		}
 	}
 	doc.AddFieldMappingsAt("aliases", text(analyzerName(generic), false))
@@ -146,6 +172,11 @@ func (x *Index) Replace(paths []string, docs []Doc) error {
 			batch.Delete(id)
 		}
 	}
+	x.famMu.Lock()
+	for _, d := range docs {
+		x.families[fieldLang(d.Lang)] = true
+	}
+	x.famMu.Unlock()
 	for _, d := range docs {
 		if err := batch.Index(d.ID, d.fields()); err != nil {
 			return fmt.Errorf("index %s: %w", d.ID, err)
@@ -219,10 +250,64 @@ func (x *Index) Search(ctx context.Context, text string, k int) ([]Hit, error) {
 
 // SearchTerms is Search with extra weighted terms, one weighted query.
 func (x *Index) SearchTerms(ctx context.Context, text string, extra []Term, k int) ([]Hit, error) {
-	q := buildQuery(text, extra)
+	return x.SearchPrefer(ctx, text, extra, Prefer{}, k)
+}
+
+// Prefer raises the passages of notes in one language: their scores are
+// multiplied by Factor. The zero value prefers nothing.
+type Prefer struct {
+	Lang   string
+	Factor float64
+}
+
+// SearchPrefer is SearchTerms with a preference for the notes of one
+// language, such as the query's own. The preferred language's best k
+// passages are searched on their own too, so that a passage the factor
+// lifts into the top k is found even when other languages fill the
+// first k without it.
+func (x *Index) SearchPrefer(ctx context.Context, text string, extra []Term, p Prefer, k int) ([]Hit, error) {
+	q := buildQuery(text, extra, x.searched())
 	if q == nil {
 		return nil, nil
 	}
+	hits, err := x.run(ctx, q, k)
+	if err != nil || p.Lang == "" || p.Factor == 1 || p.Factor <= 0 {
+		return hits, err
+	}
+	// The language term only selects: boost 0 keeps the words' score.
+	in := query.NewTermQuery(p.Lang)
+	in.SetField("lang")
+	in.SetBoost(0)
+	preferred, err := x.run(ctx, query.NewConjunctionQuery([]query.Query{q, in}), k)
+	if err != nil {
+		return nil, err
+	}
+	// A passage of the language among the first k hits is among its
+	// language's first k too: membership there says which hits to raise.
+	raise := make(map[string]bool, len(preferred))
+	for _, h := range preferred {
+		raise[h.ID] = true
+	}
+	seen := make(map[string]bool, len(hits))
+	out := make([]Hit, 0, len(hits)+len(preferred))
+	for _, h := range append(hits, preferred...) {
+		if seen[h.ID] {
+			continue
+		}
+		seen[h.ID] = true
+		if raise[h.ID] {
+			h.Score *= p.Factor
+		}
+		out = append(out, h)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
+}
+
+func (x *Index) run(ctx context.Context, q query.Query, k int) ([]Hit, error) {
 	req := bleve.NewSearchRequestOptions(q, k, 0, false)
 	req.Fields = storedFields
 	res, err := x.b.SearchInContext(ctx, req)
@@ -253,7 +338,20 @@ func toHit(h *search.DocumentMatch) Hit {
 	return hit
 }
 
-func buildQuery(text string, extra []Term) query.Query {
+// searched lists the analyzer families a query searches, in a fixed order.
+func (x *Index) searched() []string {
+	x.famMu.RLock()
+	defer x.famMu.RUnlock()
+	out := make([]string, 0, len(x.families))
+	for _, f := range familyNames {
+		if x.families[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func buildQuery(text string, extra []Term, families []string) query.Query {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
@@ -264,9 +362,9 @@ func buildQuery(text string, extra []Term) query.Query {
 		mq.SetBoost(boost)
 		qs = append(qs, mq)
 	}
-	for _, lang := range append(Languages, generic) {
+	for _, family := range families {
 		for _, f := range []string{"title", "headings", "body"} {
-			add(text, f+"_"+lang, boosts[f])
+			add(text, f+"_"+family, boosts[f])
 		}
 	}
 	add(text, "aliases", boosts["aliases"])

@@ -97,6 +97,12 @@ type Search struct {
 	// weight; they only raise passages the query's own words find. Off:
 	// on the dev set it changed no recall (README, "Figures").
 	Synonyms bool `yaml:"synonyms"`
+	// PreferLanguage multiplies the keyword scores of notes in the
+	// query's own language, when it is known: for vaults holding the same
+	// pages in several languages. 1 (the default) is off: it helps such a
+	// vault and costs one where a note answers only in another language
+	// (README, "Figures").
+	PreferLanguage float64 `yaml:"prefer_language"`
 }
 
 // Default returns the configuration used when no file exists.
@@ -106,7 +112,7 @@ func Default() Config {
 		Folder:       "Quire",
 		Ingest:       Ingest{MaxCalls: 24, MaxBytes: 20 << 20},
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
-		Search:       Search{K: 10},
+		Search:       Search{K: 10, PreferLanguage: 1},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
 		Model:        llm.Default(),
 	}
@@ -129,6 +135,8 @@ func (c Config) Validate() error {
 		return errors.New("ingest.max_bytes: must be positive")
 	case c.Search.K <= 0:
 		return errors.New("search.k: must be positive")
+	case c.Search.PreferLanguage < 1 || c.Search.PreferLanguage > 4:
+		return fmt.Errorf("search.prefer_language: %g must be between 1 (off) and 4", c.Search.PreferLanguage)
 	case c.Dense.Embedder != "builtin" && c.Dense.Embedder != "model" && c.Dense.Embedder != "none":
 		return fmt.Errorf("dense.embedder: %q is not builtin, model or none", c.Dense.Embedder)
 	case c.Dense.Embedder == "model" && c.Model.EmbedModel == "":

@@ -80,7 +80,7 @@ func (d DenseStats) Coverage() float64 {
 // EnableDense opens the vector store for emb in <state>/vectors. Vectors
 // made by another embedder or chunking are discarded and rebuilt by Embed.
 func (ix *Index) EnableDense(st *state.Dir, emb Embedder) (warning string, err error) {
-	fp := vector.Fingerprint{Embedder: emb.Name(), Dims: emb.Dims(), Chunking: ix.Fingerprint() + " windows=" + strconv.Itoa(emb.MaxTokens()) + " pool=mean"}
+	fp := vector.Fingerprint{Embedder: emb.Name(), Dims: emb.Dims(), Chunking: ix.chunking() + " windows=" + strconv.Itoa(emb.MaxTokens()) + " pool=mean"}
 	store, err := vector.Open(st.Join("vectors"), fp)
 	if errors.Is(err, vector.ErrFingerprint) || errors.Is(err, vector.ErrCorrupt) {
 		warning = fmt.Sprintf("vectors: %v; embedding again", err)

@@ -294,7 +294,7 @@ func TestEmbedCheckpointsByCount(t *testing.T) {
 	go func() { _, err := f.ix.Embed(context.Background()); done <- err }()
 	<-e.stuck
 	// What a restarted process would find on disk now.
-	fp := vector.Fingerprint{Embedder: e.Name(), Dims: e.Dims(), Chunking: f.ix.Fingerprint() + " windows=" + strconv.Itoa(e.MaxTokens()) + " pool=mean"}
+	fp := vector.Fingerprint{Embedder: e.Name(), Dims: e.Dims(), Chunking: f.ix.chunking() + " windows=" + strconv.Itoa(e.MaxTokens()) + " pool=mean"}
 	onDisk, err := vector.Open(f.st.Join("vectors"), fp)
 	close(e.release)
 	<-done

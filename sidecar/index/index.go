@@ -28,9 +28,16 @@ import (
 // index holds notes; the index is left exactly as it was.
 var ErrVaultGone = errors.New("vault is missing or empty")
 
-// schema versions what the keyword index stores; bump it when analyzers
-// or document fields change so that old indexes are rebuilt.
+// schema versions the passages and the keyword index's documents; bump
+// it when document fields change so that old indexes are rebuilt (vectors
+// too: bump analysis instead when only analyzers change).
 const schema = "bm25-v2"
+
+// analysis versions the analyzers and language detection; bump it when
+// they change so that the keyword index is rebuilt and notes' languages
+// detected anew, while vectors, which depend on the passages only, are
+// kept.
+const analysis = "lang-2"
 
 // Index is an open index over one vault.
 type Index struct {
@@ -104,8 +111,14 @@ func Open(vaultDir string, st *state.Dir, cfg config.Config) (*Index, error) {
 	return ix, nil
 }
 
-// Fingerprint names what the passages depend on.
+// Fingerprint names what the passages and the keyword index depend on:
+// the chunking and the analysis.
 func (ix *Index) Fingerprint() string {
+	return ix.chunking() + " analysis=" + analysis
+}
+
+// chunking names what the passages depend on, which vectors depend on too.
+func (ix *Index) chunking() string {
 	c := ix.cfg.Chunk
 	return fmt.Sprintf("%s chunk=cl100k/%d/%d/%d", schema, c.MaxTokens, c.OverlapTokens, c.MinTokens)
 }

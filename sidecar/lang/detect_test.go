@@ -46,6 +46,33 @@ func TestDetect(t *testing.T) {
 		{"tvrdý sýr", Czech},
 		{"aged cheese", English},
 		{"a", Unknown},
+		// Languages without word lists: named, not filed under one that
+		// has them.
+		{"O rio nasce nas montanhas e corre até o mar. Nas suas margens há várias cidades, e a maioria delas foi construída na Idade Média.", Portuguese},
+		{"De rivier ontspringt in de bergen en stroomt naar de zee. Langs de oevers liggen verschillende steden, die meestal in de middeleeuwen zijn gebouwd.", Dutch},
+		{"Floden rinner upp i bergen och flyter ut i havet. Längs dess stränder finns flera städer, och de flesta byggdes under medeltiden.", Swedish},
+		{"Joki saa alkunsa vuorilta ja virtaa mereen. Sen rannoilla on useita kaupunkeja, ja useimmat niistä rakennettiin keskiajalla.", Finnish},
+		{"A folyó a hegyekben ered és a tengerbe folyik. Partjai mentén több város található, és a legtöbbjük a középkorban épült.", Hungarian},
+		{"Râul izvorăște din munți și curge până la mare. De-a lungul malurilor sale se află mai multe orașe, construite în mare parte în Evul Mediu.", Romanian},
+		{"Nehir dağlarda doğar ve denize akar. Kıyıları boyunca birkaç şehir vardır ve bunların çoğu Orta Çağ'da inşa edilmiştir.", Turkish},
+		{"Rzeka wypływa w górach i płynie aż do morza. Wzdłuż jej brzegów leży kilka miast, a większość z nich została zbudowana w średniowieczu.", Polish},
+		{"Rieka pramení v horách a tečie až do mora. Pozdĺž jej brehov leží niekoľko miest a väčšina z nich bola postavená v stredoveku.", Slovak},
+		{"Sông bắt nguồn từ núi và chảy ra biển. Dọc hai bờ sông có nhiều thành phố được xây dựng từ thời trung cổ.", Vietnamese},
+		// Scripts.
+		{"Река берёт начало в горах и течёт к морю.", Russian},
+		{"Річка бере початок у горах і тече до моря.", Ukrainian},
+		{"Ο ποταμός πηγάζει από τα βουνά και ρέει προς τη θάλασσα.", Greek},
+		{"ينبع النهر من الجبال ويجري إلى البحر.", Arabic},
+		{"رودخانه از کوه‌ها سرچشمه می‌گیرد و به دریا می‌ریزد.", Persian},
+		{"הנהר נובע בהרים וזורם אל הים.", Hebrew},
+		{"แม่น้ำไหลจากภูเขาลงสู่ทะเล", Thai},
+		{"नदी पहाड़ों से निकलती है और समुद्र में गिरती है।", Hindi},
+		{"河流发源于山区，流入大海。", Chinese},
+		{"川は山から海へ流れます。", Japanese},
+		{"강은 산에서 시작되어 바다로 흐릅니다.", Korean},
+		{"Obsidian の同期 Sync 設定", Japanese},
+		// Evidence split between two languages: no guess.
+		{"de la", Unknown},
 	}
 	for _, tt := range tests {
 		got, conf := Detection(tt.text)
@@ -68,6 +95,7 @@ func TestParse(t *testing.T) {
 	}{
 		{"it", Italian}, {"IT", Italian}, {"it-IT", Italian}, {"es_MX", Spanish},
 		{"cs", Czech}, {"cze", Czech}, {"en-GB", English}, {"", Unknown}, {"xx", Unknown},
+		{"pt-BR", Portuguese}, {"nb", Norwegian}, {"zh-Hans", Chinese}, {"ja", Japanese}, {"Deutsch", German},
 	}
 	for _, tt := range tests {
 		if got := Parse(tt.code); got != tt.want {

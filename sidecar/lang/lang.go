@@ -17,23 +17,104 @@ import (
 )
 
 // Lang is an ISO 639-1 language code. The zero value, Unknown, means there
-// was no evidence for any language; callers pick their own default.
+// was no evidence for any language, or too little to tell two apart: then
+// no stemmer runs and nothing is translated.
 type Lang string
 
-// The languages Quire detects and stems. English, Italian, Spanish and
-// Czech also have bilingual word lists to and from English.
+// The languages Quire detects. English, Italian, Spanish, Czech and German
+// also have bilingual word lists to and from English; every language with
+// a stemmer in Bleve is stemmed (see Stem); the others are detected by
+// their script so that their notes are not filed under a language they
+// are not in.
 const (
-	Unknown Lang = ""
-	English Lang = "en"
-	Italian Lang = "it"
-	Spanish Lang = "es"
-	Czech   Lang = "cs"
-	German  Lang = "de"
-	French  Lang = "fr"
+	Unknown    Lang = ""
+	English    Lang = "en"
+	Italian    Lang = "it"
+	Spanish    Lang = "es"
+	Czech      Lang = "cs"
+	German     Lang = "de"
+	French     Lang = "fr"
+	Portuguese Lang = "pt"
+	Dutch      Lang = "nl"
+	Swedish    Lang = "sv"
+	Danish     Lang = "da"
+	Norwegian  Lang = "no"
+	Finnish    Lang = "fi"
+	Hungarian  Lang = "hu"
+	Romanian   Lang = "ro"
+	Turkish    Lang = "tr"
+	Polish     Lang = "pl"
+	Slovak     Lang = "sk"
+	Croatian   Lang = "hr"
+	Catalan    Lang = "ca"
+	Indonesian Lang = "id"
+	Vietnamese Lang = "vi"
+	Russian    Lang = "ru"
+	Ukrainian  Lang = "uk"
+	Bulgarian  Lang = "bg"
+	Greek      Lang = "el"
+	Arabic     Lang = "ar"
+	Persian    Lang = "fa"
+	Hebrew     Lang = "he"
+	Hindi      Lang = "hi"
+	Thai       Lang = "th"
+	Chinese    Lang = "zh"
+	Japanese   Lang = "ja"
+	Korean     Lang = "ko"
+	Armenian   Lang = "hy"
+	Georgian   Lang = "ka"
 )
 
-// All lists the languages this package knows, in a fixed order.
-var All = []Lang{English, Italian, Spanish, Czech, German, French}
+// Latin lists the Latin-script languages the detector scores by their
+// stop words and letters, in a fixed order: on a tie the earlier wins, so
+// the languages with word lists come first.
+var Latin = []Lang{English, Italian, Spanish, Czech, German, French,
+	Portuguese, Dutch, Swedish, Danish, Norwegian, Finnish, Hungarian,
+	Romanian, Turkish, Polish, Slovak, Croatian, Catalan, Indonesian, Vietnamese}
+
+// All lists every language this package knows, Latin first.
+var All = append(append([]Lang{}, Latin...), Russian, Ukrainian, Bulgarian, Greek,
+	Arabic, Persian, Hebrew, Hindi, Thai, Chinese, Japanese, Korean, Armenian, Georgian)
+
+// names are the spellings Parse accepts besides the code itself: ISO
+// 639-2 codes and the language's English and own names.
+var names = map[string]Lang{
+	"eng": English, "english": English,
+	"ita": Italian, "italian": Italian, "italiano": Italian,
+	"spa": Spanish, "spanish": Spanish, "español": Spanish, "espanol": Spanish,
+	"ces": Czech, "cze": Czech, "czech": Czech, "čeština": Czech, "cestina": Czech,
+	"deu": German, "ger": German, "german": German, "deutsch": German,
+	"fra": French, "fre": French, "french": French, "français": French, "francais": French,
+	"por": Portuguese, "portuguese": Portuguese, "português": Portuguese,
+	"nld": Dutch, "dut": Dutch, "dutch": Dutch, "nederlands": Dutch,
+	"swe": Swedish, "swedish": Swedish, "svenska": Swedish,
+	"dan": Danish, "danish": Danish, "dansk": Danish,
+	"nor": Norwegian, "nb": Norwegian, "nn": Norwegian, "nob": Norwegian, "nno": Norwegian, "norwegian": Norwegian, "norsk": Norwegian,
+	"fin": Finnish, "finnish": Finnish, "suomi": Finnish,
+	"hun": Hungarian, "hungarian": Hungarian, "magyar": Hungarian,
+	"ron": Romanian, "rum": Romanian, "romanian": Romanian, "română": Romanian,
+	"tur": Turkish, "turkish": Turkish, "türkçe": Turkish,
+	"pol": Polish, "polish": Polish, "polski": Polish,
+	"slk": Slovak, "slo": Slovak, "slovak": Slovak, "slovenčina": Slovak,
+	"hrv": Croatian, "croatian": Croatian, "hrvatski": Croatian,
+	"cat": Catalan, "catalan": Catalan, "català": Catalan,
+	"ind": Indonesian, "indonesian": Indonesian, "in": Indonesian,
+	"vie": Vietnamese, "vietnamese": Vietnamese,
+	"rus": Russian, "russian": Russian, "русский": Russian,
+	"ukr": Ukrainian, "ukrainian": Ukrainian,
+	"bul": Bulgarian, "bulgarian": Bulgarian,
+	"ell": Greek, "gre": Greek, "greek": Greek,
+	"ara": Arabic, "arabic": Arabic,
+	"fas": Persian, "per": Persian, "persian": Persian, "farsi": Persian,
+	"heb": Hebrew, "hebrew": Hebrew, "iw": Hebrew,
+	"hin": Hindi, "hindi": Hindi,
+	"tha": Thai, "thai": Thai,
+	"zho": Chinese, "chi": Chinese, "chinese": Chinese, "中文": Chinese,
+	"jpn": Japanese, "japanese": Japanese, "日本語": Japanese,
+	"kor": Korean, "korean": Korean, "한국어": Korean,
+	"hye": Armenian, "arm": Armenian, "armenian": Armenian,
+	"kat": Georgian, "geo": Georgian, "georgian": Georgian,
+}
 
 // Parse turns a code such as "it", "IT", "it-IT" or "ita" into a Lang,
 // which is how a note's frontmatter `lang` value should be read. It returns
@@ -43,21 +124,15 @@ func Parse(code string) Lang {
 	if i := strings.IndexAny(c, "-_"); i >= 0 {
 		c = c[:i]
 	}
-	switch c {
-	case "en", "eng", "english":
-		return English
-	case "it", "ita", "italian", "italiano":
-		return Italian
-	case "es", "spa", "spanish", "español", "espanol":
-		return Spanish
-	case "cs", "ces", "cze", "czech", "čeština", "cestina":
-		return Czech
-	case "de", "deu", "ger", "german", "deutsch":
-		return German
-	case "fr", "fra", "fre", "french", "français", "francais":
-		return French
+	if c == "" {
+		return Unknown
 	}
-	return Unknown
+	for _, l := range All {
+		if string(l) == c {
+			return l
+		}
+	}
+	return names[c]
 }
 
 // Fold removes diacritics ("città" → "citta", "žluťoučký" → "zlutoucky")

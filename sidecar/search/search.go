@@ -113,6 +113,9 @@ type Searcher struct {
 	// translations find. Off by default: it changed no dev-set recall
 	// (README, "Figures").
 	Synonyms *syn.Options
+	// Prefer multiplies the keyword scores of notes in the query's own
+	// language, when it is known; 0 means DefaultPrefer, 1 none.
+	Prefer float64
 }
 
 // SynonymsIf is Searcher.Synonyms for the config switch: the defaults when
@@ -215,7 +218,26 @@ func (s *Searcher) keyword(ctx context.Context, query string, k int) ([]bm25.Hit
 	for _, t := range s.synonyms(from, query) {
 		terms = append(terms, bm25.Term{Text: t.Text, Lang: string(lang.English), Weight: t.Weight, Boost: true})
 	}
-	return s.BM25.SearchTerms(ctx, query, terms, k)
+	return s.BM25.SearchPrefer(ctx, query, terms, s.prefer(from), k)
+}
+
+// DefaultPrefer is how much a query prefers the notes in its own
+// language: their keyword scores are multiplied by it. 1 is no
+// preference: config search.prefer_language turns it on (README,
+// "Figures").
+const DefaultPrefer = 1
+
+// prefer is the keyword channel's preference for the query's language:
+// none when the language is unknown or the vault has one language only.
+func (s *Searcher) prefer(from lang.Lang) bm25.Prefer {
+	if from == lang.Unknown || len(s.Langs) < 2 {
+		return bm25.Prefer{}
+	}
+	f := s.Prefer
+	if f == 0 {
+		f = DefaultPrefer
+	}
+	return bm25.Prefer{Lang: string(from), Factor: f}
 }
 
 // synonyms returns the WordNet words added to an English query, searched
@@ -271,10 +293,9 @@ func toPassages(hits []bm25.Hit) []Passage {
 // English one into each other language present. The user's own words are
 // searched as they are; these terms come on top at lower weight.
 func (s *Searcher) Translations(query string) (lang.Lang, []bm25.Term) {
+	// An unknown language (a name, a number, words of two languages
+	// alike) is not translated: the wrong word list only adds noise.
 	from := lang.Detect(query)
-	if from == lang.Unknown {
-		from = lang.English
-	}
 	var terms []bm25.Term
 	for _, to := range s.targets(from) {
 		ts, err := lang.Translate(query, from, to, lang.Options{})

@@ -12,11 +12,25 @@ package filter
 
 import (
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/ar"
+	"github.com/blevesearch/bleve/v2/analysis/lang/da"
 	"github.com/blevesearch/bleve/v2/analysis/lang/de"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/lang/es"
+	"github.com/blevesearch/bleve/v2/analysis/lang/fi"
 	"github.com/blevesearch/bleve/v2/analysis/lang/fr"
+	"github.com/blevesearch/bleve/v2/analysis/lang/hi"
+	"github.com/blevesearch/bleve/v2/analysis/lang/hr"
+	"github.com/blevesearch/bleve/v2/analysis/lang/hu"
 	"github.com/blevesearch/bleve/v2/analysis/lang/it"
+	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
+	"github.com/blevesearch/bleve/v2/analysis/lang/no"
+	"github.com/blevesearch/bleve/v2/analysis/lang/pl"
+	"github.com/blevesearch/bleve/v2/analysis/lang/pt"
+	"github.com/blevesearch/bleve/v2/analysis/lang/ro"
+	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
+	"github.com/blevesearch/bleve/v2/analysis/lang/sv"
+	"github.com/blevesearch/bleve/v2/analysis/lang/tr"
 	"github.com/blevesearch/bleve/v2/registry"
 
 	"github.com/quire-app/quire/sidecar/lang"
@@ -30,26 +44,27 @@ const (
 	FoldName = "quire_fold"
 )
 
-// StemName returns the Bleve token filter that stems l like lang.Stem does,
-// or "" when l has no stemmer (Unknown). Put it after lowercasing and
-// before any accent folding: the stemmers read accents.
-func StemName(l lang.Lang) string {
-	switch l {
-	case lang.English:
-		return en.SnowballStemmerName
-	case lang.Italian:
-		return it.SnowballStemmerName
-	case lang.Spanish:
-		return es.SnowballStemmerName
-	case lang.German:
-		return de.SnowballStemmerName
-	case lang.French:
-		return fr.SnowballStemmerName
-	case lang.Czech:
-		return CzechName
-	}
-	return ""
+// stemmers are Bleve's stemmer filters. For the languages lang.Stem
+// stems, they run the same Snowball stemmer, so that the index stems
+// exactly as query translation does.
+var stemmers = map[lang.Lang]string{
+	lang.English: en.SnowballStemmerName, lang.Italian: it.SnowballStemmerName,
+	lang.Spanish: es.SnowballStemmerName, lang.German: de.SnowballStemmerName,
+	lang.French: fr.SnowballStemmerName, lang.Czech: CzechName,
+	lang.Dutch: nl.SnowballStemmerName, lang.Swedish: sv.SnowballStemmerName,
+	lang.Danish: da.SnowballStemmerName, lang.Norwegian: no.SnowballStemmerName,
+	lang.Finnish: fi.SnowballStemmerName, lang.Hungarian: hu.SnowballStemmerName,
+	lang.Romanian: ro.SnowballStemmerName, lang.Russian: ru.SnowballStemmerName,
+	lang.Turkish: tr.SnowballStemmerName,
+	// Stemmed only in the index: no word list looks their stems up.
+	lang.Portuguese: pt.LightStemmerName, lang.Polish: pl.SnowballStemmerName,
+	lang.Croatian: hr.StemmerName, lang.Arabic: ar.StemmerName, lang.Hindi: hi.StemmerName,
 }
+
+// StemName returns the Bleve token filter that stems l, or "" when l has
+// no stemmer (Unknown, or a language Bleve does not stem). Put it after
+// lowercasing and before any accent folding: the stemmers read accents.
+func StemName(l lang.Lang) string { return stemmers[l] }
 
 // Czech is a Bleve token filter running the light Czech stemmer on
 // lowercased tokens.

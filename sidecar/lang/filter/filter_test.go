@@ -44,6 +44,10 @@ func TestFiltersStemThenFold(t *testing.T) {
 		{lang.Italian, "Biciclette formaggi città"},
 		{lang.Spanish, "Canciones bicicletas quesos"},
 		{lang.English, "Running cheeses histories"},
+		{lang.German, "Einstellungen Ordnern"},
+		{lang.Dutch, "instellingen mappen"},
+		{lang.Swedish, "inställningarna mapparna"},
+		{lang.Russian, "настройки папками"},
 	}
 	for _, tt := range tests {
 		got := analyze(t, tt.text, StemName(tt.l), FoldName)
@@ -60,7 +64,13 @@ func TestFiltersStemThenFold(t *testing.T) {
 }
 
 func TestName(t *testing.T) {
+	// Every language lang.Stem stems has the same stemmer as a filter.
 	for _, l := range lang.All {
+		if lang.Stem(l, "testing") != "testing" && StemName(l) == "" {
+			t.Errorf("StemName(%q) is empty", l)
+		}
+	}
+	for _, l := range []lang.Lang{lang.Portuguese, lang.Polish, lang.Russian, lang.Turkish, lang.Dutch} {
 		if StemName(l) == "" {
 			t.Errorf("StemName(%q) is empty", l)
 		}
