@@ -176,6 +176,14 @@ func (w *Worker) add(source string, resummarise, retry bool) (ingest.Item, int, 
 			it, err = q.Get(dup.Existing.ID)
 		}
 	}
+	if !resummarise && errors.As(err, &dup) && dup.By != "text" && (dup.Existing.State == ingest.StateQueued || dup.Existing.State == ingest.StateRunning) {
+		// The same source asked for again while its item waits: the
+		// caller follows that item instead of being refused. The queue
+		// file is held by this process alone, so an item a killed process
+		// left behind was put back by OpenQueue and this worker runs it
+		// (a `quire ingest` killed mid-item resumes on its next run).
+		it, err = dup.Existing, nil
+	}
 	if err != nil {
 		return ingest.Item{}, 0, err
 	}
