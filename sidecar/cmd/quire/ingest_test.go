@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/fetch"
 	"github.com/quire-app/quire/sidecar/state"
 )
