@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/sidecar/bm25"
+	"github.com/quire-app/quire/sidecar/markdown"
 	"github.com/quire-app/quire/sidecar/state"
 	"github.com/quire-app/quire/sidecar/vector"
 )
@@ -207,7 +208,9 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 			if !ok {
 				continue
 			}
-			ws, s, n := windows(h.Crumbs, h.Text, d.emb.CountTokens, d.budget)
+			// The embedder reads what the keyword index reads: no embeds,
+			// comments or HTML.
+			ws, s, n := windows(h.Crumbs, markdown.Plain(h.Text), d.emb.CountTokens, d.budget)
 			seen, words = seen+s, words+n
 			for w, text := range ws {
 				texts = append(texts, text)

@@ -120,7 +120,7 @@ func (ix *Index) Fingerprint() string {
 // chunking names what the passages depend on, which vectors depend on too.
 func (ix *Index) chunking() string {
 	c := ix.cfg.Chunk
-	return fmt.Sprintf("%s chunk=cl100k/%d/%d/%d", schema, c.MaxTokens, c.OverlapTokens, c.MinTokens)
+	return fmt.Sprintf("%s chunk=cl100k/%d/%d/%d/%s", schema, c.MaxTokens, c.OverlapTokens, c.MinTokens, markdown.Version)
 }
 
 // Close closes the keyword index and the catalog.
@@ -379,6 +379,13 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 	}
 	e.Lang = string(l)
 	chunks := ix.chunker().Split(note.Raw, note.BodyStart)
+	if len(chunks) == markdown.MaxPassages {
+		w := fmt.Sprintf("only the first %d passages are indexed", markdown.MaxPassages)
+		if e.Warning != "" {
+			w = e.Warning + "; " + w
+		}
+		e.Warning = w
+	}
 	r.docs = make([]bm25.Doc, len(chunks))
 	for i, c := range chunks {
 		r.docs[i] = toDoc(note, string(l), i, c)

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -18,10 +19,11 @@ type Chunk struct {
 	// Start and End are byte offsets into the note's raw file: the
 	// passage's text is exactly raw[Start:End].
 	Start, End int
-	// Headings is the heading path above the passage (H1, H2, ...),
-	// without the note title, markup removed.
+	// Headings is the heading path in force where the passage starts
+	// (H1, H2, ...), without the note title, markup removed: a passage
+	// that starts with headings is named by all of them.
 	Headings []string
-	// Contains lists the headings that start inside the passage.
+	// Contains lists the other headings that start inside the passage.
 	Contains []string
 	Tokens   int
 }
@@ -31,6 +33,15 @@ type Chunker struct {
 	P   Params
 	Tok Tokenizer
 }
+
+// MaxPassages caps the passages of one note. A note cut into more (100k
+// headings, say) is chunked again with every small neighbour merged, and
+// what still lies past the cap is left out; the indexer says so.
+const MaxPassages = 4096
+
+// Version names how passages are cut, for the index fingerprint: a new
+// version rebuilds passages and vectors.
+const Version = "md2"
 
 // New returns a Chunker with the cl100k tokenizer.
 func New(p Params) *Chunker { return &Chunker{P: p, Tok: CL100K()} }
@@ -44,31 +55,52 @@ type section struct {
 	offs       []int // token offsets of body[start:end], for a section not merged
 }
 
-// Split cuts raw[bodyStart:] into chunks whose offsets index raw.
+// Split cuts raw[bodyStart:] into chunks whose offsets index raw. Its
+// cost is linear in the note's size; it returns at most MaxPassages.
 func (c *Chunker) Split(raw []byte, bodyStart int) []Chunk {
 	body := raw[bodyStart:]
+	secs := c.sections(body)
+	out := c.chunks(body, c.group(secs, body, false))
+	if len(out) > MaxPassages {
+		out = c.chunks(body, c.group(secs, body, true))
+	}
+	if len(out) > MaxPassages {
+		out = out[:MaxPassages]
+	}
+	for i := range out {
+		out[i].Start += bodyStart
+		out[i].End += bodyStart
+	}
+	return out
+}
+
+func (c *Chunker) chunks(body []byte, groups []section) []Chunk {
 	var out []Chunk
-	for _, g := range c.group(c.sections(body), body) {
-		for _, ch := range c.window(body, g) {
-			ch.Start += bodyStart
-			ch.End += bodyStart
-			out = append(out, ch)
+	for _, g := range groups {
+		out = append(out, c.window(body, g)...)
+		if len(out) > MaxPassages {
+			break
 		}
 	}
 	return out
 }
 
+// wholeBytes is the size up to which a list or quote stays one block:
+// about four passages of text.
+func (c *Chunker) wholeBytes() int { return 16 * max(c.P.MaxTokens, 16) }
+
 func (c *Chunker) sections(body []byte) []section {
 	var secs []section
 	var path []string
 	var levels []int
-	for _, b := range parseBlocks(body) {
+	for _, b := range parseBlocks(body, c.wholeBytes()) {
 		if b.kind == kindHeading {
 			for len(levels) > 0 && levels[len(levels)-1] >= b.level {
 				levels, path = levels[:len(levels)-1], path[:len(path)-1]
 			}
 			levels, path = append(levels, b.level), append(path, b.heading)
-			secs = append(secs, section{path: append([]string(nil), path...), start: b.start, end: b.end, blocks: []block{b}})
+			b.path = append([]string(nil), path...)
+			secs = append(secs, section{path: b.path, start: b.start, end: b.end, blocks: []block{b}})
 			continue
 		}
 		if len(secs) == 0 {
@@ -82,11 +114,15 @@ func (c *Chunker) sections(body []byte) []section {
 }
 
 // group merges tiny neighbouring sections that share a parent, so a
-// heading with two lines under it does not become a passage of its own.
-func (c *Chunker) group(secs []section, body []byte) []section {
+// heading with two lines under it does not become a passage of its own,
+// and a heading with nothing under it always joins what follows. With
+// all set, any neighbours that fit one passage merge (MaxPassages).
+func (c *Chunker) group(secs []section, body []byte, all bool) []section {
 	var out []section
 	for _, s := range secs {
-		s.offs = c.Tok.Offsets(string(body[s.start:s.end]))
+		if s.offs == nil {
+			s.offs = c.Tok.Offsets(string(body[s.start:s.end]))
+		}
 		n := len(s.offs)
 		s.tokens = n
 		if len(out) > 0 {
@@ -96,10 +132,10 @@ func (c *Chunker) group(secs []section, body []byte) []section {
 			// first heading only takes what follows when it is tiny itself.
 			lastTiny := lt < c.P.MinTokens && (len(last.path) == 0 || related(last.path, s.path))
 			thisTiny := n < c.P.MinTokens && len(last.path) > 0 && related(last.path, s.path)
-			if (lastTiny || thisTiny) && lt+n <= c.P.MaxTokens {
+			if onlyHeadings(last.blocks) || (all || lastTiny || thisTiny) && lt+n <= c.P.MaxTokens {
 				last.path = commonPrefix(last.path, s.path)
 				last.end = s.end
-				last.blocks = append(last.blocks, s.blocks...)
+				last.blocks = append(last.blocks[:len(last.blocks):len(last.blocks)], s.blocks...)
 				last.tokens, last.offs = lt+n, nil
 				continue
 			}
@@ -107,6 +143,15 @@ func (c *Chunker) group(secs []section, body []byte) []section {
 		out = append(out, s)
 	}
 	return out
+}
+
+func onlyHeadings(bs []block) bool {
+	for _, b := range bs {
+		if b.kind != kindHeading {
+			return false
+		}
+	}
+	return len(bs) > 0
 }
 
 // related reports whether b sits under a's parent: a sibling, a child, or
@@ -149,33 +194,27 @@ func (c *Chunker) window(body []byte, s section) []Chunk {
 	var offs []int
 	mk := func(a, b int) Chunk {
 		a, b = trimSpace(body, a, b)
-		ch := Chunk{Start: a, End: b, Headings: s.path, Tokens: s.tokens}
+		ch := Chunk{Start: a, End: b, Headings: pathAt(body, s, a), Tokens: s.tokens}
 		if offs != nil {
 			ch.Tokens = tokensBetween(offs, a-start, b-start)
 		}
-		for _, bl := range s.blocks {
-			if bl.kind == kindHeading && bl.start >= a && bl.start < b {
+		for i := firstBlockFrom(s.blocks, a); i < len(s.blocks) && s.blocks[i].start < b; i++ {
+			if bl := s.blocks[i]; bl.kind == kindHeading && !hasPrefix(ch.Headings, bl.path) {
 				ch.Contains = append(ch.Contains, bl.heading)
 			}
 		}
 		return ch
 	}
-	// Merged groups always fit (merging stops at MaxTokens), and their
-	// count was taken section by section: no second tokenisation.
+	// Merged groups that fit were counted section by section: no second
+	// tokenisation.
 	if s.tokens <= c.P.MaxTokens {
 		return []Chunk{mk(start, end)}
 	}
 	offs = s.offs
-	if s.start != start {
-		offs = c.Tok.Offsets(text) // leading space trimmed: offsets shift
+	if offs == nil || s.start != start {
+		offs = c.Tok.Offsets(text) // merged, or leading space trimmed: offsets shift
 	}
-	var atomics [][2]int
-	for _, bl := range s.blocks {
-		if bl.kind == kindAtomic {
-			a, b := trimSpace(body, bl.start, bl.end)
-			atomics = append(atomics, [2]int{a - start, b - start})
-		}
-	}
+	keep := keptSpans(body, s.blocks, start)
 	var out []Chunk
 	pos := 0 // relative to start
 	for pos < len(text) {
@@ -184,15 +223,13 @@ func (c *Chunker) window(body []byte, s section) []Chunk {
 			out = append(out, mk(start+pos, end))
 			break
 		}
-		cut := c.cut(text, offs, ti, atomics)
+		cut := c.cut(text, offs, ti, keep)
 		out = append(out, mk(start+pos, start+cut))
 		next := c.nextStart(text, offs, pos, cut)
-		for _, a := range atomics {
-			if next > a[0] && next < a[1] {
-				next = a[1]
-				if a[0] > pos {
-					next = a[0]
-				}
+		if sp, ok := spanAt(keep, next); ok {
+			next = sp.b
+			if sp.a > pos {
+				next = sp.a
 			}
 		}
 		if next <= pos {
@@ -202,36 +239,122 @@ func (c *Chunker) window(body []byte, s section) []Chunk {
 			next++
 		}
 		pos = next
+		if len(out) > MaxPassages {
+			break
+		}
 	}
 	return out
 }
 
+// span is a stretch of a section, relative to its start, that a window
+// never cuts: an atomic block, or a run of headings (with the atomic block
+// right under it), which never ends a window either.
+type span struct {
+	a, b    int
+	heading bool
+}
+
+// keptSpans lists the section's spans in order.
+func keptSpans(body []byte, bs []block, start int) []span {
+	var keep []span
+	for i := 0; i < len(bs); i++ {
+		bl := bs[i]
+		switch bl.kind {
+		case kindAtomic:
+			a, b := trimSpace(body, bl.start, bl.end)
+			keep = append(keep, span{a: max(a-start, 0), b: b - start})
+		case kindHeading:
+			j := i
+			for j+1 < len(bs) && bs[j+1].kind == kindHeading {
+				j++
+			}
+			e := bs[j].end
+			if j+1 < len(bs) && bs[j+1].kind == kindAtomic {
+				j++
+				e = bs[j].end
+			}
+			a, b := trimSpace(body, bl.start, e)
+			keep = append(keep, span{a: max(a-start, 0), b: b - start, heading: true})
+			i = j
+		}
+	}
+	return keep
+}
+
+// spanAt returns the kept span that strictly contains pos, if any.
+func spanAt(keep []span, pos int) (span, bool) {
+	i := sort.Search(len(keep), func(i int) bool { return keep[i].b > pos })
+	if i < len(keep) && keep[i].a < pos {
+		return keep[i], true
+	}
+	return span{}, false
+}
+
+// headingBefore returns the start of a heading span that ends just
+// before cut (nothing but space between), or -1.
+func headingBefore(text string, keep []span, cut int) int {
+	i := sort.Search(len(keep), func(i int) bool { return keep[i].b > cut }) - 1
+	if i < 0 || !keep[i].heading || strings.TrimSpace(text[keep[i].b:cut]) != "" {
+		return -1
+	}
+	return keep[i].a
+}
+
+// firstBlockFrom returns the index of the first block that ends after a.
+func firstBlockFrom(bs []block, a int) int {
+	return sort.Search(len(bs), func(i int) bool { return bs[i].end > a })
+}
+
+// pathAt is the heading path where a passage starting at a begins: the
+// path of the headings it starts with, else of the last heading above it.
+func pathAt(body []byte, s section, a int) []string {
+	i := firstBlockFrom(s.blocks, a)
+	if i < len(s.blocks) && s.blocks[i].kind == kindHeading {
+		if st, _ := trimSpace(body, s.blocks[i].start, s.blocks[i].end); st >= a {
+			for i+1 < len(s.blocks) && s.blocks[i+1].kind == kindHeading {
+				i++
+			}
+			return s.blocks[i].path
+		}
+	}
+	for j := min(i, len(s.blocks)-1); j >= 0; j-- {
+		if s.blocks[j].kind == kindHeading && s.blocks[j].start < a {
+			return s.blocks[j].path
+		}
+	}
+	return s.path
+}
+
+func hasPrefix(path, sub []string) bool {
+	return len(sub) <= len(path) && equal(path[:len(sub)], sub)
+}
+
 // cut picks where a window starting at token ti ends: at a line end if one
 // falls in the second half of the window, else at a sentence end, else at a
-// space. An atomic block is never cut: the window ends before it, or, when
+// space. A kept span is never cut: the window ends before it, or, when
 // the window starts with it, takes it whole.
-func (c *Chunker) cut(text string, offs []int, ti int, atomics [][2]int) int {
+func (c *Chunker) cut(text string, offs []int, ti int, keep []span) int {
 	from := offs[ti]
 	limit := offs[ti+c.P.MaxTokens]
 	half := offs[ti+c.P.MaxTokens/2]
-	for _, a := range atomics {
-		if a[0] < limit && a[1] > limit {
-			if a[0] > from {
-				return a[0]
-			}
-			return a[1]
+	if sp, ok := spanAt(keep, limit); ok {
+		if sp.a > from {
+			return sp.a
 		}
+		return sp.b
 	}
+	cut := limit
 	if i := strings.LastIndexByte(text[half:limit], '\n'); i >= 0 {
-		return half + i + 1
+		cut = half + i + 1
+	} else if i := lastSentenceEnd(text[half:limit]); i >= 0 {
+		cut = half + i
+	} else if i := strings.LastIndexAny(text[from:limit], " \t"); i > 0 {
+		cut = from + i
 	}
-	if i := lastSentenceEnd(text[half:limit]); i >= 0 {
-		return half + i
+	if h := headingBefore(text, keep, cut); h > from {
+		cut = h // the heading opens the next window
 	}
-	if i := strings.LastIndexAny(text[from:limit], " \t"); i > 0 {
-		return from + i
-	}
-	return limit
+	return cut
 }
 
 // nextStart places the next window. After a line end the next window starts

@@ -40,7 +40,8 @@ func TestBreadcrumbsAndRanges(t *testing.T) {
 	for _, c := range chunks {
 		paths = append(paths, c.Headings)
 	}
-	want := [][]string{nil, {"Cheese"}, {"Cheese", "Ripening", "Moulds"}, {"Cheese", "Brining"}}
+	// A passage is named by every heading it starts with.
+	want := [][]string{nil, {"Cheese", "Ripening"}, {"Cheese", "Ripening", "Moulds"}, {"Cheese", "Brining"}}
 	if !reflect.DeepEqual(paths, want) {
 		t.Fatalf("heading paths = %q, want %q\n%q", paths, want, texts(raw, chunks))
 	}
@@ -56,10 +57,10 @@ func TestBreadcrumbsAndRanges(t *testing.T) {
 func TestTinySiblingsMerge(t *testing.T) {
 	raw := "# Note\n\n## A\n\nOne.\n\n## B\n\nTwo.\n\n## C\n\nThree.\n"
 	chunks := split(t, small, raw, 0)
-	if len(chunks) != 1 || !reflect.DeepEqual(chunks[0].Headings, []string{"Note"}) {
-		t.Fatalf("got %d chunks %q with paths, want one under [Note]", len(chunks), texts(raw, chunks))
+	if len(chunks) != 1 || !reflect.DeepEqual(chunks[0].Headings, []string{"Note", "A"}) {
+		t.Fatalf("got %d chunks %q with paths, want one under [Note A]", len(chunks), texts(raw, chunks))
 	}
-	if want := []string{"Note", "A", "B", "C"}; !reflect.DeepEqual(chunks[0].Contains, want) {
+	if want := []string{"B", "C"}; !reflect.DeepEqual(chunks[0].Contains, want) {
 		t.Errorf("contains = %q, want %q", chunks[0].Contains, want)
 	}
 }

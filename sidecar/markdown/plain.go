@@ -44,23 +44,33 @@ var (
 	mdLinkRe   = regexp.MustCompile(`!?\[([^\]\n]*)\]\([^)\n]*\)`)
 	autoLinkRe = regexp.MustCompile(`<https?://[^>\s]*>|https?://\S+`)
 	markRe     = regexp.MustCompile("[*`]+|~~|==")
-	tagRe      = regexp.MustCompile(`</?[a-zA-Z][^>\n]*>`)
+	tagRe      = regexp.MustCompile(`</?[a-zA-Z][^>]*>`)
+	commentRe  = regexp.MustCompile(`(?s)%%.*?(%%|$)|<!--.*?(-->|$)`)
+	calloutRe  = regexp.MustCompile(`(?m)^((?:>\s*)+)\[![\w-]+\][+-]?`)
 )
 
-// Plain returns src with Markdown markup removed, for indexing and
-// display of short strings (headings): wikilinks become their display
-// text followed by their target when it differs, links their text, and
-// URLs, emphasis marks and HTML tags go away. Byte ranges never refer to
-// this text; it is only what the keyword index sees.
+// Plain returns src with Markdown markup removed: what the keyword index
+// and the embedder read, and what extracted answers quote. Wikilinks
+// become their display text followed by their target when it differs,
+// links their text; embeds (![[pic.png]], icons such as
+// ![[lucide-x.svg#icon]]), %%comments%%, HTML comments and tags, callout
+// markers, URLs and emphasis marks go away. Byte ranges never refer to
+// this text.
 func Plain(src string) string {
 	s := src
 	// Each pass is gated on a cheap test: most passages need few of them.
+	if strings.Contains(s, "%%") || strings.Contains(s, "<!--") {
+		s = commentRe.ReplaceAllString(s, "")
+	}
+	if strings.Contains(s, "[!") {
+		s = calloutRe.ReplaceAllString(s, "$1")
+	}
 	if strings.Contains(s, "[[") {
 		s = wikilinkRe.ReplaceAllStringFunc(s, func(m string) string {
 			sub := wikilinkRe.FindStringSubmatch(m)
 			l := parseLink(sub[2], sub[1] == "!")
 			if l.Embed {
-				return l.Display
+				return ""
 			}
 			if l.Display != l.Target && l.Target != "" {
 				return l.Display + " (" + l.Target + ")"

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
+	"github.com/quire-app/quire/sidecar/markdown"
 	"github.com/quire-app/quire/sidecar/vault"
 )
 
@@ -121,10 +121,6 @@ func (f filter) apply(ctx context.Context, b Backend, ps []Passage) ([]Passage, 
 	return out, nil
 }
 
-// inlineTag matches an Obsidian tag in the body: # then letters, digits,
-// _ - /, not all digits (Obsidian's rule), after a space or line start.
-var inlineTag = regexp.MustCompile(`(?:^|[\s(\[])#([\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)`)
-
 // hasTag reports whether the note has tag in its frontmatter or body. A
 // nested tag counts for its parents, as in Obsidian's tag search:
 // #recipe/bread matches "recipe".
@@ -142,33 +138,12 @@ func hasTag(rel, text, tag string) bool {
 			return true
 		}
 	}
-	for _, m := range inlineTag.FindAllStringSubmatch(stripCode(string(n.Body())), -1) {
-		if match(m[1]) {
+	for _, t := range markdown.Tags(n.Body()) {
+		if match(t) {
 			return true
 		}
 	}
 	return false
-}
-
-// stripCode drops fenced code blocks, where # is not a tag.
-func stripCode(s string) string {
-	if !strings.Contains(s, "```") && !strings.Contains(s, "~~~") {
-		return s
-	}
-	var b strings.Builder
-	fence := ""
-	for _, line := range strings.SplitAfter(s, "\n") {
-		t := strings.TrimSpace(line)
-		switch {
-		case fence == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
-			fence = t[:3]
-		case fence != "" && strings.HasPrefix(t, fence):
-			fence = ""
-		case fence == "":
-			b.WriteString(line)
-		}
-	}
-	return b.String()
 }
 
 // snippet shortens text to about n bytes around the first query word it
