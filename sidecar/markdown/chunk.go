@@ -53,15 +53,24 @@ type section struct {
 	blocks     []block
 	tokens     int
 	offs       []int // token offsets of body[start:end], for a section not merged
+	headOnly   bool  // nothing but headings
 }
 
 // Split cuts raw[bodyStart:] into chunks whose offsets index raw. Its
 // cost is linear in the note's size; it returns at most MaxPassages.
 func (c *Chunker) Split(raw []byte, bodyStart int) []Chunk {
 	body := raw[bodyStart:]
+	if len(body) > estimateAbove {
+		// See estimateAbove: the same cut, with cheaper counts.
+		est := *c
+		est.Tok = estimate{}
+		c = &est
+	}
 	secs := c.sections(body)
 	out := c.chunks(body, c.group(secs, body, false))
-	if len(out) > MaxPassages {
+	if len(out) > MaxPassages && len(secs) > MaxPassages/2 {
+		// Many small sections: merging neighbours helps; one long
+		// section would only be cut the same way again.
 		out = c.chunks(body, c.group(secs, body, true))
 	}
 	if len(out) > MaxPassages {
@@ -100,7 +109,7 @@ func (c *Chunker) sections(body []byte) []section {
 			}
 			levels, path = append(levels, b.level), append(path, b.heading)
 			b.path = append([]string(nil), path...)
-			secs = append(secs, section{path: b.path, start: b.start, end: b.end, blocks: []block{b}})
+			secs = append(secs, section{path: b.path, start: b.start, end: b.end, blocks: []block{b}, headOnly: true})
 			continue
 		}
 		if len(secs) == 0 {
@@ -109,6 +118,7 @@ func (c *Chunker) sections(body []byte) []section {
 		s := &secs[len(secs)-1]
 		s.blocks = append(s.blocks, b)
 		s.end = b.end
+		s.headOnly = false
 	}
 	return secs
 }
@@ -121,7 +131,7 @@ func (c *Chunker) group(secs []section, body []byte, all bool) []section {
 	var out []section
 	for _, s := range secs {
 		if s.offs == nil {
-			s.offs = c.Tok.Offsets(string(body[s.start:s.end]))
+			s.offs = c.offsets(string(body[s.start:s.end]))
 		}
 		n := len(s.offs)
 		s.tokens = n
@@ -132,10 +142,13 @@ func (c *Chunker) group(secs []section, body []byte, all bool) []section {
 			// first heading only takes what follows when it is tiny itself.
 			lastTiny := lt < c.P.MinTokens && (len(last.path) == 0 || related(last.path, s.path))
 			thisTiny := n < c.P.MinTokens && len(last.path) > 0 && related(last.path, s.path)
-			if onlyHeadings(last.blocks) || (all || lastTiny || thisTiny) && lt+n <= c.P.MaxTokens {
+			// Headings alone join what follows whatever its size, but a run
+			// of headings longer than a passage (100k headings) is cut.
+			if last.headOnly && lt < c.P.MaxTokens || (all || lastTiny || thisTiny) && lt+n <= c.P.MaxTokens {
+				last.headOnly = last.headOnly && s.headOnly
 				last.path = commonPrefix(last.path, s.path)
 				last.end = s.end
-				last.blocks = append(last.blocks[:len(last.blocks):len(last.blocks)], s.blocks...)
+				last.blocks = append(last.blocks, s.blocks...)
 				last.tokens, last.offs = lt+n, nil
 				continue
 			}
@@ -143,15 +156,6 @@ func (c *Chunker) group(secs []section, body []byte, all bool) []section {
 		out = append(out, s)
 	}
 	return out
-}
-
-func onlyHeadings(bs []block) bool {
-	for _, b := range bs {
-		if b.kind != kindHeading {
-			return false
-		}
-	}
-	return len(bs) > 0
 }
 
 // related reports whether b sits under a's parent: a sibling, a child, or
@@ -212,7 +216,7 @@ func (c *Chunker) window(body []byte, s section) []Chunk {
 	}
 	offs = s.offs
 	if offs == nil || s.start != start {
-		offs = c.Tok.Offsets(text) // merged, or leading space trimmed: offsets shift
+		offs = c.offsets(text) // merged, or leading space trimmed: offsets shift
 	}
 	keep := keptSpans(body, s.blocks, start)
 	var out []Chunk

@@ -50,3 +50,76 @@ func (t cl100k) Offsets(s string) []int {
 
 // CountTokens counts cl100k tokens in s.
 func CountTokens(s string) int { return len(CL100K().Offsets(s)) }
+
+// exactLimit is the longest text counted with the real tokenizer. cl100k's
+// cost grows badly on pathological text (a megabyte of list markers took
+// seconds and hundreds of MB, issue 13), and past this size a count only
+// sizes windows, so an estimate serves: linear, with no allocation but
+// the offsets.
+const exactLimit = 64 << 10
+
+// estimateAbove is the note size past which every count is estimated:
+// cl100k's fixed cost per call made 100k tiny headings cost a gigabyte of
+// garbage. Notes that large are rare, and their passages are sized within
+// about a third of the exact count (TestEstimateNearCL100K).
+const estimateAbove = 256 << 10
+
+// estimate is the Tokenizer of estimateOffsets.
+type estimate struct{}
+
+func (estimate) Offsets(s string) []int { return estimateOffsets(s) }
+
+// offsets counts tokens in s: exactly up to exactLimit bytes, else
+// estimated.
+func (c *Chunker) offsets(s string) []int {
+	if len(s) > exactLimit {
+		return estimateOffsets(s)
+	}
+	return c.Tok.Offsets(s)
+}
+
+// estimateOffsets approximates where cl100k's tokens start: a word with
+// the space before it is one token per 8 bytes, digits go by three, every
+// other mark is a token with the space before it, and a run of spaces is
+// one token.
+func estimateOffsets(s string) []int {
+	offs := make([]int, 0, len(s)/4+1)
+	class := func(b byte) int {
+		switch {
+		case b == ' ' || b == '\t' || b == '\n' || b == '\r':
+			return 0
+		case b >= '0' && b <= '9':
+			return 2
+		case b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80 || b == '_':
+			return 1
+		}
+		return 3
+	}
+	run := 0 // bytes in the current token
+	for i := 0; i < len(s); i++ {
+		cl := class(s[i])
+		start := i == 0
+		if !start {
+			prev := class(s[i-1])
+			switch {
+			case cl == 0:
+				start = prev != 0
+			case prev == 0:
+				// A single space joins what follows it.
+				start = i < 2 || class(s[i-2]) == 0
+			case cl == 3:
+				start = true
+			case cl != prev:
+				start = true
+			case cl == 1 && run >= 8, cl == 2 && run >= 3:
+				start = true
+			}
+		}
+		if start {
+			offs = append(offs, i)
+			run = 0
+		}
+		run++
+	}
+	return offs
+}
