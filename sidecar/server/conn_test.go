@@ -4,12 +4,14 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
 
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/client"
 )
 
 // TestHandshakeRefused checks that every bad first frame gets an error
@@ -329,6 +331,51 @@ func TestFrameID(t *testing.T) {
 	for _, tt := range tests {
 		if got := frameID([]byte(tt.prefix)); got != tt.want {
 			t.Errorf("frameID(%q) = %q, want %q", tt.prefix, got, tt.want)
+		}
+	}
+}
+
+// TestWorkBoundAcrossConnections: with MaxWork 1, a search from a second
+// connection waits while one from the first is being worked on, then is
+// answered; nothing fails.
+func TestWorkBoundAcrossConnections(t *testing.T) {
+	h := start(t, notes, func(o *setup) { o.Server.MaxWork = 1 })
+	var active, peak atomic.Int32
+	entered := make(chan struct{}, 2)
+	release := make(chan struct{})
+	h.srv.hook = func(typ string) {
+		if typ != proto.TypeSearchQuery {
+			return
+		}
+		n := active.Add(1)
+		if n > peak.Load() {
+			peak.Store(n)
+		}
+		entered <- struct{}{}
+		<-release
+		active.Add(-1)
+	}
+	a, b := h.dial(), h.dial()
+	errs := make(chan error, 2)
+	for _, c := range []*client.Client{a, b} {
+		go func() {
+			_, err := c.Search(t.Context(), proto.SearchQuery{Query: "sourdough", K: 100})
+			errs <- err
+		}()
+	}
+	<-entered
+	// The other search is either waiting for the slot (bound held) or
+	// in the hook too (no bound): wait until one of the two is seen.
+	for h.srv.waiting.Load() == 0 && peak.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	if p := peak.Load(); p > 1 {
+		t.Errorf("%d searches worked on at once, want at most MaxWork 1", p)
+	}
+	close(release)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }

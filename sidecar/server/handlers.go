@@ -15,7 +15,27 @@ import (
 
 // handle answers one request: the reply's type and payload, or an error.
 // A streaming request's parts go out through st before this returns.
+// bounded reports whether a request type takes a slot of Options.MaxWork:
+// everything but ask and ingest, which wait on a model, not the CPU, and
+// would hold a slot for minutes.
+func bounded(typ string) bool {
+	return !strings.HasPrefix(typ, "ask.") && !strings.HasPrefix(typ, "ingest.")
+}
+
 func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (string, any, *proto.Error) {
+	if bounded(env.Type) {
+		// One bound across every connection, so that many pipelined
+		// searches queue instead of each holding its results in memory.
+		s.waiting.Add(1)
+		select {
+		case s.work <- struct{}{}:
+			s.waiting.Add(-1)
+			defer func() { <-s.work }()
+		case <-ctx.Done():
+			s.waiting.Add(-1)
+			return "", nil, &proto.Error{Code: proto.CodeNotReady, Message: "request cancelled while waiting its turn"}
+		}
+	}
 	if s.hook != nil {
 		s.hook(env.Type)
 	}

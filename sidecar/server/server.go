@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,6 +63,12 @@ type Options struct {
 	FrameLimit int
 	// HelloTimeout is how long a new connection has to send hello.
 	HelloTimeout time.Duration
+	// MaxWork bounds the requests worked on at once across every
+	// connection (searches, related pages, notes, everything but the
+	// model-bound ask and ingest); the rest wait their turn. 0 means the
+	// number of CPUs Go may use, at least 2: more at once only adds memory,
+	// not speed.
+	MaxWork int
 }
 
 // Server is a running sidecar's protocol endpoint for one vault.
@@ -83,6 +90,8 @@ type Server struct {
 	conns    map[*conn]bool // every connection; true once welcomed
 	closing  bool
 	inflight sync.WaitGroup // requests being answered
+	work     chan struct{}  // a slot per request worked on (MaxWork)
+	waiting  atomic.Int64   // requests waiting for a slot
 	live     sync.WaitGroup // connections being served
 
 	// hook, when set by a test, runs before each request is answered.
@@ -104,6 +113,9 @@ func New(opts Options) (*Server, error) {
 	if opts.FrameLimit <= 0 {
 		opts.FrameLimit = DefaultFrameLimit
 	}
+	if opts.MaxWork <= 0 {
+		opts.MaxWork = max(2, runtime.GOMAXPROCS(0))
+	}
 	if opts.HelloTimeout <= 0 {
 		opts.HelloTimeout = DefaultHelloTimeout
 	}
@@ -124,6 +136,7 @@ func New(opts Options) (*Server, error) {
 		log:   opts.Log,
 		token: token,
 		conns: map[*conn]bool{},
+		work:  make(chan struct{}, opts.MaxWork),
 	}
 	s.reqCtx, s.cancelReq = context.WithCancel(context.Background())
 	s.upgrader = websocket.Upgrader{

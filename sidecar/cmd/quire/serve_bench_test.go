@@ -149,3 +149,76 @@ func peakRSS(pid int) int {
 	}
 	return 0
 }
+
+// BenchmarkServePipelined is the load case of a red-team finding:
+// QUIRE_LOAD_CLIENTS (default 10) connections each send
+// QUIRE_LOAD_PIPELINE (default 100) search.query at once with k=100, on
+// QUIRE_LOAD_CHANNEL (default hybrid, the heaviest: every query embedded).
+// It reports the sidecar's peak RSS and fails on any error, or when the
+// peak passes 600 MB. scripts/bench-server pipelined wraps it.
+func BenchmarkServePipelined(b *testing.B) {
+	clients := envInt("QUIRE_LOAD_CLIENTS", 10)
+	pipeline := envInt("QUIRE_LOAD_PIPELINE", 100)
+	channel := proto.Channel(os.Getenv("QUIRE_LOAD_CHANNEL"))
+	if channel == "" {
+		channel = proto.ChannelHybrid
+	}
+	vault := b.TempDir()
+	src, err := filepath.Abs(filepath.Join("..", "..", "..", "sample-vault"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-R", src+"/.", vault).CombinedOutput(); err != nil {
+		b.Fatalf("copy sample vault: %v: %s", err, out)
+	}
+	st := b.TempDir()
+	if channel == proto.ChannelBM25 {
+		keywordsOnly(b, st)
+	}
+	c := startQuire(b, "serve", "--vault", vault, "--state", st)
+	first, _ := attachTo(b, c, st)
+	waitIdle(b, first, 5*time.Minute)
+	base := peakRSS(c.cmd.Process.Pid)
+
+	for range b.N {
+		conns := make([]*client.Client, clients)
+		for i := range conns {
+			conns[i], _ = attachTo(b, c, st)
+		}
+		var errs atomic.Int64
+		var firstEr atomic.Value
+		b.ResetTimer()
+		began := time.Now()
+		var wg sync.WaitGroup
+		for i, cl := range conns {
+			for n := range pipeline {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					q := proto.SearchQuery{Query: loadQueries[(i+n)%len(loadQueries)], K: 100, Channel: channel}
+					if _, err := cl.Search(context.Background(), q); err != nil {
+						errs.Add(1)
+						firstEr.CompareAndSwap(nil, err.Error())
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		elapsed := time.Since(began)
+		b.StopTimer()
+		rss := peakRSS(c.cmd.Process.Pid)
+		b.ReportMetric(float64(errs.Load()), "errors")
+		b.ReportMetric(float64(rss)/1024, "peak-RSS-MB")
+		b.Logf("%d connections × %d pipelined search.query k=100, channel %s: %s, %d errors, sidecar peak RSS %d MB (%d MB before)",
+			clients, pipeline, channel, elapsed.Round(time.Millisecond), errs.Load(), rss/1024, base/1024)
+		if n := errs.Load(); n > 0 {
+			b.Errorf("%d requests failed, first: %v", n, firstEr.Load())
+		}
+		if rss > 600*1024 {
+			b.Errorf("peak RSS %d MB, over 600 MB", rss/1024)
+		}
+		for _, cl := range conns {
+			cl.Close()
+		}
+	}
+}
