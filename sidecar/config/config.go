@@ -74,6 +74,10 @@ type Dense struct {
 	// MaxTokens is the input window of a "model" embedder, in its tokens
 	// as estimated by cl100k; passages are read in windows of this size.
 	MaxTokens int `yaml:"max_tokens"`
+	// Workers is how many goroutines the builtin embedder gives to
+	// indexing, on threads of lowered priority; 0 means one fewer than the
+	// cores, so that searches always find one free.
+	Workers int `yaml:"workers"`
 }
 
 // Chunk sets how notes are cut into passages. Tokens are cl100k tokens.
@@ -143,6 +147,8 @@ func (c Config) Validate() error {
 		return errors.New("dense.embedder: model needs model.embed_model (and model.provider)")
 	case c.Dense.MaxTokens < 16:
 		return fmt.Errorf("dense.max_tokens: %d is below the minimum of 16", c.Dense.MaxTokens)
+	case c.Dense.Workers < 0:
+		return fmt.Errorf("dense.workers: %d is negative (0 means one fewer than the cores)", c.Dense.Workers)
 	}
 	if err := ValidFolder(c.Folder); err != nil {
 		return fmt.Errorf("folder: %w", err)

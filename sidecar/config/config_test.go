@@ -43,6 +43,7 @@ func TestLoad(t *testing.T) {
 		{name: "wrong type", yaml: "search:\n  k: many\n", wantErr: "config.yaml"},
 		{name: "model embedder needs a model", yaml: "dense:\n  embedder: model\n", wantErr: "model.embed_model"},
 		{name: "unknown embedder", yaml: "dense:\n  embedder: magic\n", wantErr: "dense.embedder"},
+		{name: "negative workers", yaml: "dense:\n  workers: -1\n", wantErr: "dense.workers"},
 		{name: "model", yaml: "model:\n  provider: ollama\n  model: qwen3:8b\n  timeout: 90s\n  context_tokens: 8192\n",
 			check: func(c Config) bool {
 				return c.Model.Provider == "ollama" && c.Model.Model == "qwen3:8b" && c.Model.Timeout == 90*time.Second && c.Model.ContextTokens == 8192

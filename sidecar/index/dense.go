@@ -32,6 +32,13 @@ type remoteEmbedder interface {
 	Remote() bool
 }
 
+// backgroundEmbedder is an Embedder that can embed passages with fewer
+// goroutines at lower priority (the builtin *use.Model can), so that
+// indexing leaves room for searches.
+type backgroundEmbedder interface {
+	EmbedBackground(ctx context.Context, texts []string, workers int) ([][]float32, error)
+}
+
 // Checkpoints: Embed saves the vectors made so far after this many new
 // vectors or this much time, whichever comes first, so a crash loses at
 // most one checkpoint's work.
@@ -218,7 +225,12 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 			}
 		}
 		windowsRead += len(texts)
-		vecs, err := d.emb.Embed(ctx, texts)
+		var vecs [][]float32
+		if b, ok := d.emb.(backgroundEmbedder); ok {
+			vecs, err = b.EmbedBackground(ctx, texts, ix.cfg.Dense.Workers)
+		} else {
+			vecs, err = d.emb.Embed(ctx, texts)
+		}
 		if err != nil {
 			_ = d.store.Save()
 			return ix.DenseStats(), fmt.Errorf("embed: %w", err)

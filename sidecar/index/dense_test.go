@@ -305,3 +305,38 @@ func TestEmbedCheckpointsByCount(t *testing.T) {
 		t.Errorf("vectors on disk after two batches of 32: %d, want 64", got)
 	}
 }
+
+// backgroundFake is a fakeEmbedder that can embed in the background and
+// records the worker counts it was asked for.
+type backgroundFake struct {
+	fakeEmbedder
+	mu      sync.Mutex
+	workers []int
+}
+
+func (b *backgroundFake) EmbedBackground(ctx context.Context, texts []string, workers int) ([][]float32, error) {
+	b.mu.Lock()
+	b.workers = append(b.workers, workers)
+	b.mu.Unlock()
+	return b.fakeEmbedder.Embed(ctx, texts)
+}
+
+// TestEmbedPassagesInBackground checks that passages go through
+// EmbedBackground with dense.workers when the embedder has it.
+func TestEmbedPassagesInBackground(t *testing.T) {
+	f := newFixture(t, map[string]string{"Boats.md": "# Boats\n\nThe keel resists leeway.\n"})
+	f.close()
+	cfg := config.Default()
+	cfg.Dense.Workers = 3
+	f.openWith(cfg)
+	f.run()
+	e := &backgroundFake{fakeEmbedder: fakeEmbedder{name: "bg"}}
+	f.enableDense(e)
+	f.embed()
+	if len(e.workers) == 0 || e.workers[0] != 3 {
+		t.Errorf("EmbedBackground workers = %v, want [3 …]", e.workers)
+	}
+	if e.calls.Load() != int64(len(e.workers)) {
+		t.Errorf("%d Embed calls, %d of them in the background: passages went through Embed", e.calls.Load(), len(e.workers))
+	}
+}

@@ -144,15 +144,42 @@ func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 	for i, t := range texts {
 		ids[i] = m.tok.encode(normalize(t))
 	}
-	out, err := m.embedIDs(ctx, ids)
+	out, err := m.embedIDs(ctx, ids, runtime.GOMAXPROCS(0), false)
 	if err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
 	return out, nil
 }
 
-// embedIDs runs the network on piece ids, clipped to maxTokens.
-func (m *Model) embedIDs(ctx context.Context, ids [][]int32) ([][]float32, error) {
+// EmbedBackground is Embed for work no one waits on, such as indexing: it
+// uses at most workers goroutines (0: DefaultWorkers), each on an OS thread
+// whose scheduling priority is lowered where the OS allows it (nice 10 on
+// Linux, below normal on Windows), so that searches and the user's other
+// programs run first.
+func (m *Model) EmbedBackground(ctx context.Context, texts []string, workers int) ([][]float32, error) {
+	if workers <= 0 {
+		workers = DefaultWorkers()
+	}
+	ids := make([][]int32, len(texts))
+	for i, t := range texts {
+		ids[i] = m.tok.encode(normalize(t))
+	}
+	out, err := m.embedIDs(ctx, ids, workers, true)
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	return out, nil
+}
+
+// DefaultWorkers is how many goroutines EmbedBackground uses by default:
+// one core fewer than Go may use, and at least one, so a search always
+// finds a core free.
+func DefaultWorkers() int { return max(runtime.GOMAXPROCS(0)-1, 1) }
+
+// embedIDs runs the network on piece ids, clipped to maxTokens, with at
+// most workers goroutines; background ones run on OS threads of lowered
+// priority.
+func (m *Model) embedIDs(ctx context.Context, ids [][]int32, workers int, background bool) ([][]float32, error) {
 	out := make([][]float32, len(ids))
 	flat := make([]float32, len(ids)*dims)
 	for i := range out {
@@ -175,7 +202,7 @@ func (m *Model) embedIDs(ctx context.Context, ids [][]int32) ([][]float32, error
 	if lo < len(ids) {
 		groups = append(groups, group{lo, len(ids)})
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(groups))
+	workers = min(workers, len(groups))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
@@ -183,10 +210,19 @@ func (m *Model) embedIDs(ctx context.Context, ids [][]int32) ([][]float32, error
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
+			if background {
+				// The thread is never unlocked, so it ends with this
+				// goroutine: an unprivileged process may lower a thread's
+				// priority but not raise it back, and no other goroutine
+				// must inherit it.
+				runtime.LockOSThread()
+				lowerThreadPriority()
+			}
 			ws := m.getWorkspace()
 			defer m.putWorkspace(ws)
-			// A lone group (a query) would leave the other cores idle.
-			ws.split = len(groups) == 1 && runtime.GOMAXPROCS(0) > 1
+			// A lone group (a query) would leave the other cores idle;
+			// background work leaves them idle on purpose.
+			ws.split = !background && len(groups) == 1 && runtime.GOMAXPROCS(0) > 1
 			for {
 				g := int(next.Add(1)) - 1
 				if g >= len(groups) {

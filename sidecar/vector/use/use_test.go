@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -112,7 +113,7 @@ func testVectors(t *testing.T, m *Model) {
 		want = append(want, c.Vector)
 		names = append(names, c.Name)
 	}
-	got, err := m.embedIDs(context.Background(), ids)
+	got, err := m.embedIDs(context.Background(), ids, runtime.GOMAXPROCS(0), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,5 +283,53 @@ func TestCountTokensAddsUpOverWords(t *testing.T) {
 		if got := m.CountTokens(strings.Join(words, " ")); got != sum {
 			t.Errorf("CountTokens(%.40q…) = %d, sum over its words %d", text, got, sum)
 		}
+	}
+}
+
+// TestEmbedBackground checks that background embedding gives the same
+// vectors with one worker, and that its threads run at lowered priority
+// while this goroutine's does not.
+func TestEmbedBackground(t *testing.T) {
+	m := mustLoad(t)
+	texts := []string{passage(0), passage(1), passage(2), "cheese"}
+	want, err := m.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.EmbedBackground(context.Background(), texts, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("EmbedBackground(%.20q) differs from Embed", texts[i])
+		}
+	}
+	if DefaultWorkers() != max(runtime.GOMAXPROCS(0)-1, 1) {
+		t.Errorf("DefaultWorkers() = %d with GOMAXPROCS %d", DefaultWorkers(), runtime.GOMAXPROCS(0))
+	}
+
+	type prio struct {
+		nice int
+		ok   bool
+	}
+	ch := make(chan prio, 1)
+	go func() {
+		runtime.LockOSThread()
+		lowerThreadPriority()
+		n, ok := threadPriority()
+		ch <- prio{n, ok}
+	}()
+	p := <-ch
+	if !p.ok {
+		t.Skipf("no per-thread priority on %s", runtime.GOOS)
+	}
+	if p.nice <= 0 {
+		t.Errorf("embedding thread priority %d, want below normal (> 0)", p.nice)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if n, _ := threadPriority(); n > 0 {
+		t.Errorf("caller's thread priority %d after background embedding, want unchanged", n)
 	}
 }
