@@ -62,8 +62,7 @@ type QueryEmbedder interface {
 type dense struct {
 	emb    Embedder
 	store  *vector.Store
-	budget int  // model tokens per window, breadcrumb included
-	mean   bool // one vector per passage: the mean of its windows'
+	budget int // model tokens per window, breadcrumb included
 }
 
 // DenseStats describes the vectors.
@@ -113,10 +112,14 @@ func (ix *Index) Vectors() int {
 // Dense reports whether vectors are enabled.
 func (ix *Index) Dense() bool { return ix.dense != nil }
 
-// dropVectors removes the vectors of notes whose passages were replaced,
-// and saves at once when it removed any: vectors are keyed by passage id,
-// so a stale vector that survived a crash would pass for the new text.
-func (ix *Index) dropVectors(paths []string) error {
+// dropVectors removes the vectors of notes whose passages are about to be
+// replaced by docs, except those of passages that keep their id, heading
+// path and text (what was embedded): a rebuild with the same embedder and
+// chunking re-embeds nothing. It saves at once when it removed any:
+// vectors are keyed by passage id, so a stale vector that survived a crash
+// would pass for the new text. It runs before the keyword index is
+// replaced, whose old passages it compares with.
+func (ix *Index) dropVectors(paths []string, docs []bm25.Doc) error {
 	if ix.dense == nil || len(paths) == 0 {
 		return nil
 	}
@@ -124,9 +127,29 @@ func (ix *Index) dropVectors(paths []string) error {
 	for _, p := range paths {
 		gone[p] = true
 	}
+	var stored []string
+	seen := map[string]bool{}
+	for _, k := range ix.dense.store.Keys() {
+		if id := KeyPassage(k); gone[keyPath(k)] && !seen[id] {
+			seen[id] = true
+			stored = append(stored, id)
+		}
+	}
+	keep := map[string]bool{}
+	if len(stored) > 0 && len(docs) > 0 {
+		old, err := ix.BM25.Docs(context.Background(), stored)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			if h, ok := old[d.ID]; ok && h.Text == d.Text && h.Crumbs == d.Crumbs {
+				keep[d.ID] = true
+			}
+		}
+	}
 	dropped := false
 	for _, k := range ix.dense.store.Keys() {
-		if gone[keyPath(k)] {
+		if gone[keyPath(k)] && !keep[KeyPassage(k)] {
 			dropped = ix.dense.store.Delete(k) || dropped
 		}
 	}

@@ -338,5 +338,52 @@ func TestEmbedPassagesInBackground(t *testing.T) {
 	}
 	if e.calls.Load() != int64(len(e.workers)) {
 		t.Errorf("%d Embed calls, %d of them in the background: passages went through Embed", e.calls.Load(), len(e.workers))
+
+// TestRebuildKeepsUnchangedVectors rebuilds every note (as a full reindex
+// does) with the same embedder and chunking: nothing is embedded again.
+// Then one passage of one note changes: only that passage is embedded
+// again, and every passage has its vector.
+func TestRebuildKeepsUnchangedVectors(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"a.md": "# A\n\nalpha apples grow on trees.\n\n## More\n\nalpha again, with pears.\n",
+		"b.md": "# B\n\nbeta bananas are yellow.\n",
+	})
+	emb := &fakeEmbedder{name: "fake"}
+	f.enableDense(emb)
+	if _, err := f.ix.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	first := f.embed()
+	if first.Embedded != first.Passages || first.Passages == 0 {
+		t.Fatalf("first embed: %+v", first)
+	}
+	before := emb.texts.Load()
+
+	if err := f.ix.Invalidate(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := f.ix.Run(context.Background()); err != nil || st.Changed != 2 {
+		t.Fatalf("rebuild: %+v, %v; want both notes re-read", st, err)
+	}
+	if got := f.ix.DenseStats(); got.Embedded != first.Passages {
+		t.Errorf("after the rebuild %d of %d passages keep their vectors, want all", got.Embedded, first.Passages)
+	}
+	if st := f.embed(); st.Embedded != st.Passages {
+		t.Errorf("embed after rebuild: %+v", st)
+	}
+	if n := emb.texts.Load() - before; n != 0 {
+		t.Errorf("rebuild re-embedded %d texts, want 0", n)
+	}
+
+	f.write("a.md", "# A\n\nalpha apples grow on trees.\n\n## More\n\nalpha again, with plums now.\n")
+	before = emb.texts.Load()
+	if _, err := f.ix.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.embed(); st.Embedded != st.Passages {
+		t.Errorf("embed after the edit: %+v", st)
+	}
+	if n := emb.texts.Load() - before; n != 1 {
+		t.Errorf("the edit re-embedded %d texts, want 1 (the changed passage)", n)
 	}
 }

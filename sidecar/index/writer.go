@@ -74,11 +74,13 @@ func (w *writer) maybeFlush() error {
 // between leaves notes the catalog does not know, which the next run redoes.
 func (w *writer) flush() error {
 	if len(w.paths) > 0 || len(w.docs) > 0 {
+		// Vectors go first: a crash before the keyword index is replaced
+		// leaves only vectors whose passage text is the same in both.
+		if err := w.ix.dropVectors(w.paths, w.docs); err != nil {
+			return fmt.Errorf("drop vectors: %w", err)
+		}
 		if err := w.ix.BM25.Replace(w.paths, w.docs); err != nil {
 			return err
-		}
-		if err := w.ix.dropVectors(w.paths); err != nil {
-			return fmt.Errorf("drop vectors: %w", err)
 		}
 	}
 	if err := w.ix.cat.apply(w.changes); err != nil {
