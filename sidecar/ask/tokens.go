@@ -3,7 +3,7 @@ package ask
 import (
 	"sync"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/quire-app/quire/sidecar/markdown"
 )
 
 // Token counting for budgets is cl100k, the tokenizer the chunker cuts
@@ -17,20 +17,11 @@ import (
 const maxCached = 1 << 18
 
 var tok struct {
-	once  sync.Once
-	codec tokenizer.Codec
-	mu    sync.RWMutex
-	memo  map[string]int
+	mu   sync.RWMutex
+	memo map[string]int
 }
 
 func countTokens(s string) int {
-	tok.once.Do(func() {
-		c, err := tokenizer.Get(tokenizer.Cl100kBase)
-		if err != nil {
-			panic("cl100k tokenizer: " + err.Error()) // the vocabulary is compiled in
-		}
-		tok.codec, tok.memo = c, map[string]int{}
-	})
 	n := 0
 	start := 0
 	for i := 1; i < len(s); i++ {
@@ -56,12 +47,11 @@ func countPiece(p string) int {
 	if ok {
 		return n
 	}
-	n, err := tok.codec.Count(p)
-	if err != nil {
-		// Only invalid UTF-8 fails; count it as bytes, an upper bound.
-		n = len(p)
-	}
+	n = markdown.CountTokens(p) // invalid UTF-8 counts as bytes, an upper bound
 	tok.mu.Lock()
+	if tok.memo == nil {
+		tok.memo = map[string]int{}
+	}
 	if len(tok.memo) < maxCached {
 		tok.memo[p] = n
 	}

@@ -338,6 +338,8 @@ func TestEmbedPassagesInBackground(t *testing.T) {
 	}
 	if e.calls.Load() != int64(len(e.workers)) {
 		t.Errorf("%d Embed calls, %d of them in the background: passages went through Embed", e.calls.Load(), len(e.workers))
+	}
+}
 
 // TestRebuildKeepsUnchangedVectors rebuilds every note (as a full reindex
 // does) with the same embedder and chunking: nothing is embedded again.

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // State is where an item is in its life.
@@ -112,7 +113,7 @@ func OpenQueue(path string) (*Queue, error) {
 		return nil, fmt.Errorf("open queue: %w", err)
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("open queue %s: %w", path, ErrInUse)
 	}
 	if err != nil {

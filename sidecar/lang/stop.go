@@ -111,9 +111,3 @@ func IsStop(l Lang, word string) bool {
 	stopOnce.Do(loadStops)
 	return stops[l][word]
 }
-
-// StopWords returns the number of stop words of l, for tests and reports.
-func StopWords(l Lang) int {
-	stopOnce.Do(loadStops)
-	return len(stops[l])
-}

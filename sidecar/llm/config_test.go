@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/sidecar/llm"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestValidate(t *testing.T) {

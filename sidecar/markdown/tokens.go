@@ -3,7 +3,7 @@ package markdown
 import (
 	"sync"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // Tokenizer counts tokens and reports where each token starts. The
@@ -14,7 +14,10 @@ type Tokenizer interface {
 	Offsets(s string) []int
 }
 
-type cl100k struct{ codec tokenizer.Codec }
+// cl100k is the one cl100k codec of the process: the chunker and ask's
+// budgets share it. Only this vocabulary is linked in (the tokenizer
+// package's Get would link every OpenAI vocabulary, some 6 MB).
+type cl100k struct{ codec *codec.Codec }
 
 var (
 	defaultTok     Tokenizer
@@ -24,11 +27,7 @@ var (
 // CL100K returns the shared cl100k tokenizer.
 func CL100K() Tokenizer {
 	defaultTokOnce.Do(func() {
-		c, err := tokenizer.Get(tokenizer.Cl100kBase)
-		if err != nil {
-			panic("cl100k tokenizer: " + err.Error()) // the vocabulary is compiled in
-		}
-		defaultTok = cl100k{c}
+		defaultTok = cl100k{codec.NewCl100kBase()}
 	})
 	return defaultTok
 }
@@ -48,8 +47,19 @@ func (t cl100k) Offsets(s string) []int {
 	return offs
 }
 
-// CountTokens counts cl100k tokens in s.
-func CountTokens(s string) int { return len(CL100K().Offsets(s)) }
+// CountTokens counts cl100k tokens in s: exactly up to exactLimit bytes,
+// else estimated; for text that is not UTF-8 it returns its length in
+// bytes, an upper bound.
+func CountTokens(s string) int {
+	if len(s) > exactLimit {
+		return len(estimateOffsets(s))
+	}
+	n, err := CL100K().(cl100k).codec.Count(s)
+	if err != nil {
+		return len(s)
+	}
+	return n
+}
 
 // exactLimit is the longest text counted with the real tokenizer. cl100k's
 // cost grows badly on pathological text (a megabyte of list markers took

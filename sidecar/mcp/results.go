@@ -104,11 +104,11 @@ type notifier struct {
 	ss    *sdk.ServerSession
 	token any
 
-	mu            sync.Mutex
-	indexTotal    int
-	last          float64
-	lastSent      time.Time
-	step, message string
+	mu         sync.Mutex
+	indexTotal int
+	last       float64
+	lastSent   time.Time
+	message    string
 }
 
 func newNotifier(ctx context.Context, req *sdk.CallToolRequest) *notifier {

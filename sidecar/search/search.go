@@ -1,20 +1,18 @@
 // Package search ranks passages for a query across the retrieval
-// channels: keyword (BM25) today, dense and their fusion as they land.
+// channels: keywords (BM25), meaning (dense vectors) and their fusion.
 package search
 
 import (
-	"sort"
-	"strings"
-
-	"github.com/quire-app/quire/sidecar/index"
-
 	"context"
 	"errors"
 	"fmt"
-	"github.com/quire-app/quire/sidecar/lang"
-	"github.com/quire-app/quire/sidecar/lang/syn"
+	"sort"
+	"strings"
 
 	"github.com/quire-app/quire/sidecar/bm25"
+	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/lang"
+	"github.com/quire-app/quire/sidecar/lang/syn"
 )
 
 // Channel selects the retrieval channel.

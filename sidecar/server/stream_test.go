@@ -21,7 +21,7 @@ type countDone struct {
 }
 
 // withTestStream adds a streaming message family to the protocol table
-// for one test: no real streaming type exists until ask and ingest land.
+// for one test, so that the stream machinery is checked apart from ask.
 func withTestStream(t *testing.T) {
 	saved := proto.Messages
 	proto.Messages = append(append([]proto.Message{}, saved...),

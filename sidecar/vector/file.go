@@ -70,7 +70,6 @@ func (s *Store) write(w io.Writer) error {
 // read into ErrCorrupt.
 type reader struct {
 	r   *bufio.Reader
-	crc []byte
 	sum uint32
 	err error
 }

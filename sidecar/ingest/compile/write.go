@@ -14,7 +14,7 @@ import (
 	"regexp"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/quire-app/quire/sidecar/ingest/raw"
 )
@@ -39,8 +39,6 @@ const Format = 1
 // tempPrefix marks files being written; the dot hides them from Obsidian
 // and from the vault walker, so a crash leaves nothing the user sees.
 const tempPrefix = ".quire-tmp-"
-
-var errEdited = errors.New("edited since Quire wrote it")
 
 // folder is the generated folder, open.
 type folder struct {

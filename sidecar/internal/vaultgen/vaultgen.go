@@ -90,7 +90,7 @@ func Write(dir string, o Options) ([]string, error) {
 	}
 	titles := make([]string, o.Notes)
 	for i := range titles {
-		titles[i] = fmt.Sprintf("%s %s %d", strings.Title(word()), word(), i)
+		titles[i] = fmt.Sprintf("%s %s %d", title(word()), word(), i)
 	}
 	var paths []string
 	for i := 0; i < o.Notes; i++ {
@@ -101,7 +101,7 @@ func Write(dir string, o Options) ([]string, error) {
 		}
 		fmt.Fprintf(&b, "created: 2025-%02d-%02d\n---\n# %s\n\n%s\n", 1+r.Intn(12), 1+r.Intn(28), titles[i], paragraph())
 		for s := 0; s < 1+r.Intn(5); s++ {
-			fmt.Fprintf(&b, "\n## %s %s\n\n", strings.Title(word()), word())
+			fmt.Fprintf(&b, "\n## %s %s\n\n", title(word()), word())
 			for p := 0; p < 1+r.Intn(3); p++ {
 				switch r.Intn(10) {
 				case 0:
@@ -150,4 +150,12 @@ func vocabulary(r *rand.Rand, n int) []string {
 		}
 	}
 	return out
+}
+
+// title capitalises a generated word's first letter (the words are ASCII).
+func title(w string) string {
+	if w == "" || w[0] < 'a' || w[0] > 'z' {
+		return w
+	}
+	return string(w[0]-'a'+'A') + w[1:]
 }
