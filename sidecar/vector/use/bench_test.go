@@ -39,8 +39,8 @@ func passage(i int) string {
 // with each kernel this machine runs (the SIMD one first), so that their
 // ratio comes from one run on a shared machine.
 func BenchmarkEmbedChunks(b *testing.B) {
-	for _, k := range benchKernels() {
-		b.Run(k.name, func(b *testing.B) { benchEmbedChunks(b, loadKernel(b, k.simd)) })
+	for _, k := range kernels() {
+		b.Run(k, func(b *testing.B) { benchEmbedChunks(b, loadKernel(b, k)) })
 	}
 }
 
@@ -70,8 +70,8 @@ func benchEmbedChunks(b *testing.B, m *Model) {
 // BenchmarkEmbedQuery measures the latency of embedding one search query,
 // with each kernel this machine runs.
 func BenchmarkEmbedQuery(b *testing.B) {
-	for _, k := range benchKernels() {
-		b.Run(k.name, func(b *testing.B) { benchEmbedQuery(b, loadKernel(b, k.simd)) })
+	for _, k := range kernels() {
+		b.Run(k, func(b *testing.B) { benchEmbedQuery(b, loadKernel(b, k)) })
 	}
 }
 

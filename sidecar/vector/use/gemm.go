@@ -1,7 +1,7 @@
 package use
 
-// Matrix products run through one 6×16 micro-kernel (AVX2/FMA assembly on
-// amd64, NEON on arm64, plain Go elsewhere or when asked). Weights are packed once, at Load, into panels
+// Matrix products run through one 6×16 micro-kernel (AVX2/FMA or SSE
+// assembly on amd64, NEON on arm64, plain Go elsewhere or when asked). Weights are packed once, at Load, into panels
 // of 16 columns so the kernel reads them contiguously.
 
 const (
@@ -222,6 +222,10 @@ func tile(a, b []float32, bh []uint16, k int, c []float32, ldc int, bias []float
 	_ = b[k*tileCols-1]
 	if haveSIMD {
 		kernelPacked6x16(&a[0], 0, &b[0], k, &c[0], ldc*4, &bias[0], flags)
+		return
+	}
+	if haveSSE {
+		kernelSSE6x16(&a[0], &b[0], k, &c[0], ldc*4, &bias[0], flags)
 		return
 	}
 	kernelGo(a, b, nil, k, c, ldc, bias, flags)

@@ -62,12 +62,12 @@ func TestGemmMatchesNaive(t *testing.T) {
 					for _, portable := range []bool{false, true} {
 						name := fmt.Sprintf("m%d k%d n%d flags%d half=%v portable=%v", m, k, n, flags, half, portable)
 						c := append([]float32(nil), c0...)
-						saved := haveSIMD
+						saved := kernelName()
 						if portable {
-							setSIMD(false)
+							setKernel("portable")
 						}
 						gemm(c, n, a, k, m, b, bias, flags, &scratch{})
-						setSIMD(saved)
+						setKernel(saved)
 						for i := range c {
 							if d := math.Abs(float64(c[i] - want[i])); d > 4e-4*float64(k) {
 								t.Fatalf("%s: c[%d] = %v, want %v", name, i, c[i], want[i])
@@ -80,14 +80,21 @@ func TestGemmMatchesNaive(t *testing.T) {
 	}
 }
 
-// TestSIMDMatchesPortable holds this machine's assembly kernels (AVX2 on
-// amd64, NEON on arm64) to the portable ones on random shapes, edge sizes
-// among them: one row, one step of k, k not a multiple of the unrolling,
-// rows short of a tile, float16 and float32 weights, every flag.
+// TestSIMDMatchesPortable holds this machine's assembly kernels (AVX2 and
+// SSE on amd64, NEON on arm64) to the portable ones on random shapes, edge
+// sizes among them: one row, one step of k, k not a multiple of the
+// unrolling, rows short of a tile, float16 and float32 weights, every flag.
 func TestSIMDMatchesPortable(t *testing.T) {
-	if !simdOK {
+	ks := kernels()
+	if len(ks) == 1 {
 		t.Skip("no assembly kernels on this processor")
 	}
+	for _, kern := range ks[:len(ks)-1] {
+		t.Run(kern, func(t *testing.T) { testKernelMatchesPortable(t, kern) })
+	}
+}
+
+func testKernelMatchesPortable(t *testing.T, kern string) {
 	r := rand.New(rand.NewPCG(5, 6))
 	shapes := [][3]int{{1, 1, 16}, {1, 3, 16}, {6, 1, 16}, {5, 2, 32}, {7, 5, 16}, {12, 7, 48}, {1, 512, 1536}}
 	for range 40 {
@@ -113,19 +120,19 @@ func TestSIMDMatchesPortable(t *testing.T) {
 			}
 			bias := randSlice(r, n)
 			c0 := randSlice(r, m*n)
-			run := func(simd bool) []float32 {
-				saved := haveSIMD
-				setSIMD(simd)
-				defer setSIMD(saved)
+			run := func(kernel string) []float32 {
+				saved := kernelName()
+				setKernel(kernel)
+				defer setKernel(saved)
 				c := append([]float32(nil), c0...)
 				gemm(c, n, a, k, m, b, bias, flags, &scratch{})
 				return c
 			}
-			got, want := run(true), run(false)
+			got, want := run(kern), run("portable")
 			for i := range got {
 				// Fused and separate multiply-adds round differently.
 				if d := math.Abs(float64(got[i] - want[i])); d > 1e-5*float64(k)+1e-6 {
-					t.Fatalf("m%d k%d n%d flags%d half=%v: c[%d] = %v (%s), portable %v", m, k, n, flags, half, i, got[i], simdName, want[i])
+					t.Fatalf("m%d k%d n%d flags%d half=%v: c[%d] = %v (%s), portable %v", m, k, n, flags, half, i, got[i], kern, want[i])
 				}
 			}
 		}
@@ -139,11 +146,11 @@ func BenchmarkGemm(b *testing.B) {
 		a := randSlice(r, m*k)
 		w := packMatrix(randSlice(r, k*n), k, n)
 		c := make([]float32, m*n)
-		for _, kern := range benchKernels() {
-			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, k, n, kern.name), func(b *testing.B) {
-				saved := haveSIMD
-				setSIMD(kern.simd)
-				defer setSIMD(saved)
+		for _, kern := range kernels() {
+			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, k, n, kern), func(b *testing.B) {
+				saved := kernelName()
+				setKernel(kern)
+				defer setKernel(saved)
 				s := &scratch{}
 				cpu0 := cpuTime()
 				for i := 0; i < b.N; i++ {
@@ -180,10 +187,10 @@ func TestSoftmaxSIMDMatchesPortable(t *testing.T) {
 			row[i] *= 40 // reach deep into the exponent range
 		}
 		want := append([]float32(nil), row...)
-		saved := haveSIMD
-		setSIMD(false)
+		saved := kernelName()
+		setKernel("portable")
 		softmax(want, 0.125)
-		setSIMD(saved)
+		setKernel(saved)
 		got := append([]float32(nil), row...)
 		softmax(got, 0.125)
 		for i := range got {
@@ -213,18 +220,4 @@ func TestHalfToFloat(t *testing.T) {
 			t.Errorf("halfToFloat(%#04x) = %v, want %v", tt.bits, got, tt.want)
 		}
 	}
-}
-
-type benchKernel struct {
-	name string
-	simd bool
-}
-
-// benchKernels lists the kernels this machine can run, SIMD first.
-func benchKernels() []benchKernel {
-	var ks []benchKernel
-	if simdOK {
-		ks = append(ks, benchKernel{simdName, true})
-	}
-	return append(ks, benchKernel{"portable", false})
 }

@@ -17,5 +17,11 @@ func kernelHalf6x16(a *float32, lda int, b *uint16, k int, c *float32, ldc int, 
 //go:noescape
 func expShift(row *float32, n int, m, scale float32) float32
 
+// sseOK: SSE2 is part of every amd64 processor.
+const sseOK = true
+
+//go:noescape
+func kernelSSE6x16(a *float32, b *float32, k int, c *float32, ldc int, bias *float32, flags int)
+
 // simdName names the assembly kernels in benchmarks and tests.
 const simdName = "avx2"

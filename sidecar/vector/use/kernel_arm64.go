@@ -5,6 +5,12 @@ package use
 // base architecture.
 const simdOK = true
 
+const sseOK = false
+
+func kernelSSE6x16(a *float32, b *float32, k int, c *float32, ldc int, bias *float32, flags int) {
+	panic("use: no SSE kernel on this architecture")
+}
+
 // simdName names the assembly kernels in benchmarks and tests.
 const simdName = "neon"
 

@@ -14,8 +14,13 @@ func expShift(row *float32, n int, m, scale float32) float32 {
 	panic("use: no SIMD kernel on this architecture")
 }
 
+func kernelSSE6x16(a *float32, b *float32, k int, c *float32, ldc int, bias *float32, flags int) {
+	panic("use: no SSE kernel on this architecture")
+}
+
 // No assembly kernels here: the portable ones run.
 const (
 	simdOK   = false
+	sseOK    = false
 	simdName = "none"
 )

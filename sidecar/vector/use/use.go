@@ -12,10 +12,11 @@
 // from the reference implementation that the tests hold the port to.
 //
 // Matrix products run through a 6×16 micro-kernel in assembly: AVX2/FMA on
-// amd64 (widening the float16 weights with F16C as it loads them) and NEON
-// on arm64 (FCVTL). Other processors, and QUIRE_EMBED_KERNEL=portable, get
-// the same sums in plain Go on weights widened to float32 once at load,
-// about eight times slower than AVX2 (go test -bench Embed measures both).
+// amd64 (widening the float16 weights with F16C as it loads them), SSE on
+// amd64 processors without AVX2, and NEON on arm64 (FCVTL). Other
+// processors, and QUIRE_EMBED_KERNEL=portable, get the same sums in plain
+// Go on weights widened to float32 once at load, about eight times slower
+// than AVX2 (go test -bench Embed measures each kernel the machine has).
 //
 // Regenerating the inputs (both are committed, so building and testing need
 // neither):

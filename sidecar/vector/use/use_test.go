@@ -83,16 +83,25 @@ func TestVectorsMatchReference(t *testing.T) {
 // decoded for them (float32 weights), as processors without assembly
 // kernels do.
 func TestPortableKernelMatchesReference(t *testing.T) {
-	testVectors(t, loadKernel(t, false))
+	testVectors(t, loadKernel(t, "portable"))
 }
 
-// loadKernel decodes a model for the SIMD (simd) or portable kernels and
-// leaves those kernels selected until the test ends.
-func loadKernel(t testing.TB, simd bool) *Model {
+// TestSSEKernelMatchesReference runs the SSE kernels, which amd64
+// processors without AVX2 use.
+func TestSSEKernelMatchesReference(t *testing.T) {
+	if !sseOK {
+		t.Skip("no SSE kernels on this processor")
+	}
+	testVectors(t, loadKernel(t, "sse"))
+}
+
+// loadKernel decodes a model for the named kernels and leaves those
+// kernels selected until the test ends.
+func loadKernel(t testing.TB, kernel string) *Model {
 	t.Helper()
-	saved := haveSIMD
-	setSIMD(simd)
-	t.Cleanup(func() { setSIMD(saved) })
+	saved := kernelName()
+	setKernel(kernel)
+	t.Cleanup(func() { setKernel(saved) })
 	m, err := decode(weightsFile)
 	if err != nil {
 		t.Fatal(err)
