@@ -115,6 +115,7 @@ func Adopt(vaultDir, rel string) error {
 		return err
 	}
 	defer dir.close()
+	dir.sweep()
 	if _, err := dir.root.Lstat(OwnerFile); err == nil {
 		return nil
 	}
@@ -123,6 +124,27 @@ func Adopt(vaultDir, rel string) error {
 		return nil
 	}
 	return err
+}
+
+// sweep removes the temporary files a killed process left in the
+// folders the compiler writes (hidden, but litter; one may be a hard link
+// of a finished note). Adopt runs before the worker's next item, when no
+// write of the worker is under way; Answers/ is left alone, since an
+// answer may be saved meanwhile.
+func (f *folder) sweep() {
+	for _, dir := range []string{".", "Sources", "Concepts", "Entities", "Review"} {
+		d, err := f.root.Open(dir)
+		if err != nil {
+			continue
+		}
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		for _, n := range names {
+			if strings.HasPrefix(n, tempPrefix) {
+				f.root.Remove(filepath.Join(dir, n))
+			}
+		}
+	}
 }
 
 // owned reports whether the folder already holds a page Quire wrote.

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/client"
+	"github.com/quire-app/quire/sidecar/internal/vaultgen"
+)
+
+// TestChaos kills `quire serve` with SIGKILL at random moments while it
+// indexes, embeds and runs an ingest, restarts it each time, and checks
+// that nothing was lost: once it settles, its note, passage and vector
+// counts and its search results equal those of a fresh index of the same
+// vault, every ingested source has exactly one note, and no temporary
+// file is left. QUIRE_CHAOS_KILLS sets the kills per phase (default 1,
+// the short variant the test command runs) and QUIRE_CHAOS_NOTES the
+// vault's size (default 60); scripts/chaos runs more of both.
+func TestChaos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and restarts a sidecar")
+	}
+	kills := envInt("QUIRE_CHAOS_KILLS", 1)
+	seed := time.Now().UnixNano()
+	if s := os.Getenv("QUIRE_CHAOS_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	rng := rand.New(rand.NewSource(seed))
+	t.Logf("seed %d, %d kills per phase", seed, kills)
+
+	v := t.TempDir()
+	if _, err := vaultgen.Write(v, vaultgen.Options{Notes: envInt("QUIRE_CHAOS_NOTES", 60), Seed: 11}); err != nil {
+		t.Fatal(err)
+	}
+	st := t.TempDir()
+	total := 0
+	kill := func(phase string, c *child, after time.Duration) {
+		time.Sleep(after) // a random moment, not a wait for a condition
+		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		<-c.exited
+		c.exited <- nil
+		total++
+		t.Logf("kill %d (%s) after %s", total, phase, after.Round(time.Millisecond))
+	}
+	serve := func() *child { return startQuire(t, "serve", "--vault", v, "--state", st, "--port", "0") }
+
+	// Indexing: a fresh state folder each round, killed during the first
+	// pass; the next start must finish it.
+	for i := 0; i < kills; i++ {
+		os.RemoveAll(st)
+		c := serve()
+		attachTo(t, c, st)
+		kill("indexing", c, time.Duration(rng.Intn(400))*time.Millisecond)
+	}
+	// Embedding: the index is whole, the vectors are being made.
+	for i := 0; i < kills; i++ {
+		c := serve()
+		cl, _ := attachTo(t, c, st)
+		waitIdle(t, cl, 5*time.Minute)
+		kill("embedding", c, time.Duration(rng.Intn(1500))*time.Millisecond)
+	}
+	// Ingest: sources queued on the sidecar, killed while it works them.
+	srcDir := t.TempDir()
+	var sources []string
+	for i := 0; i < kills+2; i++ {
+		p := filepath.Join(srcDir, fmt.Sprintf("clip-%d.txt", i))
+		os.WriteFile(p, []byte(fmt.Sprintf("Clip %d. Cover crop number %d keeps the soil of field %d in place over winter.\n", i, i, i)), 0o644)
+		sources = append(sources, p)
+	}
+	for i := 0; i < kills; i++ {
+		c := serve()
+		cl, _ := attachTo(t, c, st)
+		for _, src := range sources {
+			// A source added again while queued is followed, not refused;
+			// one already done is refused as a duplicate, which is fine.
+			_ = cl.Call(context.Background(), proto.TypeIngestAdd, proto.IngestAdd{Source: src}, &proto.IngestResult{})
+		}
+		kill("ingest", c, time.Duration(rng.Intn(300))*time.Millisecond)
+	}
+
+	// Settle: restart and wait until the index, the vectors and the queue
+	// are done.
+	c := serve()
+	cl, _ := attachTo(t, c, st)
+	got := settle(t, cl)
+	var queue proto.QueueResult
+	if err := cl.Call(context.Background(), proto.TypeQueueList, proto.QueueList{}, &queue); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range queue.Items {
+		if it.State != "done" {
+			t.Errorf("queue item %d (%s) is %s: %s", it.ID, it.Source, it.State, it.Error)
+		}
+	}
+
+	// A fresh index of the same vault, in a state folder of its own.
+	fresh := t.TempDir()
+	fc := startQuire(t, "serve", "--vault", v, "--state", fresh, "--port", "0")
+	fcl, _ := attachTo(t, fc, fresh)
+	want := settle(t, fcl)
+	if got.Notes != want.Notes || got.Chunks != want.Chunks {
+		t.Errorf("after %d kills: %d notes, %d passages; a fresh index: %d notes, %d passages", total, got.Notes, got.Chunks, want.Notes, want.Chunks)
+	}
+	if got.Coverage != want.Coverage {
+		t.Errorf("after %d kills: vectors %+v; a fresh index: %+v", total, got.Coverage, want.Coverage)
+	}
+	for _, q := range []string{"cover crop", "soil winter", "meeting notes", "health", "travel", "recipe"} {
+		for _, ch := range []proto.Channel{proto.ChannelBM25, proto.ChannelHybrid} {
+			// The same passages; ties may come in another order.
+			a, b := paths(t, cl, q, ch), paths(t, fcl, q, ch)
+			slices.Sort(a)
+			slices.Sort(b)
+			if !slices.Equal(a, b) {
+				t.Errorf("search %q (%s) after the kills: %v; fresh: %v", q, ch, a, b)
+			}
+		}
+	}
+	// Each source has one note, and no half-written file is left.
+	notes := map[string]int{}
+	filepath.WalkDir(filepath.Join(v, "Quire"), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".quire-tmp-") {
+			t.Errorf("temporary file left: %s", p)
+		}
+		if strings.Contains(p, string(filepath.Separator)+"Sources"+string(filepath.Separator)) {
+			b, _ := os.ReadFile(p)
+			for _, src := range sources {
+				if strings.Contains(string(b), "source: "+src+"\n") {
+					notes[src]++
+				}
+			}
+		}
+		return nil
+	})
+	for _, src := range sources {
+		if notes[src] != 1 {
+			t.Errorf("%s has %d source notes, want 1", src, notes[src])
+		}
+	}
+	t.Logf("%d kills: %d notes, %d passages, %d/%d vectors, %d ingested sources, all equal to a fresh index", total, got.Notes, got.Chunks, got.Coverage.VectorsDone, got.Coverage.VectorsTotal, len(sources))
+}
+
+// settle waits until the sidecar has indexed, embedded every passage and
+// worked its queue.
+func settle(t *testing.T, cl *client.Client) proto.StatusResult {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Minute)
+	for {
+		st, err := cl.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var q proto.QueueResult
+		if err := cl.Call(context.Background(), proto.TypeQueueList, proto.QueueList{}, &q); err != nil {
+			t.Fatal(err)
+		}
+		busy := false
+		for _, it := range q.Items {
+			busy = busy || it.State == "queued" || it.State == "running"
+		}
+		if !st.Indexing && !st.LastIndexed.IsZero() && !busy && st.Coverage.VectorsDone == st.Coverage.VectorsTotal {
+			// One more look: an ingest's note may start a pass.
+			again, _ := cl.Status(context.Background())
+			if !again.Indexing && again.Notes == st.Notes && again.Chunks == st.Chunks {
+				return again
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not settled after 10 minutes: %+v", st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func paths(t *testing.T, cl *client.Client, q string, ch proto.Channel) []string {
+	t.Helper()
+	res, err := cl.Search(context.Background(), proto.SearchQuery{Query: q, K: 10, Channel: ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range res.Passages {
+		out = append(out, fmt.Sprintf("%s#%d-%d", p.Path, p.Start, p.End))
+	}
+	return out
+}
