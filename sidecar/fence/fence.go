@@ -16,6 +16,10 @@ package fence
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // commonTags are tag names every prompt fences, whatever its own tags:
@@ -27,7 +31,9 @@ var (
 	// special covers <|…|> and <｜…｜> however spaced, and the <<SYS>> pair.
 	specialRe = regexp.MustCompile(`<\s*([|｜])|([|｜])\s*>|<<\s*/?\s*SYS\s*>>`)
 	instRe    = regexp.MustCompile(`(?i)\[\s*(/?\s*(?:INST|SYS|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS)\s*)\]`)
-	roleRe    = regexp.MustCompile(`(?im)^([ \t>]*(?:#+[ \t]*)?)(human|assistant|system|user|ai|model|instruction|response|input|output)([ \t]*):`)
+	// roleRe takes a role label through list marks, heading marks and
+	// emphasis: "- System:", "1. user:", "**System:**", "_Assistant_:".
+	roleRe = regexp.MustCompile(`(?im)^([ \t>]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?(?:#+[ \t]*)?[*_]{0,3}[ \t]*)(human|assistant|system|user|ai|model|instruction|response|input|output)([*_]{0,3}[ \t]*):`)
 
 	angleQuotes = strings.NewReplacer("<", "‹", ">", "›")
 )
@@ -46,6 +52,7 @@ func New(tags ...string) *Fence {
 
 // Text returns text made inert. It is idempotent.
 func (f *Fence) Text(text string) string {
+	text = normalise(text)
 	// Each pattern needs its bracket or colon: skip the regexp (slow on a
 	// long passage) when the text has none.
 	if strings.IndexByte(text, '<') >= 0 || strings.Contains(text, "｜") {
@@ -59,4 +66,34 @@ func (f *Fence) Text(text string) string {
 		text = roleRe.ReplaceAllString(text, "$1$2$3∶")
 	}
 	return text
+}
+
+// normalise folds look-alikes before the patterns look: NFKC (full-width
+// ＜ and ：, a no-break space), format characters such as zero-width
+// spaces and bidi controls dropped, and control characters other than
+// newline and tab made spaces (a vertical tab is not \s to regexp), so
+// that "<\u200b/passages>" or "＜/passages＞" cannot pass for plain text.
+func normalise(text string) string {
+	ascii := true
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c >= utf8.RuneSelf || c < ' ' && c != '\n' && c != '\t' || c == 0x7f {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return text
+	}
+	text = norm.NFKC.String(text)
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case unicode.Is(unicode.Cf, r):
+			return -1
+		case unicode.IsControl(r):
+			return ' '
+		}
+		return r
+	}, text)
 }
