@@ -9,9 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // DefaultAnswers is the vault folder saved answers go to.
@@ -160,13 +163,16 @@ func SaveNote(vaultDir, folder string, ans Answer, at time.Time) (string, error)
 }
 
 // fileName makes a note name from the question: the characters Obsidian
-// and the file systems refuse removed, at most 80 bytes, cut at a word.
+// and the file systems refuse removed, bidi and zero-width format
+// characters dropped (they disguise a name), no trailing dot or space
+// (Windows drops them), no reserved device name (CON, NUL…), at most 80
+// bytes, cut at a word.
 func fileName(q string) string {
 	q = strings.Map(func(r rune) rune {
 		switch {
-		case strings.ContainsRune(`*"\/<>:|?#^[]`, r):
+		case strings.ContainsRune(`*"\/<>:|?#^[]`, r), unicode.Is(unicode.Cf, r):
 			return -1
-		case r < ' ':
+		case unicode.IsControl(r):
 			return ' '
 		}
 		return r
@@ -184,6 +190,9 @@ func fileName(q string) string {
 	}
 	if q == "" {
 		q = "Answer"
+	}
+	if vault.Reserved(q) {
+		q = "Answer " + q
 	}
 	return q
 }

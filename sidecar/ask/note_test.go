@@ -74,6 +74,13 @@ func TestFileName(t *testing.T) {
 		{"  ...  ", "Answer"},
 		{strings.Repeat("word ", 30), strings.TrimSpace(strings.Repeat("word ", 16))},
 		{strings.Repeat("ž", 60), strings.Repeat("ž", 40)},
+		// Names a red team saved an answer under.
+		{"\u202e \u200b", "Answer"},
+		{"evil\u202egpj.md", "evilgpj.md"},
+		{"CON", "Answer CON"},
+		{"nul.txt", "Answer nul.txt"},
+		{"Trailing dots...", "Trailing dots"},
+		{"tab\there\x7fdel", "tab here del"},
 	}
 	for _, tt := range tests {
 		if got := fileName(tt.in); got != tt.want {

@@ -70,3 +70,24 @@ func (r Rules) ignored(rel string) bool {
 	}
 	return false
 }
+
+// Reserved reports whether a file name's stem (what precedes its first
+// dot) is a device name Windows reserves in every folder: CON, PRN, AUX,
+// NUL, COM0-9, LPT0-9 (with ¹²³), CONIN$, CONOUT$; case and trailing
+// spaces ignored. A note named so cannot be opened there.
+func Reserved(stem string) bool {
+	base := stem
+	if i := strings.IndexByte(base, '.'); i >= 0 {
+		base = base[:i]
+	}
+	base = strings.ToUpper(strings.TrimRight(base, " "))
+	switch base {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	if len(base) >= 4 && (strings.HasPrefix(base, "COM") || strings.HasPrefix(base, "LPT")) {
+		d := base[3:]
+		return d >= "0" && d <= "9" && len(d) == 1 || d == "¹" || d == "²" || d == "³"
+	}
+	return false
+}

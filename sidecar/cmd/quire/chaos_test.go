@@ -117,7 +117,9 @@ func TestChaos(t *testing.T) {
 	}
 	for _, q := range []string{"cover crop", "soil winter", "meeting notes", "health", "travel", "recipe"} {
 		for _, ch := range []proto.Channel{proto.ChannelBM25, proto.ChannelHybrid} {
-			// The same passages; ties may come in another order.
+			// The same passages match; scores may differ a little (the
+			// keyword index keeps statistics of replaced documents until
+			// it merges), so ties and the cut at k are not compared.
 			a, b := paths(t, cl, q, ch), paths(t, fcl, q, ch)
 			slices.Sort(a)
 			slices.Sort(b)
@@ -187,7 +189,7 @@ func settle(t *testing.T, cl *client.Client) proto.StatusResult {
 
 func paths(t *testing.T, cl *client.Client, q string, ch proto.Channel) []string {
 	t.Helper()
-	res, err := cl.Search(context.Background(), proto.SearchQuery{Query: q, K: 10, Channel: ch})
+	res, err := cl.Search(context.Background(), proto.SearchQuery{Query: q, K: 1000, Channel: ch})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,12 +127,20 @@ func Adopt(vaultDir, rel string) error {
 }
 
 // sweep removes the temporary files a killed process left in the
-// folders the compiler writes (hidden, but litter; one may be a hard link
+// folders the compiler and raw.Save write (hidden, but litter; one may be a hard link
 // of a finished note). Adopt runs before the worker's next item, when no
 // write of the worker is under way; Answers/ is left alone, since an
 // answer may be saved meanwhile.
 func (f *folder) sweep() {
-	for _, dir := range []string{".", "Sources", "Concepts", "Entities", "Review"} {
+	dirs := []string{".", "Sources", "Concepts", "Entities", "Review", "raw", "attachments"}
+	if d, err := f.root.Open("attachments"); err == nil {
+		subs, _ := d.Readdirnames(-1)
+		d.Close()
+		for _, s := range subs {
+			dirs = append(dirs, filepath.Join("attachments", s))
+		}
+	}
+	for _, dir := range dirs {
 		d, err := f.root.Open(dir)
 		if err != nil {
 			continue

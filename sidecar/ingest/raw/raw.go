@@ -12,6 +12,8 @@
 package raw
 
 import (
+	"github.com/quire-app/quire/sidecar/vault"
+
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -226,22 +228,7 @@ func splitExt(name string) (stem, ext string) {
 
 // reserved reports whether Windows treats the stem as a device name. It
 // does so whatever follows the first dot, so "con.tar" is as bad as "con".
-func reserved(stem string) bool {
-	base := stem
-	if i := strings.IndexByte(base, '.'); i >= 0 {
-		base = base[:i]
-	}
-	base = strings.ToUpper(strings.TrimRight(base, " "))
-	switch base {
-	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
-		return true
-	}
-	if len(base) >= 4 && (strings.HasPrefix(base, "COM") || strings.HasPrefix(base, "LPT")) {
-		d := base[3:]
-		return d >= "0" && d <= "9" && len(d) == 1 || d == "¹" || d == "²" || d == "³"
-	}
-	return false
-}
+func reserved(stem string) bool { return vault.Reserved(stem) }
 
 // truncate cuts s to at most n bytes on a rune boundary and trims what
 // would be a bad ending.
