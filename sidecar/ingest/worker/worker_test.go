@@ -74,9 +74,13 @@ func TestDuplicateURL(t *testing.T) {
 			t.Errorf("Failure = %s %q", code, msg)
 		}
 	}
-	time.Sleep(50 * time.Millisecond)
-	if h, c := r.site.hits.Load(), r.calls.Load(); h != hits || c != calls {
-		t.Errorf("a duplicate reached the site (%d→%d hits) or the compiler (%d→%d calls)", hits, h, calls, c)
+	// A page queued after the refusals is worked after anything they
+	// could have started: once it is done, the site and the compiler have
+	// seen it alone.
+	r.site.serve("/after", "text/html", article("After", "Two."))
+	wantDone(t, r.ev.finished(t, r.add("http://site.example/after").ID))
+	if h, c := r.site.hits.Load(), r.calls.Load(); h != hits+1 || c != calls+1 {
+		t.Errorf("a duplicate reached the site (%d→%d hits) or the compiler (%d→%d calls); want one more of each, for the page after", hits, h, calls, c)
 	}
 }
 
