@@ -51,12 +51,26 @@ export function stepText(p: Pick<IngestProgress, "step" | "index" | "total">): s
   }
 }
 
+/**
+ * plainReason is the part of an error chain for people: its last clause
+ * ("fetch URL: refused: 127.0.0.1 is a loopback address" becomes "127.0.0.1
+ * is this computer's own address"), without a final period.
+ */
+export function plainReason(detail: string): string {
+  return (detail.split(": ").at(-1) ?? "")
+    .trim()
+    .replace(/\.$/, "")
+    .replace(/ is a loopback address$/, " is this computer's own address")
+    .replace(/ is a private address$/, " is on a private network")
+    .replace(/ is a link-local address$/, " is a local network address");
+}
+
 /** failureText is the short sentence for a failed ingest; detail is the sidecar's own sentence. */
 export function failureText(code: string, detail: string): string {
   // A detail may be an error chain ("fetch URL: refused: 127.0.0.1 is a
   // loopback address"); its last clause is the sentence for people (the
   // whole chain goes to the console).
-  const d = (detail.split(": ").at(-1) ?? "").trim().replace(/\.$/, "");
+  const d = plainReason(detail);
   switch (code) {
     case "duplicate":
       if (/^already /i.test(d)) return `${d[0]!.toUpperCase()}${d.slice(1)}.`;

@@ -1,4 +1,4 @@
-import { FileSystemAdapter, Modal, Notice, Plugin, type App } from "obsidian";
+import { type App, FileSystemAdapter, MarkdownView, Modal, Notice, Plugin, TFile, getAllTags } from "obsidian";
 import { History } from "./ask";
 import { ConfigSync, modelText } from "./config";
 import { answerNoteProcessor } from "./hover/answer-note";
@@ -6,6 +6,8 @@ import { CitationHover } from "./hover/citation";
 import { answerEditorHover } from "./hover/editor";
 import { IngestRunner, IngestTracker } from "./ingest";
 import { AskModal } from "./modals/ask";
+import { SearchModal } from "./modals/search";
+import { wikiLink } from "./search";
 import { PushedNotices } from "./notices";
 import { type QuireSettings, QuireSettingTab, type SecretStorageLike, keyStore, mergeSettings } from "./settings";
 import { stateDir } from "./sidecar/connfile";
@@ -14,6 +16,7 @@ import { isAlive, isExecutable, readFileOrNull, spawnProcess } from "./sidecar/n
 import { StatusTracker } from "./sidecar/status";
 import { liveNotice, showNotice } from "./views/notice";
 import { NoteOpener } from "./views/open";
+import { lineAtByte } from "./passage";
 import { RELATED_VIEW, RelatedView, openRelatedView, workspaceEvents } from "./views/related";
 import { REVIEW_VIEW, ReviewView, openReviewView, refreshReviewViews } from "./views/review";
 import { StatusBar, StatusModal } from "./views/status";
@@ -104,11 +107,35 @@ export default class QuirePlugin extends Plugin {
           readNote: (path) => opener.read(path),
           openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
           subscribe: workspaceEvents(workspace),
+          linkText: (path, sourcePath) => {
+            const f = vault.getAbstractFileByPath(path);
+            return f instanceof TFile ? metadataCache.fileToLinktext(f, sourcePath, true) : path.replace(/\.md$/, "");
+          },
+          hoverLink: (event, hoverParent, targetEl, path, start, sourcePath) => {
+            void opener.read(path).then((text) =>
+              workspace.trigger("hover-link", { event, source: RELATED_VIEW, hoverParent, targetEl, linktext: path, sourcePath, state: { scroll: lineAtByte(text, start) } }),
+            );
+          },
         }),
     );
+    this.registerHoverLinkSource(RELATED_VIEW, { display: "Quire related pages", defaultMod: false });
     this.registerView(
       REVIEW_VIEW,
-      (leaf) => new ReviewView(leaf, { vault, metadataCache, folder: () => config.folder, openNote: (p, newLeaf) => void opener.openNote(p, newLeaf) }),
+      (leaf) =>
+        new ReviewView(leaf, {
+          vault,
+          metadataCache,
+          folder: () => config.folder,
+          openNote: (p, newLeaf) => void opener.openNote(p, newLeaf),
+          mark: async (path, status) => {
+            const f = vault.getAbstractFileByPath(path);
+            if (!(f instanceof TFile)) throw new Error(`${path} is not in the vault`);
+            await this.app.fileManager.processFrontMatter(f, (fm: Record<string, unknown>) => {
+              fm["status"] = status;
+              fm["decided"] = new Date().toISOString().slice(0, 10);
+            });
+          },
+        }),
     );
 
     const history = new History();
@@ -120,6 +147,26 @@ export default class QuirePlugin extends Plugin {
         openPassage: (path, at) => void opener.open(path, at),
         openNote: openGenerated,
       }).open();
+    const search = () => {
+      // The link goes where the cursor was when the search began.
+      const editing = workspace.getActiveViewOfType(MarkdownView);
+      new SearchModal(this.app, {
+        client: () => sidecar.client,
+        state: () => sidecar.state,
+        tagsOf: (path) => {
+          const f = vault.getAbstractFileByPath(path);
+          const cache = f instanceof TFile ? metadataCache.getFileCache(f) : null;
+          return cache ? (getAllTags(cache) ?? []).map((t) => t.replace(/^#/, "")) : [];
+        },
+        openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
+        insertLink: (path, headingPath) => {
+          const f = vault.getAbstractFileByPath(path);
+          if (!editing?.file || !(f instanceof TFile)) return false;
+          editing.editor.replaceSelection(wikiLink(metadataCache.fileToLinktext(f, editing.file.path, true), headingPath));
+          return true;
+        },
+      }).open();
+    };
     const citationDeps = { noteText: (path: string) => opener.read(path), open: (path: string, at: number) => void opener.open(path, at) };
     this.registerMarkdownPostProcessor(answerNoteProcessor(citationDeps));
     const editorHover = new CitationHover(citationDeps);
@@ -136,8 +183,10 @@ export default class QuirePlugin extends Plugin {
     });
     this.register(() => runner.dispose());
     const ingestClipboard = () => void runner.fromClipboard();
+    this.addRibbonIcon("search", "Quire: search vault", search);
     this.addRibbonIcon("link", "Quire: ingest the URL on the clipboard", ingestClipboard);
 
+    this.addCommand({ id: "search-vault", name: "Search vault", callback: search });
     this.addCommand({ id: "ask-vault", name: "Ask vault", callback: ask });
     this.addCommand({ id: "ingest-clipboard", name: "Ingest the URL on the clipboard", callback: ingestClipboard });
     this.addCommand({ id: "open-related", name: "Open related pages", callback: () => void openRelatedView(workspace) });

@@ -238,7 +238,9 @@ describe("AskModal", () => {
     await settle();
     expect(m.contentEl.querySelector(".quire-ask-answer")!.classList.contains("is-extracted")).toBe(true);
     expect(m.contentEl.querySelector(".quire-ask-extracted-label")).not.toBeNull();
-    expect(m.contentEl.querySelector(".quire-ask-warning")!.textContent).toBe("no model configured");
+    // The label says it once; the engine's own note about it is not repeated, and the way out is the settings tab.
+    expect(m.contentEl.querySelector(".quire-ask-warning")).toBeNull();
+    expect(m.contentEl.querySelector(".quire-ask-notes")!.textContent).toContain("Settings → Quire");
     expect(m.contentEl.querySelector(".quire-ask-note")!.textContent).toBe("2 invented citations were removed.");
   });
 

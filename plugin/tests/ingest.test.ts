@@ -37,7 +37,7 @@ describe("wording", () => {
     ["duplicate", "same text as Quire/Sources/A.md", "Already ingested: same text as Quire/Sources/A.md."],
     ["blocked", "example.com resolves to a private address (10.0.0.5)", "Address not allowed: example.com resolves to a private address (10.0.0.5)."],
     ["fetch_failed", "HTTP 404", "Could not fetch the page: HTTP 404."],
-    ["blocked", "fetch http://127.0.0.1:1/a: refused: 127.0.0.1 is a loopback address", "Address not allowed: 127.0.0.1 is a loopback address."],
+    ["blocked", "fetch http://127.0.0.1:1/a: refused: 127.0.0.1 is a loopback address", "Address not allowed: 127.0.0.1 is this computer's own address."],
     ["fetch_failed", "", "Could not fetch the page."],
     ["something_new", "boom", "Ingest failed: boom."],
   ])("failure %s", (code, detail, want) => {
@@ -198,7 +198,7 @@ describe("IngestRunner", () => {
   });
 
   it.each([
-    ["blocked", "10.0.0.5 is a private address", "Quire: Address not allowed: 10.0.0.5 is a private address."],
+    ["blocked", "10.0.0.5 is a private address", "Quire: Address not allowed: 10.0.0.5 is on a private network."],
     ["fetch_failed", "HTTP 404 Not Found", "Quire: Could not fetch the page: HTTP 404 Not Found."],
   ])("says why an item failed: %s", async (code, message, want) => {
     server.reply = (f, s) => {

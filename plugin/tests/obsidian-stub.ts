@@ -184,6 +184,8 @@ export class Vault extends Events {
     this.files.set(path, text);
     this.trigger(isNew ? "create" : "modify", new TFile(path));
   }
+  /** onWriteForTest is told of every write the plugin makes (the harness copies it to disk). */
+  onWriteForTest: ((path: string, text: string) => void) | null = null;
   /** deleteForTest removes a file, firing delete. */
   deleteForTest(path: string): void {
     if (!this.files.delete(path)) return;
@@ -217,6 +219,13 @@ export abstract class ItemView extends View {
     header.createDiv({ cls: "view-header-title" });
     this.contentEl = this.containerEl.createDiv({ cls: "view-content" });
   }
+  /** addAction puts a button in the view's header, as Obsidian does. */
+  addAction(icon: string, title: string, cb: (evt: MouseEvent) => unknown): HTMLElement {
+    const header = this.containerEl.querySelector(".view-header") as HTMLElement;
+    const el = header.createEl("button", { cls: `clickable-icon view-action quire-icon-${icon}`, text: title, attr: { "aria-label": title } });
+    el.addEventListener("click", (e) => cb(e));
+    return el;
+  }
 }
 
 /** Editor is the stub's editor: text, a cursor and the line scrolled to. */
@@ -243,6 +252,16 @@ export class Editor {
     this.scrolledToForTest = range.from.line;
     this.onScroll(range.from.line);
   }
+  /** onEditForTest is told when the text changes through the editor (the view redraws). */
+  onEditForTest: (() => void) | null = null;
+  replaceSelection(replacement: string): void {
+    const lines = this.text.split("\n");
+    const line = lines[this.cursor.line] ?? "";
+    lines[this.cursor.line] = line.slice(0, this.cursor.ch) + replacement + line.slice(this.cursor.ch);
+    this.text = lines.join("\n");
+    this.cursor = { line: this.cursor.line, ch: this.cursor.ch + replacement.length };
+    this.onEditForTest?.();
+  }
 }
 
 export class MarkdownView extends ItemView {
@@ -259,16 +278,23 @@ export class MarkdownView extends ItemView {
     this.file = file;
     this.contentEl.empty();
     this.contentEl.addClass("markdown-source-view");
-    const lines = text.split("\n").map((l) => {
-      const div = this.contentEl.createDiv({ cls: "cm-line", text: l || "\u200b" });
-      return div;
-    });
+    let lines: HTMLElement[] = [];
+    const draw = (t: string) => {
+      this.contentEl.empty();
+      lines = t.split("\n").map((l) => this.contentEl.createDiv({ cls: "cm-line", text: l || "\u200b" }));
+    };
+    draw(text);
     this.editor = new Editor(text, (line) => {
       for (const l of lines) l.removeClass("is-target");
       const target = lines[line];
       target?.addClass("is-target");
       target?.scrollIntoView({ block: "start" });
     });
+    const editor = this.editor;
+    editor.onEditForTest = () => {
+      draw(editor.getValue());
+      lines[editor.cursor.line]?.addClass("is-target");
+    };
     (this.containerEl.querySelector(".view-header-title") as HTMLElement | null)?.setText(file.basename);
   }
   /** typeForTest replaces the text as typing would and fires editor-change. */
@@ -443,15 +469,47 @@ export class MetadataCache extends Events {
   constructor(private readonly vault: Vault) {
     super();
   }
-  getFileCache(file: TFile): { frontmatter?: Record<string, unknown> } | null {
+  getFileCache(file: TFile): { frontmatter?: Record<string, unknown>; tags?: { tag: string }[] } | null {
     const text = this.vault.files.get(file.path);
     if (text === undefined) return null;
     const fm = parseFrontmatterForTest(text);
-    return fm ? { frontmatter: fm } : {};
+    const body = fm ? text.replace(/^---\n[\s\S]*?\n---\n?/, "") : text;
+    const tags = [...body.matchAll(/(?:^|\s)(#[\p{L}\p{N}_/-]+)/gu)].map((m) => ({ tag: m[1]! }));
+    return { ...(fm ? { frontmatter: fm } : {}), ...(tags.length ? { tags } : {}) };
+  }
+  /** fileToLinktext is the note's name when no other note shares it, else its path, without .md. */
+  fileToLinktext(file: TFile, _sourcePath: string, omitMdExtension = true): string {
+    const same = [...this.vault.files.keys()].filter((p) => p.split("/").at(-1) === file.path.split("/").at(-1));
+    const t = same.length > 1 ? file.path : (file.path.split("/").at(-1) ?? file.path);
+    return omitMdExtension ? t.replace(/\.md$/, "") : t;
+  }
+}
+
+/** FileManager is the stub's: processFrontMatter rewrites the scalar keys fn changed or added. */
+export class FileManager {
+  constructor(private readonly vault: Vault) {}
+  async processFrontMatter(file: TFile, fn: (fm: Record<string, unknown>) => void): Promise<void> {
+    const text = await this.vault.cachedRead(file);
+    const before = parseFrontmatterForTest(text) ?? {};
+    const after: Record<string, unknown> = structuredClone(before);
+    fn(after);
+    const m = /^---\n([\s\S]*?)\n---\n?/.exec(text);
+    let lines = m ? m[1]!.split("\n") : [];
+    for (const [k, v] of Object.entries(after)) {
+      if (before[k] === v || (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean")) continue;
+      const line = `${k}: ${String(v)}`;
+      const i = lines.findIndex((l) => l.startsWith(`${k}:`));
+      if (i >= 0) lines[i] = line;
+      else lines = [...lines, line];
+    }
+    const out = `---\n${lines.join("\n")}\n---\n${m ? text.slice(m[0].length) : text}`;
+    this.vault.writeForTest(file.path, out);
+    this.vault.onWriteForTest?.(file.path, out);
   }
 }
 
 export class App {
+  fileManager: FileManager;
   vault: Vault;
   workspace: Workspace;
   metadataCache: MetadataCache;
@@ -463,6 +521,7 @@ export class App {
     for (const [p, t] of Object.entries(opts.files ?? {})) this.vault.files.set(p, t);
     this.workspace = new Workspace(this);
     this.metadataCache = new MetadataCache(this.vault);
+    this.fileManager = new FileManager(this.vault);
     this.containerEl = document.createElement("div");
     this.containerEl.className = "app-container";
     this.containerEl.appendChild(this.workspace.containerEl);
@@ -540,6 +599,10 @@ export class Plugin extends Component {
     this.register(() => this.editorExtensionsForTest.splice(this.editorExtensionsForTest.indexOf(ext), 1));
   }
   postProcessorsForTest: MarkdownPostProcessor[] = [];
+  hoverLinkSourcesForTest = new Map<string, { display: string; defaultMod: boolean }>();
+  registerHoverLinkSource(id: string, info: { display: string; defaultMod: boolean }): void {
+    this.hoverLinkSourcesForTest.set(id, info);
+  }
   registerMarkdownPostProcessor(pp: MarkdownPostProcessor): MarkdownPostProcessor {
     this.postProcessorsForTest.push(pp);
     this.register(() => this.postProcessorsForTest.splice(this.postProcessorsForTest.indexOf(pp), 1));
@@ -913,6 +976,13 @@ export class Keymap {
 }
 
 export function setIcon(_el: HTMLElement, _icon: string): void {}
+
+/** getAllTags lists a note's tags with "#": the frontmatter's, then the inline ones. */
+export function getAllTags(cache: { frontmatter?: Record<string, unknown>; tags?: { tag: string }[] }): string[] | null {
+  const fm = cache.frontmatter?.["tags"];
+  const fromFm = (Array.isArray(fm) ? fm : typeof fm === "string" ? fm.split(/[,\s]+/) : []).filter((t): t is string => typeof t === "string" && t !== "").map((t) => `#${t.replace(/^#/, "")}`);
+  return [...fromFm, ...(cache.tags ?? []).map((t) => t.tag)];
+}
 
 /** normalizePath cleans a vault path as Obsidian's does: forward slashes, no doubled or outer slashes. */
 export function normalizePath(path: string): string {

@@ -4,7 +4,7 @@ import { PushedNotices, writtenText } from "../src/notices";
 import { showNotice } from "../src/views/notice";
 import { REVIEW_VIEW, ReviewView, listReview, reviewFolder } from "../src/views/review";
 import { type FakeLifecycle, type FakeSocket, online } from "./fake-sidecar";
-import { App, Notice, WorkspaceLeaf } from "./obsidian-stub";
+import { App, Notice, TFile, WorkspaceLeaf } from "./obsidian-stub";
 
 describe("PushedNotices", () => {
   let sock: FakeSocket;
@@ -132,9 +132,39 @@ describe("ReviewView", () => {
     ["/Wiki/", "Wiki/Review/"],
   ])("reviewFolder(%j)", (f, want) => expect(reviewFolder(f)).toBe(want));
 
+  it("Resolve records the decision in the review note; the list then shows open items only", async () => {
+    app.viewRegistryForTest.set(
+      REVIEW_VIEW,
+      (leaf) =>
+        new ReviewView(leaf as never, {
+          vault: app.vault as never,
+          metadataCache: app.metadataCache as never,
+          folder: () => "Quire",
+          openNote: () => {},
+          mark: (p, status) =>
+            app.fileManager.processFrontMatter(new TFile(p), (fm) => {
+              fm["status"] = status;
+            }),
+        }) as never,
+    );
+    const leaf = new WorkspaceLeaf(app, app.workspace.rightEl);
+    await leaf.setViewState({ type: REVIEW_VIEW });
+    const view = leaf.view as unknown as ReviewView;
+    view.contentEl.querySelector<HTMLButtonElement>(".quire-review-resolve")!.click();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(app.vault.files.get("Quire/Review/Contradiction A.md")).toMatch(/\nstatus: resolved\n---\n/);
+    vi.advanceTimersByTime(300);
+    expect(view.contentEl.querySelector(".quire-review-count")!.textContent).toBe("0 open items");
+    expect(view.contentEl.querySelectorAll(".quire-review-item")).toHaveLength(0);
+    view.contentEl.querySelector<HTMLButtonElement>(".quire-review-filter")!.click();
+    expect(view.contentEl.querySelector(".quire-review-item.is-resolved .quire-review-status")!.textContent).toBe("Resolved");
+    leaf.detach();
+  });
+
   it("lists the review notes with their reason, opens them, and follows the vault", async () => {
     expect(listReview({ vault: app.vault as never, metadataCache: app.metadataCache as never, folder: () => "Quire" })).toEqual([
-      { path: "Quire/Review/Contradiction A.md", title: "Contradiction A", reason: "The source A may contradict Bread.", about: "Kitchen/Bread.md" },
+      { path: "Quire/Review/Contradiction A.md", title: "Contradiction A", reason: "The source A may contradict Bread.", about: "Kitchen/Bread.md", status: "open" },
     ]);
     const opened: string[] = [];
     app.viewRegistryForTest.set(
@@ -153,7 +183,7 @@ describe("ReviewView", () => {
     const el = view.contentEl;
     expect(el.querySelector(".quire-review-count")!.textContent).toBe("1 open item");
     expect(el.querySelector(".quire-review-reason")!.textContent).toBe("The source A may contradict Bread.");
-    el.querySelector<HTMLElement>(".quire-review-item")!.click();
+    el.querySelector<HTMLElement>(".quire-review-title")!.click();
     el.querySelector<HTMLElement>(".quire-review-about")!.click();
     expect(opened).toEqual(["Quire/Review/Contradiction A.md", "Kitchen/Bread.md"]);
 

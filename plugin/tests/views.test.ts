@@ -182,7 +182,12 @@ describe("RelatedView", () => {
       activeNote: () => (active ? { path: active } : null),
       readNote: async () => "new note text",
       openPassage: (p, s, n) => opened.push([p, s, n]),
-      subscribe: (h) => ((handlers = h), () => (handlers = null)),
+      subscribe: (h, register) => {
+        handlers = h;
+        // As workspace.on's ref: the view's registerEvent unhooks it on unload.
+        register({ owner: { offref: () => (handlers = null) } } as never);
+      },
+      linkText: (p) => p.replace(/\.md$/, ""),
       typingDelayMs: 300,
     });
     view.load();
@@ -226,15 +231,57 @@ describe("RelatedView", () => {
     active = "a.md";
     const view = await openView();
     expect(requests()[0]!.payload).toEqual({ path: "a.md", k: 10 });
-    answer(0, [relNote("b.md", 0.3), relNote("c.md", 0.1)]);
+    answer(0, [relNote("b.md", 0.3), relNote("c.md", 0.2), relNote("d.md", 0.1)]);
     await flush();
     expect(view.current.kind).toBe("results");
     const items = view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item");
+    // d scores a third of the best: under the cut-off, hidden behind a button.
     expect([...items].map((i) => i.querySelector(".quire-related-title")?.textContent)).toEqual(["b", "c"]);
     expect(items[0]!.querySelector(".quire-related-heading")?.textContent).toBe("Intro");
-    expect(items[0]!.querySelector(".quire-related-score")?.textContent).toBe("0.300");
+    expect(items[0]!.querySelector(".quire-related-bar")?.getAttribute("aria-label")).toBe("Relevance: strong");
+    expect(view.contentEl.textContent).not.toMatch(/0\.\d{3}/); // no raw scores
     items[1]!.click();
     expect(opened).toEqual([["c.md", 10, false]]);
+    const more = view.contentEl.querySelector<HTMLButtonElement>(".quire-related-more")!;
+    expect(more.textContent).toBe("Show 1 weaker match");
+    more.click();
+    expect(view.contentEl.querySelectorAll(".quire-related-item")).toHaveLength(3);
+  });
+
+  it("rows work from the keyboard: arrows move, Enter and Space open; a row drags as a link", async () => {
+    active = "a.md";
+    const view = await openView();
+    answer(0, [relNote("b.md", 0.3), relNote("c.md", 0.25)]);
+    await flush();
+    const items = view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item");
+    expect(view.contentEl.querySelector(".quire-related-list")!.getAttribute("role")).toBe("listbox");
+    expect([...items].map((i) => i.getAttribute("tabindex"))).toEqual(["0", "-1"]);
+    items[0]!.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));
+    expect([...items].map((i) => i.getAttribute("tabindex"))).toEqual(["-1", "0"]);
+    expect(items[1]!.getAttribute("aria-selected")).toBe("true");
+    items[1]!.dispatchEvent(new KeyboardEvent("keydown", { key: " " }));
+    items[1]!.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", ctrlKey: true }));
+    expect(opened).toEqual([["c.md", 10, false], ["c.md", 10, true]]);
+    const data = new Map<string, string>();
+    const drag = new Event("dragstart") as DragEvent;
+    Object.defineProperty(drag, "dataTransfer", { value: { setData: (k: string, v: string) => data.set(k, v), effectAllowed: "" } });
+    items[0]!.dispatchEvent(drag);
+    expect(data.get("text/plain")).toBe("[[b]]");
+  });
+
+  it("pinned, it stays on its note when another becomes active", async () => {
+    active = "a.md";
+    const view = await openView();
+    answer(0, [relNote("b.md", 0.3)]);
+    await flush();
+    view.togglePin();
+    expect(view.pinnedTo).toBe("a.md");
+    active = "z.md";
+    handlers!.noteChanged();
+    expect(requests().map((r) => (r.payload as { path?: string }).path)).not.toContain("z.md");
+    view.togglePin();
+    expect(view.pinnedTo).toBeNull();
+    expect(requests().at(-1)!.payload).toMatchObject({ path: "z.md" });
   });
 
   it("a newer request supersedes an older one whose answer comes late", async () => {

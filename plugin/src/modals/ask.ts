@@ -227,10 +227,12 @@ export class AskModal extends Modal {
       });
     }
 
-    if (a.warning) this.notesEl.createDiv({ cls: "quire-ask-warning", text: a.warning });
+    // An extracted answer is labelled once above; the engine's note about it (which names its config file) is not repeated.
+    if (a.warning && !(a.extracted && /extract|config\.yaml|no (language )?model/i.test(a.warning))) this.notesEl.createDiv({ cls: "quire-ask-warning", text: a.warning });
     if (a.droppedCitations > 0) {
       this.notesEl.createDiv({ cls: "quire-ask-note", text: `${a.droppedCitations} invented ${a.droppedCitations === 1 ? "citation was" : "citations were"} removed.` });
     }
+    if (a.extracted) this.notesEl.createDiv({ cls: "quire-ask-note", text: "Choose a language model in Settings → Quire for written answers." });
     const doubtful = a.quotes.filter((q) => !q.verified);
     if (doubtful.length > 0) {
       const d = this.notesEl.createDiv({ cls: "quire-ask-warning" });

@@ -122,7 +122,8 @@ export class StatusTracker {
   }
 }
 
-const count = new Intl.NumberFormat("en-US");
+// The system locale, as the dates beside these numbers use.
+const count = new Intl.NumberFormat();
 
 /** percent rounds done/total down to a whole percent, so 100% means finished. */
 export function percent(done: number, total: number): number {

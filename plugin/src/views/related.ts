@@ -1,4 +1,4 @@
-import { type EventRef, ItemView, type Workspace, type WorkspaceLeaf } from "obsidian";
+import { type EventRef, type HoverParent, type HoverPopover, ItemView, type Workspace, type WorkspaceLeaf } from "obsidian";
 import type { RelatedNote } from "../../../proto/proto.gen";
 import { headingLabel, snippet } from "../passage";
 import { ClientError, Latest, isSuperseded } from "../sidecar/client";
@@ -33,12 +33,33 @@ export interface RelatedDeps {
   readNote(path: string): Promise<string>;
   /** openPassage opens a note scrolled to a byte offset; newLeaf opens it in a new tab. */
   openPassage(path: string, start: number, newLeaf: boolean): void;
-  /** subscribe registers the workspace events that mean "look again"; it returns the unsubscribe. */
-  subscribe(handlers: { noteChanged(): void; edited(path: string, text: string): void }): () => void;
+  /**
+   * subscribe hooks the workspace events that mean "look again", handing
+   * each to register (the view's registerEvent, so unload unhooks them).
+   */
+  subscribe(handlers: { noteChanged(): void; edited(path: string, text: string): void }, register: (ref: EventRef) => void): void;
   /** k is how many notes to list. */
   k?: number;
   /** typingDelayMs is how long typing must pause before the view asks again. */
   typingDelayMs?: number;
+  /** linkText is what goes inside [[…]] for a note linked from sourcePath (dragging a row into a note). */
+  linkText?(path: string, sourcePath: string): string;
+  /** hoverLink asks Obsidian's page preview to show a note at a byte offset (the hover-link event). */
+  hoverLink?(evt: MouseEvent, parent: HoverParent, targetEl: HTMLElement, path: string, start: number, sourcePath: string): void;
+}
+
+/**
+ * CUTOFF hides notes scoring under this share of the best note's score.
+ * Scores are comparable only within one reply, so the cut is relative to
+ * the best; 0.4 keeps the close neighbours and drops the tail that shares
+ * a word or two (chosen by looking at the sample vault's and the bench
+ * corpus's lists, not measured).
+ */
+export const CUTOFF = 0.4;
+
+/** strength words a relevance for a screen reader and the bar's title. */
+export function strength(rel: number): string {
+  return rel >= 0.8 ? "strong" : rel >= 0.55 ? "good" : "weak";
 }
 
 /** MAX_QUERY_TEXT bounds the editor text sent while typing; the sidecar reads only the opening anyway. */
@@ -50,8 +71,13 @@ const MAX_QUERY_TEXT = 8000;
  * while the user types; each request supersedes the one before, so typing
  * never waits on the sidecar and a late answer never overwrites a newer one.
  */
-export class RelatedView extends ItemView {
+export class RelatedView extends ItemView implements HoverParent {
+  hoverPopover: HoverPopover | null = null;
   private state: RelatedState = { kind: "no-note" };
+  /** pinned is the note the view stays on, or null to follow the active note. */
+  private pinned: string | null = null;
+  private showWeak = false;
+  private pinEl: HTMLElement | null = null;
   private readonly latest = new Latest();
   private typingTimer: number | null = null;
   private lastStatus: unknown = null;
@@ -86,11 +112,14 @@ export class RelatedView extends ItemView {
 
   override async onOpen(): Promise<void> {
     this.contentEl.addClass("quire-related");
-    this.register(
-      this.deps.subscribe({
+    this.addAction("refresh-cw", "Refresh", () => void this.refresh());
+    this.pinEl = this.addAction("pin", "Pin to this note", () => this.togglePin());
+    this.deps.subscribe(
+      {
         noteChanged: () => void this.refresh(),
         edited: (path, text) => this.edited(path, text),
-      }),
+      },
+      (ref) => this.registerEvent(ref),
     );
     this.register(this.deps.sidecar.onChange(() => void this.refresh()));
     this.register(this.deps.tracker.onChange((s) => this.trackerChanged(s)));
@@ -106,6 +135,21 @@ export class RelatedView extends ItemView {
     this.latest.cancel();
     if (this.typingTimer !== null) window.clearTimeout(this.typingTimer);
     this.typingTimer = null;
+  }
+
+  /** togglePin keeps the view on the note shown now, or lets it follow the active note again. */
+  togglePin(): void {
+    const path = this.state.kind === "results" || this.state.kind === "loading" || this.state.kind === "error" ? this.state.path : (this.deps.activeNote()?.path ?? null);
+    this.pinned = this.pinned === null ? path : null;
+    this.pinEl?.toggleClass("is-active", this.pinned !== null);
+    this.pinEl?.setAttr("aria-pressed", this.pinned !== null ? "true" : "false");
+    this.pinEl?.setAttr("aria-label", this.pinned !== null ? "Unpin: follow the active note" : "Pin to this note");
+    void this.refresh();
+  }
+
+  /** pinnedTo is the note the view is pinned to, or null, for tests. */
+  get pinnedTo(): string | null {
+    return this.pinned;
   }
 
   private edited(path: string, text: string): void {
@@ -138,7 +182,7 @@ export class RelatedView extends ItemView {
    * to text (the editor's unsaved content) when given.
    */
   async refresh(text?: string, textPath?: string): Promise<void> {
-    const note = this.deps.activeNote();
+    const note = this.pinned !== null ? { path: this.pinned } : this.deps.activeNote();
     if (!note || (textPath !== undefined && textPath !== note.path)) {
       if (!note) {
         this.latest.cancel();
@@ -254,6 +298,7 @@ export class RelatedView extends ItemView {
   }
 
   private renderResults(el: HTMLElement, s: Extract<RelatedState, { kind: "results" }>): void {
+    if (this.pinned !== null) el.createDiv({ cls: "quire-related-note", text: `Pinned to ${this.pinned.replace(/\.md$/, "")}` });
     if (s.updating !== null) el.createDiv({ cls: "quire-related-note", text: `Index updating (${s.updating}%)` });
     if (s.warning) el.createDiv({ cls: "quire-related-warning", text: s.warning });
     if (s.notes.length === 0) {
@@ -261,26 +306,67 @@ export class RelatedView extends ItemView {
       return;
     }
     const top = s.notes[0]?.score || 1;
-    const list = el.createDiv({ cls: "quire-related-list" });
-    for (const n of s.notes) {
-      const item = list.createDiv({ cls: "quire-related-item" });
-      item.setAttr("data-path", n.path);
-      item.setAttr("tabindex", "0");
+    const rel = (n: RelatedNote) => Math.max(0, Math.min(1, n.score / top));
+    const strong = s.notes.filter((n) => rel(n) >= CUTOFF);
+    const weak = s.notes.length - strong.length;
+    const shown = this.showWeak ? s.notes : strong;
+    const list = el.createDiv({ cls: "quire-related-list", attr: { role: "listbox", "aria-label": "Related notes" } });
+    const rows: HTMLElement[] = [];
+    shown.forEach((n, i) => {
+      const r = rel(n);
+      const item = list.createDiv({
+        cls: `quire-related-item${r < CUTOFF ? " is-weak" : ""}`,
+        attr: { role: "option", "aria-selected": "false", tabindex: i === 0 ? 0 : -1, "data-path": n.path, draggable: "true" },
+      });
+      rows.push(item);
       const head = item.createDiv({ cls: "quire-related-head" });
       head.createSpan({ cls: "quire-related-title", text: n.title || n.path });
-      const score = head.createSpan({ cls: "quire-related-score", text: n.score.toFixed(3) });
-      score.setAttr("title", "Relevance score (higher is closer)");
-      score.style.setProperty("--quire-score", String(Math.max(0, Math.min(1, n.score / top))));
+      const bar = head.createSpan({ cls: "quire-related-bar", attr: { role: "img", "aria-label": `Relevance: ${strength(r)}`, title: `Relevance: ${strength(r)}` } });
+      bar.createSpan({ cls: `quire-related-bar-fill is-${strength(r)}`, attr: { "data-rel": r.toFixed(2) } });
       const crumb = headingLabel(n.passage.headingPath);
       if (crumb) item.createDiv({ cls: "quire-related-heading", text: crumb });
       item.createDiv({ cls: "quire-related-snippet", text: snippet(n.passage.text) });
-      const open = (evt: MouseEvent | KeyboardEvent) =>
-        this.deps.openPassage(n.path, n.passage.start, evt.ctrlKey || evt.metaKey);
+      const open = (evt: MouseEvent | KeyboardEvent) => this.deps.openPassage(n.path, n.passage.start, evt.ctrlKey || evt.metaKey);
       item.addEventListener("click", open);
       item.addEventListener("keydown", (evt) => {
-        if (evt.key === "Enter") open(evt);
+        if (evt.key === "Enter" || evt.key === " ") {
+          evt.preventDefault();
+          open(evt);
+        } else if (evt.key === "ArrowDown" || evt.key === "ArrowUp" || evt.key === "Home" || evt.key === "End") {
+          evt.preventDefault();
+          const to = evt.key === "Home" ? 0 : evt.key === "End" ? rows.length - 1 : Math.max(0, Math.min(rows.length - 1, i + (evt.key === "ArrowDown" ? 1 : -1)));
+          this.focusRow(rows, to);
+        }
+      });
+      item.addEventListener("focus", () => this.focusRow(rows, i, false));
+      // Dragging a row into a note drops a link to it (the editor takes text/plain).
+      item.addEventListener("dragstart", (evt) => {
+        const link = `[[${this.deps.linkText?.(n.path, s.path) ?? n.path.replace(/\.md$/, "")}]]`;
+        evt.dataTransfer?.setData("text/plain", link);
+        if (evt.dataTransfer) evt.dataTransfer.effectAllowed = "copyLink";
+        item.addClass("is-dragging");
+      });
+      item.addEventListener("dragend", () => item.removeClass("is-dragging"));
+      item.addEventListener("mouseover", (evt) => this.deps.hoverLink?.(evt, this, item, n.path, n.passage.start, s.path));
+    });
+    if (weak > 0) {
+      const more = el.createEl("button", {
+        cls: "quire-related-more",
+        text: this.showWeak ? "Hide weaker matches" : `Show ${weak} weaker ${weak === 1 ? "match" : "matches"}`,
+      });
+      more.addEventListener("click", () => {
+        this.showWeak = !this.showWeak;
+        this.show(this.state);
       });
     }
+  }
+
+  private focusRow(rows: HTMLElement[], i: number, move = true): void {
+    rows.forEach((r, j) => {
+      r.setAttr("tabindex", j === i ? 0 : -1);
+      r.setAttr("aria-selected", j === i ? "true" : "false");
+    });
+    if (move) rows[i]?.focus();
   }
 }
 
@@ -301,16 +387,13 @@ export async function openRelatedView(workspace: Workspace): Promise<void> {
  * after a pause, with this text".
  */
 export function workspaceEvents(workspace: Workspace): RelatedDeps["subscribe"] {
-  return (h) => {
-    const refs: EventRef[] = [
-      workspace.on("active-leaf-change", () => h.noteChanged()),
-      workspace.on("file-open", () => h.noteChanged()),
+  return (h, register) => {
+    register(workspace.on("active-leaf-change", () => h.noteChanged()));
+    register(workspace.on("file-open", () => h.noteChanged()));
+    register(
       workspace.on("editor-change", (editor, info) => {
         if (info.file) h.edited(info.file.path, editor.getValue());
       }),
-    ];
-    return () => {
-      for (const r of refs) workspace.offref(r);
-    };
+    );
   };
 }

@@ -1,4 +1,4 @@
-import { type EventRef, ItemView, type MetadataCache, type Vault, type Workspace, type WorkspaceLeaf } from "obsidian";
+import { ItemView, type MetadataCache, type Vault, type Workspace, type WorkspaceLeaf } from "obsidian";
 
 /** REVIEW_VIEW is the review list view's type. */
 export const REVIEW_VIEW = "quire-review";
@@ -11,16 +11,23 @@ export interface ReviewItem {
   reason: string;
   /** about is the note the item concerns, if any. */
   about: string;
+  /** status is "open", or "resolved" or "dismissed" once the user said so (recorded in the note). */
+  status: ReviewStatus;
 }
+
+/** ReviewStatus is where a review item stands. */
+export type ReviewStatus = "open" | "resolved" | "dismissed";
 
 /** ReviewDeps is what the review view needs; main.ts builds it. */
 export interface ReviewDeps {
-  vault: Pick<Vault, "getMarkdownFiles" | "on" | "offref">;
+  vault: Pick<Vault, "getMarkdownFiles" | "on">;
   metadataCache: Pick<MetadataCache, "getFileCache">;
   /** folder is the generated-notes folder now ("Quire" unless configured). */
   folder(): string;
   /** openNote opens a vault note. */
   openNote(path: string, newLeaf: boolean): void;
+  /** mark records a decision in the review note's frontmatter (Quire wrote the note; the user's own notes are never touched). */
+  mark?(path: string, status: Exclude<ReviewStatus, "open">): Promise<void>;
 }
 
 /** reviewFolder is where review items live for a generated-notes folder. */
@@ -35,27 +42,30 @@ export function listReview(deps: Pick<ReviewDeps, "vault" | "metadataCache" | "f
   return deps.vault
     .getMarkdownFiles()
     .filter((f) => f.path.startsWith(prefix))
-    .map((f) => {
+    .map((f): ReviewItem => {
       const fm = (deps.metadataCache.getFileCache(f)?.frontmatter ?? {}) as Record<string, unknown>;
       return {
         path: f.path,
         title: f.basename,
         reason: typeof fm["reason"] === "string" ? fm["reason"] : "",
         about: typeof fm["about"] === "string" ? fm["about"] : "",
+        status: fm["status"] === "resolved" || fm["status"] === "dismissed" ? fm["status"] : "open",
       };
     })
     .sort((a, b) => a.path.localeCompare(b.path));
 }
 
 /**
- * ReviewView lists the open review items: notes the sidecar wrote under
- * <folder>/Review/ about what it would not decide alone. Deleting or
- * moving a note out of the folder closes the item; the list follows the
- * vault's events.
+ * ReviewView lists the review items: notes Quire wrote under
+ * <folder>/Review/ about what it would not decide alone. Resolve and
+ * Dismiss record the decision in the item's frontmatter (status); the
+ * list shows open items unless asked for all, and follows the vault.
  */
 export class ReviewView extends ItemView {
   private items: ReviewItem[] = [];
   private timer: number | null = null;
+  /** showAll lists resolved and dismissed items too; by default only open ones show. */
+  private showAll = false;
 
   constructor(
     leaf: WorkspaceLeaf,
@@ -84,14 +94,11 @@ export class ReviewView extends ItemView {
   override async onOpen(): Promise<void> {
     this.contentEl.addClass("quire-review");
     const later = () => this.refreshSoon();
-    const refs: EventRef[] = [
-      this.deps.vault.on("create", later),
-      this.deps.vault.on("delete", later),
-      this.deps.vault.on("rename", later),
-      this.deps.vault.on("modify", later),
-    ];
+    this.registerEvent(this.deps.vault.on("create", later));
+    this.registerEvent(this.deps.vault.on("delete", later));
+    this.registerEvent(this.deps.vault.on("rename", later));
+    this.registerEvent(this.deps.vault.on("modify", later));
     this.register(() => {
-      for (const r of refs) this.deps.vault.offref(r);
       if (this.timer !== null) window.clearTimeout(this.timer);
     });
     this.refresh();
@@ -111,30 +118,64 @@ export class ReviewView extends ItemView {
     this.items = listReview(this.deps);
     const el = this.contentEl;
     el.empty();
-    if (this.items.length === 0) {
+    const open = this.items.filter((it) => it.status === "open");
+    const shown = this.showAll ? this.items : open;
+    const bar = el.createDiv({ cls: "quire-review-bar" });
+    bar.createSpan({ cls: "quire-review-count", text: `${open.length} open ${open.length === 1 ? "item" : "items"}`, attr: { "aria-live": "polite" } });
+    if (this.items.length > open.length) {
+      const toggle = bar.createEl("button", { cls: "quire-review-filter", text: this.showAll ? "Show open only" : `Show all (${this.items.length})`, attr: { "aria-pressed": String(this.showAll) } });
+      toggle.addEventListener("click", () => {
+        this.showAll = !this.showAll;
+        this.refresh();
+      });
+    }
+    if (shown.length === 0) {
       el.createDiv({ cls: "quire-review-empty", text: `Nothing to review. Items Quire would not decide alone appear here (${reviewFolder(this.deps.folder())}).` });
       return;
     }
-    el.createDiv({ cls: "quire-review-count", text: `${this.items.length} open ${this.items.length === 1 ? "item" : "items"}` });
-    const list = el.createDiv({ cls: "quire-review-list" });
-    for (const it of this.items) {
-      const row = list.createDiv({ cls: "quire-review-item" });
-      row.setAttr("data-path", it.path);
-      row.setAttr("tabindex", "0");
-      row.createDiv({ cls: "quire-review-title", text: it.title });
+    const list = el.createDiv({ cls: "quire-review-list", attr: { role: "list", "aria-label": "Review items" } });
+    const heads: HTMLElement[] = [];
+    shown.forEach((it, i) => {
+      const row = list.createDiv({ cls: `quire-review-item is-${it.status}`, attr: { role: "listitem", "data-path": it.path } });
+      const title = row.createEl("button", { cls: "quire-review-title", text: it.title, attr: { tabindex: i === 0 ? 0 : -1, "aria-label": `Open ${it.title}` } });
+      heads.push(title);
       if (it.reason) row.createDiv({ cls: "quire-review-reason", text: it.reason });
       if (it.about) {
-        const about = row.createDiv({ cls: "quire-review-about", text: `About ${it.about.replace(/\.md$/, "")}` });
-        about.addEventListener("click", (evt) => {
-          evt.stopPropagation();
-          this.deps.openNote(it.about, evt.ctrlKey || evt.metaKey);
-        });
+        const about = row.createEl("button", { cls: "quire-review-about", text: `About ${it.about.replace(/\.md$/, "")}` });
+        about.addEventListener("click", (evt) => this.deps.openNote(it.about, evt.ctrlKey || evt.metaKey));
       }
-      const open = (evt: MouseEvent | KeyboardEvent) => this.deps.openNote(it.path, evt.ctrlKey || evt.metaKey);
-      row.addEventListener("click", open);
-      row.addEventListener("keydown", (evt) => {
-        if (evt.key === "Enter") open(evt);
+      const actions = row.createDiv({ cls: "quire-review-actions" });
+      if (it.status === "open" && this.deps.mark) {
+        for (const [status, label] of [
+          ["resolved", "Resolve"],
+          ["dismissed", "Dismiss"],
+        ] as const) {
+          const b = actions.createEl("button", { cls: `quire-review-${status === "resolved" ? "resolve" : "dismiss"}`, text: label, attr: { "aria-label": `${label}: ${it.title}` } });
+          b.addEventListener("click", () => void this.mark(it, status, b));
+        }
+      } else if (it.status !== "open") {
+        actions.createSpan({ cls: "quire-review-status", text: it.status === "resolved" ? "Resolved" : "Dismissed" });
+      }
+      title.addEventListener("click", (evt) => this.deps.openNote(it.path, evt.ctrlKey || evt.metaKey));
+      title.addEventListener("keydown", (evt) => {
+        if (evt.key !== "ArrowDown" && evt.key !== "ArrowUp") return;
+        evt.preventDefault();
+        const to = Math.max(0, Math.min(heads.length - 1, i + (evt.key === "ArrowDown" ? 1 : -1)));
+        heads.forEach((h, j) => h.setAttr("tabindex", j === to ? 0 : -1));
+        heads[to]?.focus();
       });
+    });
+  }
+
+  private async mark(it: ReviewItem, status: Exclude<ReviewStatus, "open">, btn: HTMLButtonElement): Promise<void> {
+    btn.disabled = true;
+    try {
+      await this.deps.mark?.(it.path, status);
+      // The metadata cache learns of the change a moment later.
+      this.refreshSoon();
+    } catch (err) {
+      btn.disabled = false;
+      console.warn("quire: review", it.path, err);
     }
   }
 }

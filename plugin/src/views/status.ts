@@ -1,6 +1,6 @@
 import { type App, Modal } from "obsidian";
 import type { QueueItem, SkippedFile } from "../../../proto/proto.gen";
-import type { Batch } from "../ingest";
+import { type Batch, plainReason } from "../ingest";
 import { type IndexSnapshot, indexingPercent, percent, statusBarText, vectorPercent } from "../sidecar/status";
 
 /** StatusBarDeps is what the status bar item needs. */
@@ -62,7 +62,8 @@ export interface StatusDeps {
   model?(): string | null;
 }
 
-const count = new Intl.NumberFormat("en-US");
+// The system locale, as the dates beside these numbers use.
+const count = new Intl.NumberFormat();
 
 /**
  * StatusModal is the small status view the status bar opens: index
@@ -140,7 +141,8 @@ export class StatusModal extends Modal {
       li.createSpan({ cls: "quire-queue-state", text: it.state });
       li.createSpan({ cls: "quire-status-path", text: ` ${it.source}` });
       if (it.state === "done" && it.note) li.createSpan({ cls: "quire-status-reason", text: ` → ${it.note}` });
-      if (it.error) li.createSpan({ cls: "quire-status-reason", text: ` — ${it.error}` });
+      // The error chain goes to the console; the list shows its last clause, for people.
+      if (it.error) li.createSpan({ cls: "quire-status-reason", text: ` — ${plainReason(it.error)}` });
       if (it.attempts > 0 && it.state !== "done") li.createSpan({ cls: "quire-status-reason", text: ` (${it.attempts} ${it.attempts === 1 ? "attempt" : "attempts"})` });
     }
   }

@@ -129,6 +129,8 @@
       stub.Notice.hostForTest = host;
       stub.Notice.shown = [];
       watchVault(app, basePath);
+      // What the plugin writes through the vault reaches the disk, as in the app.
+      app.vault.onWriteForTest = (p, text) => void call("harnessFs", { op: "write", path: `${basePath}/${p}`, text });
       plugin = new module.exports.default(app, manifest);
       plugin.data = settings;
       await plugin.onload();
@@ -139,7 +141,38 @@
       plugin.unloadForTest();
     },
     setClipboard(text) { clipboardText = text; },
-    ribbon(i = 0) { plugin.ribbonIcons[i].click(); },
+    /** ribbon clicks the ribbon icon whose label holds name (the ingest one by default). */
+    ribbon(name = "ingest") {
+      const icon = plugin.ribbonIcons.find((el) => (el.getAttribute("aria-label") ?? "").includes(name));
+      if (!icon) throw new Error(`no ribbon icon for ${name}`);
+      icon.click();
+    },
+    /** noteText is the text the open note's editor holds now. */
+    noteText() {
+      return app.workspace.getActiveViewOfType(stub.MarkdownView)?.editor.getValue() ?? null;
+    },
+    /** cursorAtEnd puts the open note's cursor at the end of its text, as a click there would. */
+    cursorAtEnd() {
+      const ed = app.workspace.getActiveViewOfType(stub.MarkdownView).editor;
+      const lines = ed.getValue().split("\n");
+      ed.setCursor({ line: lines.length - 1, ch: lines.at(-1).length });
+    },
+    /** timeKeystrokes records, for each text the search field takes, the time until results for exactly that text are drawn. */
+    timeKeystrokes() {
+      const input = document.querySelector(".quire-search-input");
+      const list = document.querySelector(".quire-search-results");
+      const typed = new Map();
+      const lat = [];
+      input.addEventListener("input", () => typed.set(input.value.trim(), performance.now()));
+      new MutationObserver(() => {
+        const q = list.getAttribute("data-query");
+        const t0 = typed.get(q);
+        if (t0 === undefined) return;
+        lat.push(performance.now() - t0);
+        typed.delete(q);
+      }).observe(list, { attributes: true, attributeFilter: ["data-query"] });
+      window.__keystrokes = lat;
+    },
     notices() { return stub.Notice.shown.slice(); },
     liveNotices() { return stub.Notice.liveForTest.map((n) => n.message); },
     modal() { return stub.Modal.openForTest.at(-1) ?? null; },
@@ -211,5 +244,14 @@
       return v ? { path: v.file?.path ?? null, line: v.editor.scrolledToForTest } : null;
     },
     theme(name) { document.body.className = `theme-${name}`; },
+    /** deferredReviewLeaf adds a review leaf that holds a placeholder view, as Obsidian's DeferredView does for a tab not shown yet. */
+    deferredReviewLeaf() {
+      class DeferredView extends stub.ItemView {
+        getViewType() { return "quire-review"; }
+        getDisplayText() { return "Quire review"; }
+      }
+      const leaf = app.workspace.getRightLeaf(false);
+      leaf.view = new DeferredView(leaf);
+    },
   };
 })();

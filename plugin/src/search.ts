@@ -1,0 +1,107 @@
+// Searching the vault without Obsidian: the words of a query, a passage's
+// line with those words marked, the folder and tag filters, and the link a
+// result inserts. The search modal draws what these return.
+import type { Passage } from "../../proto/proto.gen";
+import { snippet } from "./passage";
+
+/** Piece is a run of a highlighted line: hit marks a query word. */
+export interface Piece {
+  text: string;
+  hit: boolean;
+}
+
+/** fold lowercases and strips accents, so that "cafe" marks "Café". */
+function fold(s: string): string {
+  return s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+}
+
+/** queryTerms are the words of a query worth marking: two letters or more, folded, without repeats. */
+export function queryTerms(query: string): string[] {
+  const out: string[] = [];
+  for (const w of query.match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const f = fold(w);
+    if (f.length >= 2 && !out.includes(f)) out.push(f);
+  }
+  return out;
+}
+
+/**
+ * highlight cuts a passage to one line of about max characters around its
+ * first query word and splits it into pieces, marking every word that
+ * starts with a query term or its crude stem.
+ */
+export function highlight(text: string, terms: readonly string[], max = 180): Piece[] {
+  const line = snippet(text, 100_000);
+  const words = [...line.matchAll(/[\p{L}\p{N}]+/gu)];
+  // A term marks words that start with it or with its stem ("feeding" marks "Feed").
+  const stems = terms.map((t) => (t.length > 5 ? t.replace(/(ing|ed|es|s)$/, "") : t));
+  const isHit = (w: string) => {
+    const f = fold(w);
+    return stems.some((t) => f.startsWith(t));
+  };
+  const first = words.find((m) => isHit(m[0]));
+  let from = 0;
+  if (first && first.index > max / 3) {
+    const cut = line.lastIndexOf(" ", first.index - Math.floor(max / 4));
+    from = cut > 0 ? cut + 1 : 0;
+  }
+  let to = Math.min(line.length, from + max);
+  if (to < line.length) {
+    const cut = line.lastIndexOf(" ", to);
+    if (cut > from + max / 2) to = cut;
+  }
+  const pieces: Piece[] = [];
+  const push = (t: string, hit: boolean) => {
+    if (t === "") return;
+    const last = pieces.at(-1);
+    if (last && last.hit === hit) last.text += t;
+    else pieces.push({ text: t, hit });
+  };
+  if (from > 0) push("…", false);
+  let at = from;
+  for (const m of words) {
+    if (m.index < from || m.index + m[0].length > to) continue;
+    if (!isHit(m[0])) continue;
+    push(line.slice(at, m.index), false);
+    push(m[0], true);
+    at = m.index + m[0].length;
+  }
+  push(line.slice(at, to), false);
+  if (to < line.length) push("…", false);
+  return pieces;
+}
+
+/** Filter narrows results to a folder and a tag; empty strings mean no filter. */
+export interface Filter {
+  folder: string;
+  tag: string;
+}
+
+/** normalizeTag is a tag as typed ("#Garden", "garden/") in the form compared: "garden". */
+export function normalizeTag(tag: string): string {
+  return tag.trim().replace(/^#+/, "").replace(/\/+$/, "").toLowerCase();
+}
+
+/**
+ * matches reports whether a passage passes the filter. tagsOf returns the
+ * note's tags without "#" (from Obsidian's metadata cache); a tag filter
+ * matches the tag and its nested tags ("garden" matches "garden/herbs").
+ */
+export function matches(p: Pick<Passage, "path">, f: Filter, tagsOf: (path: string) => readonly string[]): boolean {
+  const folder = f.folder.trim().replace(/^\/+|\/+$/g, "");
+  if (folder !== "" && !p.path.startsWith(`${folder}/`)) return false;
+  const tag = normalizeTag(f.tag);
+  if (tag === "") return true;
+  return tagsOf(p.path).some((t) => {
+    const n = normalizeTag(t);
+    return n === tag || n.startsWith(`${tag}/`);
+  });
+}
+
+/** wikiLink is the link a result inserts: [[target#Heading]], the innermost heading when the passage has one. */
+export function wikiLink(target: string, headingPath: readonly string[]): string {
+  const h = headingPath.at(-1);
+  // Obsidian link syntax cannot hold these in a heading reference.
+  const clean = h?.replace(/[[\]#|^]/g, " ").replace(/\s+/g, " ").trim();
+  return clean ? `[[${target}#${clean}]]` : `[[${target}]]`;
+}

@@ -1,0 +1,135 @@
+// @vitest-environment jsdom
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Passage } from "../../proto/proto.gen";
+import { SearchModal } from "../src/modals/search";
+import { highlight, matches, normalizeTag, queryTerms, wikiLink } from "../src/search";
+import { type FakeLifecycle, type FakeServer, online, settle } from "./fake-sidecar";
+import { App } from "./obsidian-stub";
+
+const passage = (path: string, text: string, headingPath: string[] = []): Passage => ({
+  id: `${path}#0`,
+  path,
+  title: path.replace(/\.md$/, "").split("/").at(-1)!,
+  headingPath,
+  start: 10,
+  end: 10 + text.length,
+  text,
+  score: 1,
+});
+
+describe("search helpers", () => {
+  it("marks the query's words, accents folded, in a line cut around the first one", () => {
+    expect(queryTerms("Café, CAFE and a b")).toEqual(["cafe", "and"]);
+    const pieces = highlight("## Brewing\n\nA long opening sentence about nothing. ".repeat(6) + "The café brews **espresso** daily.", ["cafe", "espresso"], 80);
+    expect(pieces[0]!.text.startsWith("…") && !pieces[0]!.hit).toBe(true);
+    expect(pieces.filter((p) => p.hit).map((p) => p.text)).toEqual(["café", "espresso"]);
+    expect(pieces.map((p) => p.text).join("")).not.toContain("**");
+  });
+
+  it("filters by folder and by tag, nested tags included", () => {
+    const tags = (p: string) => (p.startsWith("Garden/") ? ["garden/herbs"] : ["kitchen"]);
+    expect(matches({ path: "Garden/Basil.md" }, { folder: "Garden/", tag: "" }, tags)).toBe(true);
+    expect(matches({ path: "Gardening.md" }, { folder: "Garden", tag: "" }, tags)).toBe(false);
+    expect(matches({ path: "Garden/Basil.md" }, { folder: "", tag: "#Garden" }, tags)).toBe(true);
+    expect(matches({ path: "Kitchen/Bread.md" }, { folder: "", tag: "garden" }, tags)).toBe(false);
+    expect(normalizeTag(" #A/b/ ")).toBe("a/b");
+  });
+
+  it("links to the innermost heading, without characters a link cannot hold", () => {
+    expect(wikiLink("Bread", ["Bread", "Method"])).toBe("[[Bread#Method]]");
+    expect(wikiLink("Bread", [])).toBe("[[Bread]]");
+    expect(wikiLink("Bread", ["A [draft] | #1"])).toBe("[[Bread#A draft 1]]");
+  });
+});
+
+describe("SearchModal", () => {
+  let server: FakeServer;
+  let sidecar: FakeLifecycle;
+  let asked: { query: string; k?: number }[];
+  const results: Record<string, Passage[]> = {
+    bread: [passage("Kitchen/Bread.md", "Knead the bread dough for ten minutes.", ["Bread", "Method"]), passage("Garden/Wheat.md", "Wheat for bread grows in summer.")],
+  };
+  const opened: [string, number, boolean][] = [];
+  const links: string[] = [];
+
+  beforeEach(async () => {
+    ({ server, sidecar } = await online());
+    asked = [];
+    opened.length = 0;
+    links.length = 0;
+    server.reply = (f, s) => {
+      if (f.type !== "search.query") return;
+      const q = f.payload as { query: string; k?: number };
+      asked.push(q);
+      s.push({ id: f.id!, type: "search.result", payload: { passages: results[q.query] ?? [], channel: "hybrid" } });
+    };
+  });
+  afterEach(() => {
+    for (const el of document.querySelectorAll(".modal-container")) el.remove();
+  });
+
+  const open = () => {
+    const m = new SearchModal(new App() as never, {
+      client: () => sidecar.client,
+      state: () => sidecar.state,
+      tagsOf: (p) => (p.startsWith("Garden/") ? ["garden"] : []),
+      openPassage: (p, at, tab) => opened.push([p, at, tab]),
+      insertLink: (p, h) => links.push(wikiLink(p.replace(/\.md$/, ""), h)) > 0,
+      debounceMs: 0,
+    });
+    m.open();
+    return m;
+  };
+  const input = (m: SearchModal) => m.contentEl.querySelector<HTMLInputElement>(".quire-search-input")!;
+  const key = (m: SearchModal, k: string, mods: KeyboardEventInit = {}) => input(m).dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true, ...mods }));
+  const type = async (m: SearchModal, q: string) => {
+    m.setQuery(q);
+    await new Promise((r) => setTimeout(r, 5));
+    await settle();
+  };
+
+  it("lists one row per passage with title, heading path and marked words; arrows move, Enter opens", async () => {
+    const m = open();
+    expect(input(m).getAttribute("role")).toBe("combobox");
+    await type(m, "bread");
+    const rows = m.contentEl.querySelectorAll(".quire-search-item");
+    expect(rows).toHaveLength(2);
+    expect(rows[0]!.querySelector(".quire-search-heading")!.textContent).toBe("Bread › Method");
+    expect([...rows[0]!.querySelectorAll("mark")].map((e) => e.textContent)).toEqual(["bread"]);
+    expect(rows[0]!.getAttribute("aria-selected")).toBe("true");
+    key(m, "ArrowDown");
+    expect(rows[1]!.getAttribute("aria-selected")).toBe("true");
+    expect(input(m).getAttribute("aria-activedescendant")).toBe(rows[1]!.id);
+    key(m, "ArrowDown");
+    expect(rows[0]!.getAttribute("aria-selected")).toBe("true"); // wraps
+    key(m, "Enter", { ctrlKey: true });
+    expect(opened).toEqual([["Kitchen/Bread.md", 10, true]]);
+  });
+
+  it("Alt+Enter inserts a link to the passage's heading", async () => {
+    const m = open();
+    await type(m, "bread");
+    key(m, "Enter", { altKey: true });
+    expect(links).toEqual(["[[Kitchen/Bread#Method]]"]);
+    expect(opened).toEqual([]);
+  });
+
+  it("a folder filter keeps the passages under it and asks for more to filter from", async () => {
+    const m = open();
+    const folder = m.contentEl.querySelector<HTMLInputElement>(".quire-search-folder")!;
+    folder.value = "Garden";
+    folder.dispatchEvent(new Event("input"));
+    await type(m, "bread");
+    expect([...m.contentEl.querySelectorAll(".quire-search-item")].map((e) => e.getAttribute("data-path"))).toEqual(["Garden/Wheat.md"]);
+    expect(asked.at(-1)!.k).toBe(100);
+    expect(m.contentEl.querySelector(".quire-search-status")!.textContent).toContain("1 outside the filter");
+  });
+
+  it("offline, it says so and sends nothing", async () => {
+    sidecar.set({ kind: "offline", reason: "Quire is not answering.", canStart: true });
+    const m = open();
+    await type(m, "bread");
+    expect(asked).toEqual([]);
+    expect(m.contentEl.querySelector(".quire-search-status")!.textContent).toContain("Quire is not answering.");
+  });
+});
