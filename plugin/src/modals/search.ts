@@ -86,7 +86,7 @@ export class SearchModal extends Modal {
     });
     const filters = root.createDiv({ cls: "quire-search-filters" });
     const folder = filters.createEl("input", { cls: "quire-search-folder", attr: { type: "text", placeholder: "Folder", "aria-label": "Only in folder" } });
-    const tag = filters.createEl("input", { cls: "quire-search-tag", attr: { type: "text", placeholder: "#tag", "aria-label": "Only with tag" } });
+    const tag = filters.createEl("input", { cls: "quire-search-tag", attr: { type: "text", placeholder: "Tag", "aria-label": "Only with tag" } });
     this.statusEl = root.createDiv({ cls: "quire-search-status", attr: { "aria-live": "polite" } });
     this.listEl = root.createEl("ul", { cls: "quire-search-results", attr: { id: listId, role: "listbox", "aria-label": "Passages" } });
     const footer = root.createDiv({ cls: "quire-search-footer" });
