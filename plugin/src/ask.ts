@@ -9,6 +9,7 @@ import { type Client, ClientError, Latest, isSuperseded } from "./sidecar/client
 export type AskState =
   | { kind: "idle" }
   | { kind: "streaming"; question: string; text: string }
+  | { kind: "stopped"; question: string; text: string }
   | { kind: "done"; question: string; askId: string; answer: AskDone }
   | { kind: "error"; question: string; message: string };
 
@@ -169,8 +170,44 @@ export class AskSession {
     this.latest.cancel();
   }
 
+  /** stop ends the answer streaming now, keeping what came so far (the Stop button). */
+  stop(): void {
+    const s = this.st;
+    if (s.kind !== "streaming") return;
+    this.latest.cancel();
+    this.set({ kind: "stopped", question: s.question, text: s.text });
+  }
+
   private set(s: AskState): void {
     this.st = s;
     this.deps.onChange(s);
   }
+}
+
+/**
+ * answerMarkdown is a checked answer as Markdown to insert in a note or
+ * copy: each [n] becomes a link to its passage's note and heading, and the
+ * sources follow as a list. linkText turns a note path into what goes
+ * inside [[…]].
+ */
+export function answerMarkdown(a: Pick<AskDone, "answer" | "citations">, linkText: (path: string) => string): string {
+  const target = (c: WireCitation) => {
+    const h = (c.headingPath ?? []).at(-1)?.replace(/[[\]#|^]/g, " ").replace(/\s+/g, " ").trim();
+    return h ? `${linkText(c.path)}#${h}` : linkText(c.path);
+  };
+  const byN = new Map(a.citations.map((c) => [c.number, c]));
+  const body = a.answer.trim().replace(/\[(\d{1,3})\]/g, (m, n: string) => {
+    const c = byN.get(Number(n));
+    return c ? `([[${target(c)}|${n}]])` : m;
+  });
+  if (a.citations.length === 0) return body;
+  const seen = new Set<string>();
+  const sources: string[] = [];
+  for (const c of a.citations) {
+    const t = target(c);
+    if (seen.has(t)) continue;
+    seen.add(t);
+    sources.push(`${c.number}. [[${t}]]`);
+  }
+  return `${body}\n\nSources:\n${sources.join("\n")}`;
 }

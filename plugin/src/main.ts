@@ -139,14 +139,27 @@ export default class QuirePlugin extends Plugin {
     );
 
     const history = new History();
-    const ask = () =>
+    const ask = () => {
+      // Insert at cursor goes to the note being edited when the question began.
+      const editing = workspace.getActiveViewOfType(MarkdownView);
       new AskModal(this.app, {
+        linkText: (path) => {
+          const f = vault.getAbstractFileByPath(path);
+          return f instanceof TFile ? metadataCache.fileToLinktext(f, editing?.file?.path ?? "", true) : path.replace(/\.md$/, "");
+        },
+        insert: (md) => {
+          if (!editing?.file) return false;
+          editing.editor.replaceSelection(md);
+          return true;
+        },
+        copy: (text) => navigator.clipboard.writeText(text),
         client: () => sidecar.client,
         history,
         noteText: (path) => opener.read(path),
         openPassage: (path, at) => void opener.open(path, at),
         openNote: openGenerated,
       }).open();
+    };
     const search = () => {
       // The link goes where the cursor was when the search began.
       const editing = workspace.getActiveViewOfType(MarkdownView);

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AskDone } from "../../proto/proto.gen";
-import { AskSession, History, HistoryCursor } from "../src/ask";
+import { AskSession, History, HistoryCursor, answerMarkdown } from "../src/ask";
 import { answerNoteProcessor, savedCitations } from "../src/hover/answer-note";
 import { linkCitationMarkers } from "../src/hover/markers";
 import { AskModal } from "../src/modals/ask";
@@ -266,6 +266,17 @@ describe("AskModal", () => {
     m.close();
     await asked;
     expect(m.state.kind).toBe("streaming");
+  });
+});
+
+describe("answerMarkdown", () => {
+  it("turns each [n] into a link to its note and heading and lists the sources once", () => {
+    const c = (number: number, path: string, headingPath: string[]) => ({ number, id: `${path}#0`, path, start: 0, end: 1, title: "", headingPath, text: "", hash: "" });
+    const md = answerMarkdown(
+      { answer: "Knead ten minutes [1]. Rest it [2][1]. Not a citation [9].", citations: [c(1, "Kitchen/Bread.md", ["Bread", "Method"]), c(2, "Kitchen/Rye.md", [])] },
+      (p) => p.replace(/\.md$/, "").split("/").at(-1)!,
+    );
+    expect(md).toBe("Knead ten minutes ([[Bread#Method|1]]). Rest it ([[Rye|2]])([[Bread#Method|1]]). Not a citation [9].\n\nSources:\n1. [[Bread#Method]]\n2. [[Rye]]");
   });
 });
 

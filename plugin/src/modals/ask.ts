@@ -1,6 +1,6 @@
 import { type App, Component, MarkdownRenderer, Modal } from "obsidian";
 import type { AskDone } from "../../../proto/proto.gen";
-import { type AskDeps, AskSession, type AskState, type History, HistoryCursor, toCitation } from "../ask";
+import { type AskDeps, AskSession, type AskState, type History, HistoryCursor, answerMarkdown, toCitation } from "../ask";
 import { CitationHover, type CitationHoverDeps } from "../hover/citation";
 import { linkCitationMarkers } from "../hover/markers";
 import { headingLabel } from "../passage";
@@ -18,6 +18,12 @@ export interface AskModalDeps {
   openNote(path: string): Promise<void>;
   /** frameMs is how often streamed text is drawn at most. */
   frameMs?: number;
+  /** linkText turns a note path into what goes inside [[…]], for copying and inserting. */
+  linkText?(path: string): string;
+  /** insert puts Markdown at the cursor of the editor that was active when the modal opened; it reports whether there was one. */
+  insert?(markdown: string): boolean;
+  /** copy puts text on the clipboard. */
+  copy?(text: string): Promise<void>;
 }
 
 /**
@@ -40,6 +46,7 @@ export class AskModal extends Modal {
   private sourcesEl!: HTMLElement;
   private actionsEl!: HTMLElement;
   private streamEl: HTMLElement | null = null;
+  private stopBtn!: HTMLButtonElement;
   private frameTimer: number | null = null;
   private shownDone: AskState | null = null;
 
@@ -74,8 +81,11 @@ export class AskModal extends Modal {
     const form = root.createDiv({ cls: "quire-ask-form" });
     this.inputEl = form.createEl("textarea", { cls: "quire-ask-input", attr: { rows: 2, placeholder: "Ask a question about your notes…", "aria-label": "Question" } });
     const askBtn = form.createEl("button", { cls: "mod-cta quire-ask-submit", text: "Ask" });
+    this.stopBtn = form.createEl("button", { cls: "quire-ask-stop", text: "Stop", attr: { "aria-label": "Stop the answer" } });
+    this.stopBtn.toggleClass("is-hidden", true);
+    this.stopBtn.addEventListener("click", () => this.session.stop());
     this.historyEl = root.createDiv({ cls: "quire-ask-history" });
-    this.statusEl = root.createDiv({ cls: "quire-ask-status" });
+    this.statusEl = root.createDiv({ cls: "quire-ask-status", attr: { "aria-live": "polite" } });
     this.answerEl = root.createDiv({ cls: "quire-ask-answer" });
     this.notesEl = root.createDiv({ cls: "quire-ask-notes" });
     this.sourcesEl = root.createDiv({ cls: "quire-ask-sources" });
@@ -103,6 +113,8 @@ export class AskModal extends Modal {
     const q = this.inputEl.value.trim();
     if (q === "") return;
     this.cursor.reset();
+    // The question shows once, above its answer; the field is free for the next.
+    this.inputEl.value = "";
     await this.session.ask(q);
   }
 
@@ -134,12 +146,13 @@ export class AskModal extends Modal {
     el.empty();
     const list = this.deps.history.list;
     if (list.length === 0 || this.session.state.kind !== "idle") return;
-    el.createSpan({ cls: "quire-ask-history-label", text: "Recent questions" });
-    const ul = el.createEl("ul");
+    el.createSpan({ cls: "quire-ask-history-label", text: "Recent questions", attr: { id: "quire-ask-recent" } });
+    const ul = el.createEl("ul", { attr: { "aria-labelledby": "quire-ask-recent" } });
     for (const q of list.slice(0, 5)) {
-      const li = ul.createEl("li", { cls: "quire-ask-history-item", text: q });
-      li.setAttr("tabindex", "0");
-      li.addEventListener("click", () => {
+      // A button: Enter and Space ask it, as a click does.
+      const li = ul.createEl("li");
+      const b = li.createEl("button", { cls: "quire-ask-history-item", text: q, attr: { "aria-label": `Ask again: ${q}` } });
+      b.addEventListener("click", () => {
         this.inputEl.value = q;
         void this.submit();
       });
@@ -147,6 +160,17 @@ export class AskModal extends Modal {
   }
 
   private changed(s: AskState): void {
+    this.stopBtn.toggleClass("is-hidden", s.kind !== "streaming");
+    if (s.kind === "stopped") {
+      if (this.frameTimer !== null) window.clearTimeout(this.frameTimer);
+      this.frameTimer = null;
+      this.streamEl?.setText(s.text);
+      this.statusEl.setText("Stopped. The answer above is incomplete and was not checked.");
+      this.streamEl = null;
+      this.shownDone = s;
+      this.drawHistory();
+      return;
+    }
     if (s.kind === "streaming") {
       if (this.streamEl === null || this.shownDone !== null || s.text === "") this.startStream(s.question);
       // Draw at most once per frame: the text is set whole, never re-rendered as Markdown.
@@ -246,7 +270,7 @@ export class AskModal extends Modal {
         const c = toCitation(wc);
         const li = ol.createEl("li", { cls: "quire-ask-source" });
         li.createSpan({ cls: "quire-ask-source-n", text: `[${wc.number}]` });
-        const link = li.createSpan({ cls: "quire-ask-source-link", text: wc.title || wc.path });
+        const link = li.createSpan({ cls: "quire-ask-source-link", text: wc.title || wc.path, attr: { tabindex: 0, role: "link" } });
         const crumb = headingLabel(wc.headingPath ?? []);
         if (crumb) li.createSpan({ cls: "quire-ask-source-heading", text: ` › ${crumb}` });
         this.hover.attach(link, c);
@@ -254,6 +278,22 @@ export class AskModal extends Modal {
     }
 
     if (!a.refused || a.citations.length > 0) {
+      if (!a.refused && this.deps.linkText) {
+        const md = answerMarkdown(a, this.deps.linkText);
+        if (this.deps.copy) {
+          const copy = this.actionsEl.createEl("button", { cls: "quire-ask-copy", text: "Copy" });
+          copy.addEventListener("click", () => {
+            void this.deps.copy?.(md).then(() => this.statusEl.setText("Copied, with the citations as links."));
+          });
+        }
+        if (this.deps.insert) {
+          const ins = this.actionsEl.createEl("button", { cls: "quire-ask-insert", text: "Insert at cursor" });
+          ins.addEventListener("click", () => {
+            if (this.deps.insert?.(md)) this.close();
+            else this.statusEl.setText("No note was being edited: open one, then insert the answer.");
+          });
+        }
+      }
       const save = this.actionsEl.createEl("button", { cls: "quire-ask-save", text: "Save as note" });
       const msg = this.actionsEl.createSpan({ cls: "quire-ask-save-status" });
       save.addEventListener("click", () => void this.save(save, msg));
