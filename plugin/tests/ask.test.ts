@@ -234,6 +234,9 @@ describe("AskModal", () => {
     expect(m.contentEl.querySelector(".quire-ask-save")).toBeNull();
 
     answerAsk(server, [], done({ extracted: true, model: "", warning: "no model configured", droppedCitations: 2 }));
+    // Asking cleared the field (the question shows once, above its answer): ask again.
+    expect(m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value).toBe("");
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "Who won in 1930?";
     await m.submit();
     await settle();
     expect(m.contentEl.querySelector(".quire-ask-answer")!.classList.contains("is-extracted")).toBe(true);
