@@ -278,8 +278,9 @@ export class AskModal extends Modal {
     }
 
     if (!a.refused || a.citations.length > 0) {
-      if (!a.refused && this.deps.linkText) {
-        const md = answerMarkdown(a, this.deps.linkText);
+      const linkText = this.deps.linkText;
+      if (!a.refused && linkText) {
+        const md = answerMarkdown(a, (path) => linkText(path));
         if (this.deps.copy) {
           const copy = this.actionsEl.createEl("button", { cls: "quire-ask-copy", text: "Copy" });
           copy.addEventListener("click", () => {

@@ -1045,10 +1045,15 @@ async function main() {
       await scF.start();
       const pageF = await newPage();
       await pageF.evaluate((a) => window.harness.load(a), { basePath: vaultF, files: vaultFiles(vaultF), settings: { binaryPath: "", stateFolder: "" }, manifest });
+      // On a loaded machine the first handshake may time out while the engine
+      // embeds; with no program set the plugin then waits for an explicit start.
+      const nudge = setInterval(() => void pageF.evaluate(() => window.harness.statusText() === "Quire: offline" && window.harness.command("start-sidecar")).catch(() => {}), 10_000);
       // Hybrid needs every vector: wait until the status bar no longer counts them.
       await waitFor(pageF, () => /^Quire: \d+ notes?$/.test(window.harness.statusText()), undefined, 300_000).catch(async (err) => {
+        clearInterval(nudge);
         throw new Error(`${err.message}; status bar: ${await pageF.evaluate(() => window.harness.statusText())}`);
       });
+      clearInterval(nudge);
       const status = await pageF.evaluate(() => window.harness.statusText());
       await pageF.evaluate(() => window.harness.command("search-vault"));
       await pageF.waitForSelector(".quire-search-input", { timeout: 30_000 }).catch(async (err) => {
