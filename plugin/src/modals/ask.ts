@@ -19,7 +19,7 @@ export interface AskModalDeps {
   /** frameMs is how often streamed text is drawn at most. */
   frameMs?: number;
   /** linkText turns a note path into what goes inside [[…]], for copying and inserting. */
-  linkText?(path: string): string;
+  linkText?: (path: string) => string;
   /** insert puts Markdown at the cursor of the editor that was active when the modal opened; it reports whether there was one. */
   insert?(markdown: string): boolean;
   /** copy puts text on the clipboard. */
@@ -280,7 +280,7 @@ export class AskModal extends Modal {
     if (!a.refused || a.citations.length > 0) {
       const linkText = this.deps.linkText;
       if (!a.refused && linkText) {
-        const md = answerMarkdown(a, (path) => linkText(path));
+        const md = answerMarkdown(a, linkText);
         if (this.deps.copy) {
           const copy = this.actionsEl.createEl("button", { cls: "quire-ask-copy", text: "Copy" });
           copy.addEventListener("click", () => {
