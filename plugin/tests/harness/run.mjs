@@ -413,7 +413,7 @@ async function main() {
         // Obsidian's own accent button (.mod-cta) takes its colours from the app's theme, not from Quire.
         const ours = (x) => x.nodes.filter((n) => !(x.id === "color-contrast" && /\.mod-cta\b/.test(n.target.join(" "))));
         return r.violations
-          .map((x) => ({ id: x.id, impact: x.impact, nodes: ours(x).length, target: ours(x)[0]?.target?.join(" ") ?? "" }))
+          .map((x) => ({ id: x.id, impact: x.impact, nodes: ours(x).length, target: ours(x).map((n) => n.target.join(" ")).join(", ") }))
           .filter((x) => x.nodes > 0);
       }, selector);
       for (const x of v) found.push({ ...x, theme });
@@ -521,16 +521,22 @@ async function main() {
       }, link);
       await shots(page, "related-drag-to-link");
       // Pinned, the panel stays on its note while another opens.
-      const before = await page.evaluate(() => window.harness.relatedTitles());
+      const settled = () => waitFor(page, () => window.harness.relatedTitles().length > 0 && !document.querySelector(".quire-related.is-loading"));
       await page.click(".view-action.quire-icon-pin");
-      await page.evaluate(() => window.harness.open("Garden/Monstera care.md"));
-      await new Promise((r) => setTimeout(r, 1200));
-      const pinned = await page.evaluate(() => window.harness.relatedTitles());
-      expect(JSON.stringify(pinned) === JSON.stringify(before), `pinned panel changed: ${pinned}`);
-      await shots(page, "related-pinned");
-      await page.click(".view-action.quire-icon-pin");
-      await page.evaluate(() => window.harness.open("Kitchen/Bread baking log.md"));
-      await waitFor(page, () => window.harness.relatedTitles().length > 0 && !document.querySelector(".quire-related.is-loading"));
+      try {
+        await settled();
+        const before = await page.evaluate(() => window.harness.relatedTitles());
+        await page.evaluate(() => window.harness.open("Garden/Monstera care.md"));
+        await new Promise((r) => setTimeout(r, 1500));
+        await settled();
+        const pinned = await page.evaluate(() => window.harness.relatedTitles());
+        expect(JSON.stringify(pinned) === JSON.stringify(before), `pinned panel changed: ${pinned} (was ${before})`);
+        await shots(page, "related-pinned");
+      } finally {
+        await page.click(".view-action.quire-icon-pin");
+        await page.evaluate(() => window.harness.open("Kitchen/Bread baking log.md"));
+        await settled();
+      }
     });
 
     await scenario("clicking a related note opens it at its passage", async () => {
