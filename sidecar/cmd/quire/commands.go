@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/config"
@@ -307,9 +308,9 @@ func (out statusOut) print(sidecar string) {
 	if out.LastIndex != nil {
 		last = out.LastIndex.Local().Format("2006-01-02 15:04:05")
 	}
-	fmt.Printf("Vault:   %s\nState:   %s\nNotes:   %d (%d chunks)\nIndexed: %s\nIndex:   %s\n", out.Vault, out.State, out.Notes, out.Chunks, last, out.Fingerprint)
+	fmt.Printf("Vault:   %s\nState:   %s\nNotes:   %d (%d chunks)\nIndexed: %s\nIndex:   %s\n", shown(out.Vault), shown(out.State), out.Notes, out.Chunks, last, shown(out.Fingerprint))
 	if v := out.Vectors; v != nil {
-		fmt.Printf("Vectors: %d/%d chunks (%.0f%%), %s\n", v.Embedded, v.Passages, 100*v.Coverage(), v.Embedder)
+		fmt.Printf("Vectors: %d/%d chunks (%.0f%%), %s\n", v.Embedded, v.Passages, 100*v.Coverage(), shown(v.Embedder))
 	}
 	if sidecar != "" {
 		fmt.Println("Sidecar:", sidecar)
@@ -319,17 +320,31 @@ func (out statusOut) print(sidecar string) {
 		if m.Remote {
 			where = "NOT on this machine: passages of your notes are sent there (folders under `private:` never are)"
 		}
-		fmt.Printf("Model:   %s %s at %s, %s\n", m.Provider, m.Model, m.Endpoint, where)
+		fmt.Printf("Model:   %s %s at %s, %s\n", shown(m.Provider), shown(m.Model), shown(m.Endpoint), where)
 	}
 	if len(out.Skipped) > 0 {
 		fmt.Printf("Skipped: %d\n", len(out.Skipped))
 		for _, s := range out.Skipped {
-			fmt.Printf("  %s: %s\n", s.Path, s.Reason)
+			fmt.Printf("  %s: %s\n", shown(s.Path), shown(s.Reason))
 		}
 	}
 	for _, w := range out.Warnings {
-		fmt.Printf("Warning: %s: %s\n", w.Path, w.Reason)
+		fmt.Printf("Warning: %s: %s\n", shown(w.Path), shown(w.Reason))
 	}
+}
+
+// shown makes a config string or a path safe to print on a terminal: a
+// control or format character (a newline in a model name, an escape
+// sequence, a bidi override) is written as its Go escape, so it can
+// neither forge a line of the status nor drive the terminal.
+func shown(s string) string {
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			q := strconv.Quote(s)
+			return q[1 : len(q)-1]
+		}
+	}
+	return s
 }
 
 func cmdEval(ctx context.Context, args []string) error {

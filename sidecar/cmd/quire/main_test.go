@@ -325,3 +325,21 @@ func TestEvalRewrite(t *testing.T) {
 		t.Errorf("span recall without rewrite %v, with %v; want 0 and 1", a.Recall, b.Recall)
 	}
 }
+
+// TestStatusShowsControlsEscaped: a model name with a newline (or an
+// escape sequence) in config.yaml cannot forge a line of `quire status`.
+func TestStatusShowsControlsEscaped(t *testing.T) {
+	v := writeVault(t)
+	os.MkdirAll(filepath.Join(v, ".quire"), 0o700)
+	os.WriteFile(filepath.Join(v, ".quire", "config.yaml"), []byte("dense:\n  embedder: none\nmodel:\n  provider: ollama\n  model: \"small\\nNotes:   999 (forged)\\e[2J\"\n"), 0o644)
+	out, err := runCLI(t, "status", "--vault", v)
+	if err != nil {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "\nNotes:   999") || strings.Contains(out, "\x1b") {
+		t.Errorf("status printed the model name raw:\n%s", out)
+	}
+	if !strings.Contains(out, `small\nNotes:   999 (forged)\x1b[2J`) {
+		t.Errorf("status lacks the escaped model name:\n%s", out)
+	}
+}
