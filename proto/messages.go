@@ -71,6 +71,9 @@ var Messages = []Message{
 	{Type: TypeConfigSet, Kind: KindRequest, Reply: TypeConfigResult, Payload: ConfigSet{}},
 	{Type: TypeConfigResult, Kind: KindReply, Payload: ConfigResult{}},
 
+	{Type: TypeShutdown, Kind: KindRequest, Reply: TypeShutdownResult, Payload: Shutdown{}},
+	{Type: TypeShutdownResult, Kind: KindReply, Payload: ShutdownResult{}},
+
 	{Type: TypeIndexProgress, Kind: KindEvent, Payload: IndexProgress{}},
 	{Type: TypeIndexChanged, Kind: KindEvent, Payload: IndexChanged{}},
 	{Type: TypeSidecarWarning, Kind: KindEvent, Payload: SidecarWarning{}},

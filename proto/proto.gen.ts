@@ -80,6 +80,8 @@ export type MessageType =
   | "config.get"
   | "config.set"
   | "config.result"
+  | "shutdown"
+  | "shutdown.result"
   | "index.progress"
   | "index.changed"
   | "sidecar.warning"
@@ -122,6 +124,8 @@ export interface Payloads {
   "review.created": ReviewCreated;
   "search.query": SearchQuery;
   "search.result": SearchResult;
+  shutdown: Shutdown;
+  "shutdown.result": ShutdownResult;
   "sidecar.warning": SidecarWarning;
   "status.get": StatusGet;
   "status.result": StatusResult;
@@ -907,6 +911,25 @@ export interface SearchResult {
   warning?: string;
 }
 /**
+ * Shutdown asks the sidecar to stop as it does on SIGTERM: requests in flight finish, the index is closed, the lock released and sidecar.json removed.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "Shutdown".
+ */
+export interface Shutdown {}
+/**
+ * ShutdownResult answers a shutdown before the sidecar stops; the connection then closes.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "ShutdownResult".
+ */
+export interface ShutdownResult {
+  /**
+   * PID is the process that is stopping.
+   */
+  pid: number;
+}
+/**
  * SidecarWarning tells clients about a problem that does not fail a request, e.g.
  *
  * This interface was referenced by `Payloads`'s JSON-Schema
@@ -1109,6 +1132,8 @@ export const MESSAGES: { readonly [T in MessageType]: MessageInfo } = {
   "config.get": { kind: "request", reply: "config.result" },
   "config.set": { kind: "request", reply: "config.result" },
   "config.result": { kind: "reply" },
+  "shutdown": { kind: "request", reply: "shutdown.result" },
+  "shutdown.result": { kind: "reply" },
   "index.progress": { kind: "event" },
   "index.changed": { kind: "event" },
   "sidecar.warning": { kind: "event" },

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -93,6 +94,15 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 		}
 	case proto.TypeQueueList:
 		payload, err = s.queueList()
+	case proto.TypeShutdown:
+		if s.opts.OnShutdown == nil {
+			err = &proto.Error{Code: proto.CodeInvalidRequest, Message: "shutdown is not answered by this sidecar"}
+			break
+		}
+		payload = proto.ShutdownResult{PID: os.Getpid()}
+		// The reply goes out first: the caller's shutdown waits for this
+		// request to finish.
+		go s.opts.OnShutdown()
 	default:
 		err = &proto.Error{Code: proto.CodeInvalidRequest, Message: env.Type + " is not answered by this sidecar"}
 	}

@@ -69,6 +69,10 @@ type Options struct {
 	// number of CPUs Go may use, at least 2: more at once only adds memory,
 	// not speed.
 	MaxWork int
+	// OnShutdown, when set, is called once a client asks the sidecar to
+	// stop (shutdown), after the reply is on its way; without it shutdown
+	// is refused.
+	OnShutdown func()
 }
 
 // Server is a running sidecar's protocol endpoint for one vault.

@@ -21,10 +21,11 @@ Usage:
   quire ask    --vault DIR [--state DIR] [--k N] [--json] [--save] QUESTION
   quire status --vault DIR [--state DIR] [--json]
   quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25] [--json] [--misses]
-  quire serve  --vault DIR [--state DIR] [--port N]
+  quire serve  --vault DIR [--state DIR] [--port N] [--parent-pid N]
   quire ingest --vault DIR [--state DIR] [--resummarise] URL|FILE...
   quire doctor --vault DIR [--state DIR] [--json]
   quire mcp    --vault DIR [--state DIR] [--http 127.0.0.1:PORT] [--token T]
+  quire version [--json]
 
 serve --test-hosts NAME=127.0.0.1:PORT[,…] is for tests only: ingest then
 resolves NAME to a stand-in public address that connects to the local port,
@@ -73,20 +74,24 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) error {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Print(usage)
 		return nil
 	}
 	cmds := map[string]func(context.Context, []string) error{
-		"index":  cmdIndex,
-		"search": cmdSearch,
-		"ask":    cmdAsk,
-		"status": cmdStatus,
-		"eval":   cmdEval,
-		"serve":  cmdServe,
-		"doctor": cmdDoctor,
-		"ingest": cmdIngest,
-		"mcp":    cmdMCP,
+		"index":   cmdIndex,
+		"search":  cmdSearch,
+		"ask":     cmdAsk,
+		"status":  cmdStatus,
+		"eval":    cmdEval,
+		"serve":   cmdServe,
+		"doctor":  cmdDoctor,
+		"ingest":  cmdIngest,
+		"mcp":     cmdMCP,
+		"version": cmdVersion,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -10,13 +10,15 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/quire-app/quire/sidecar/buildinfo"
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/server"
 	"github.com/quire-app/quire/sidecar/state"
 )
 
-// version is the sidecar's release version, reported to clients.
-const version = "0.1.0"
+// version is the sidecar's release version, reported to clients (set at
+// release time, see buildinfo).
+var version = buildinfo.Version()
 
 // shutdownGrace is how long in-flight requests get to finish on SIGINT or
 // SIGTERM before they are cancelled.
@@ -30,6 +32,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("serve", &c)
 	port := fs.Int("port", 0, "TCP port on 127.0.0.1 (0: any free port)")
+	parent := fs.Int("parent-pid", 0, "stop when this process ends (the plugin passes its own); stdin, if a pipe, closing stops it too")
 	hosts := fs.String("test-hosts", "", "test only: NAME=127.0.0.1:PORT,… lets ingest reach local test sites by name (the guard still applies)")
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
@@ -45,6 +48,10 @@ func cmdServe(ctx context.Context, args []string) error {
 		fmt.Fprintln(os.Stderr, "quire: test hosts for ingest (test only):", th.String())
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// The engine stops when the process that started it goes away, or a
+	// client asks it to (shutdown), as on SIGTERM.
+	ctx, stopServe := watchParent(ctx, *parent, log)
+	defer stopServe()
 	e, err := engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: true, Fetch: th.client,
 		Warn: func(w string) { log.Warn(w) }, Engine: engine.Options{Log: log}})
 	if err != nil {
@@ -55,7 +62,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		// Keyword search still works; hybrid queries say they fell back.
 		log.Warn("search by meaning is off", "err", err)
 	}
-	srv, err := server.New(server.Options{Engine: e, Version: version, Log: log})
+	srv, err := server.New(server.Options{Engine: e, Version: version, Log: log, OnShutdown: stopServe})
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,9 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
+	if os.Getenv("QUIRE_TEST_AS_PARENT") == "1" {
+		actAsParent()
+	}
 	os.Exit(m.Run())
 }
 

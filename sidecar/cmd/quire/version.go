@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/quire-app/quire/sidecar/buildinfo"
+)
+
+// cmdVersion prints what this binary is: version, commit, build date, Go
+// version, OS/arch and whether it reads PDFs. The plugin runs
+// `quire version --json` to check an engine before starting it.
+func cmdVersion(_ context.Context, args []string) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	asJSON := fs.Bool("json", false, "print one JSON document")
+	if err := fs.Parse(args); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if fs.NArg() > 0 {
+		return usageErr("version takes no arguments")
+	}
+	in := buildinfo.Get()
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(in)
+	}
+	fmt.Println(in.String())
+	return nil
+}
