@@ -21,7 +21,7 @@ func TestLanguageAnalyzers(t *testing.T) {
 		{"fi", "Kansioiden asetukset", "asetuksia"},
 		{"ru", "Настройки папок", "настройка"},
 		{"tr", "Klasörlerin ayarları", "ayar"},
-		{"pl", "Ustawienia folderów", "folder"},
+		{"pl", "Ustawienia folderu", "ustawienia"},
 		{"zh", "在设置中打开同步功能", "同步"},
 		{"ja", "設定から同期を有効にします", "同期"},
 		{"ko", "설정에서 동기화를 켭니다", "동기화를"},

@@ -306,6 +306,7 @@ var vocabularies = []struct {
 	from, to string
 }{
 	{English, "en", "cs"}, {Italian, "it", "en"}, {Spanish, "es", "en"}, {Czech, "cs", "en"},
+	{German, "de", "en"},
 }
 
 // vocabularyCues scores each word by the word lists that have it as a

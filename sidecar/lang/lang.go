@@ -1,7 +1,7 @@
 // Package lang owns what Quire knows about human languages: detecting the
 // language of a query or a note, stop words, stemming, accent folding, and
 // word-by-word query translation through bilingual word lists built from
-// the FreeDict dictionaries (see dict/NOTICE).
+// the FreeDict dictionaries and Quire's own vocabulary (see dict/NOTICE).
 //
 // Every function here takes lowercased text whose accents are NOT folded:
 // stemmers and dictionaries are keyed on real spellings ("città", "žena"),

@@ -30,8 +30,8 @@ var snowball = map[Lang]func(*snowballstem.Env) bool{
 // Stem returns the stem of word in language l: Snowball where Bleve runs
 // it, the light Czech stemmer for Czech, and word unchanged for Unknown
 // and for languages stemmed only inside Bleve's analyzers (Portuguese,
-// Polish, Croatian, Arabic, Hindi: see package filter), which have no
-// word list to look stems up in. word must be one lowercased word with
+// Arabic, Hindi: see package filter), which have no word list to look
+// stems up in. word must be one lowercased word with
 // its accents: the Snowball rules look at "à" and "ñ", the Czech ones at
 // "ě" and "ů".
 func Stem(l Lang, word string) string {

@@ -31,6 +31,11 @@ var translateQueries = []struct {
 	{"How is cheese made from sheep milk?", English, Italian},
 	{"When was the stone bridge built?", English, Spanish},
 	{"history of the chess game", English, Czech},
+	{"Wie wird Käse aus Schafsmilch gemacht?", German, English},
+	{"history of the chess game", English, German},
+	{"come importare le note in una cartella", Italian, English},
+	{"jak zálohovat poznámky", Czech, English},
+	{"atajo de teclado para la paleta de comandos", Spanish, English},
 }
 
 func TestTranslateGolden(t *testing.T) {

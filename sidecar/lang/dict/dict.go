@@ -43,12 +43,17 @@ var (
 	esEn string
 	//go:embed en-es.tsv
 	enEs string
+	//go:embed de-en.tsv
+	deEn string
+	//go:embed en-de.tsv
+	enDe string
 )
 
 var tables = map[string]*string{
 	"cs-en": &csEn, "en-cs": &enCs,
 	"it-en": &itEn, "en-it": &enIt,
 	"es-en": &esEn, "en-es": &enEs,
+	"de-en": &deEn, "en-de": &enDe,
 }
 
 // StemPrefix marks a stem key.

@@ -17,6 +17,17 @@ func TestLoad(t *testing.T) {
 		{"en", "it", "cheese", "formaggio"},
 		{"en", "es", "cheese", "queso"},
 		{"en", "cs", "cheese", "sýr"},
+		{"de", "en", "käse", "cheese"},
+		{"en", "de", "cheese", "käse"},
+		// Quire's own vocabulary comes before the dictionaries' senses.
+		{"it", "en", "importare", "import"},
+		{"cs", "en", "zálohovat", "back up"},
+		{"es", "en", "comandos", "commands"},
+		{"es", "en", "carpeta", "folder"},
+		{"it", "en", "cartella", "folder"},
+		{"de", "en", "ordner", "folder"},
+		{"cs", "en", "poznámky", "notes"},
+		{"en", "es", "settings", "ajustes"},
 	}
 	for _, tt := range tests {
 		tab, err := Load(tt.from, tt.to)
@@ -41,8 +52,8 @@ func TestLoadMissing(t *testing.T) {
 }
 
 func TestPairs(t *testing.T) {
-	if got := len(Pairs()); got != 6 {
-		t.Errorf("Pairs() = %v, want 6 directions", Pairs())
+	if got := len(Pairs()); got != 8 {
+		t.Errorf("Pairs() = %v, want 8 directions", Pairs())
 	}
 }
 

@@ -20,12 +20,10 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/fi"
 	"github.com/blevesearch/bleve/v2/analysis/lang/fr"
 	"github.com/blevesearch/bleve/v2/analysis/lang/hi"
-	"github.com/blevesearch/bleve/v2/analysis/lang/hr"
 	"github.com/blevesearch/bleve/v2/analysis/lang/hu"
 	"github.com/blevesearch/bleve/v2/analysis/lang/it"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
 	"github.com/blevesearch/bleve/v2/analysis/lang/no"
-	"github.com/blevesearch/bleve/v2/analysis/lang/pl"
 	"github.com/blevesearch/bleve/v2/analysis/lang/pt"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ro"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
@@ -57,8 +55,7 @@ var stemmers = map[lang.Lang]string{
 	lang.Romanian: ro.SnowballStemmerName, lang.Russian: ru.SnowballStemmerName,
 	lang.Turkish: tr.SnowballStemmerName,
 	// Stemmed only in the index: no word list looks their stems up.
-	lang.Portuguese: pt.LightStemmerName, lang.Polish: pl.SnowballStemmerName,
-	lang.Croatian: hr.StemmerName, lang.Arabic: ar.StemmerName, lang.Hindi: hi.StemmerName,
+	lang.Portuguese: pt.LightStemmerName, lang.Arabic: ar.StemmerName, lang.Hindi: hi.StemmerName,
 }
 
 // StemName returns the Bleve token filter that stems l, or "" when l has

@@ -26,8 +26,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/quire-app/quire/sidecar/lang"
 )
@@ -38,8 +40,9 @@ const perKey = 3
 func main() {
 	src := flag.String("src", "/usr/share/dictd", "folder with the freedict-*.index and .dict.dz files")
 	out := flag.String("out", "sidecar/lang/dict", "folder to write the tables to")
+	extra := flag.String("extra", "lang/dict/gendict/software.tsv", "Quire's own vocabulary, put first")
 	flag.Parse()
-	if err := run(*src, *out); err != nil {
+	if err := run(*src, *out, *extra); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -60,8 +63,12 @@ type source struct {
 	ordered bool // senses are numbered by importance (the Ergane-based ones)
 }
 
-func run(src, out string) error {
-	names := []string{"ita-eng", "eng-ita", "spa-eng", "eng-spa", "ces-eng", "eng-ces"}
+func run(src, out, extraPath string) error {
+	names := []string{"ita-eng", "eng-ita", "spa-eng", "eng-spa", "ces-eng", "eng-ces", "deu-eng", "eng-deu"}
+	extra, err := readExtra(extraPath)
+	if err != nil {
+		return err
+	}
 	dicts := map[string]*source{}
 	for _, n := range names {
 		s, err := readDict(src, n)
@@ -86,11 +93,21 @@ func run(src, out string) error {
 		{lang.English, lang.Spanish, "eng-spa", "spa-eng"},
 		{lang.Czech, lang.English, "ces-eng", "eng-ces"},
 		{lang.English, lang.Czech, "eng-ces", "ces-eng"},
+		{lang.German, lang.English, "deu-eng", "eng-deu"},
+		{lang.English, lang.German, "eng-deu", "deu-eng"},
 	} {
 		t := build(d.from, d.to, dicts[d.direct], dicts[d.inverse], vocab, common)
+		if d.from == lang.German {
+			dropLong(t)
+		}
+		putFirst(t, d.from, extra.pairs(d.from, d.to))
 		file := fmt.Sprintf("%s-%s.tsv", d.from, d.to)
-		header := fmt.Sprintf("# %s→%s from FreeDict %s %s and %s %s (inverted), GPL-2.0-or-later; regenerate with scripts/gen-dict",
-			d.from, d.to, d.direct, dicts[d.direct].edition, d.inverse, dicts[d.inverse].edition)
+		licence := "GPL-2.0-or-later"
+		if d.from == lang.German || d.to == lang.German {
+			licence = "GPL-3.0-or-later and AGPL-3.0-or-later (Ding via FreeDict)"
+		}
+		header := fmt.Sprintf("# %s→%s from FreeDict %s %s and %s %s (inverted), %s, after Quire's own vocabulary (AGPL-3.0); regenerate with scripts/gen-dict",
+			d.from, d.to, d.direct, dicts[d.direct].edition, d.inverse, dicts[d.inverse].edition, licence)
 		n, size, err := write(filepath.Join(out, file), header, t)
 		if err != nil {
 			return err
@@ -191,7 +208,7 @@ func parseEntry(text string) (entry, bool) {
 	head := strings.TrimSpace(angleRe.ReplaceAllString(first, ""))
 	e := entry{head: normalise(head), pos: pos}
 	for _, ln := range lines[1:] {
-		if strings.TrimSpace(ln) == "" || strings.HasPrefix(ln, "   ") {
+		if strings.TrimSpace(ln) == "" || strings.HasPrefix(ln, "   ") || strings.HasPrefix(ln, " see:") {
 			continue
 		}
 		ln = strings.TrimSpace(ln)
@@ -236,8 +253,19 @@ func normalise(s string) string {
 	s = strings.ToLower(s)
 	s = strings.NewReplacer("‐", "-", "‑", "-", "’", "'", "...", " ", "…", " ", "\"", "", "“", "", "”", "", "„", "", "\\", "",
 		"?", "", "!", "", "¿", "", "¡", "", "*", "", "~", "").Replace(s)
-	s = strings.Join(strings.Fields(s), " ")
+	f := strings.Fields(s)
+	// Ding writes German verbs with their objects' placeholders ("etw.
+	// sichern", "sich jdm. anschließen"): the verb is the headword.
+	for len(f) > 1 && placeholders[f[0]] {
+		f = f[1:]
+	}
+	s = strings.Join(f, " ")
 	return strings.Trim(s, " .:-'")
+}
+
+var placeholders = map[string]bool{
+	"etw.": true, "jdn.": true, "jdm.": true, "jds.": true, "sich": true,
+	"etw./jdn.": true, "jdn./etw.": true, "jdm./etw.": true, "etw./jdm.": true,
 }
 
 // singleWord reports whether s is one word as lang.Words splits a query.
@@ -327,6 +355,12 @@ func commonness(dicts map[string]*source) map[lang.Lang]map[string]float64 {
 		m[l][w]++
 	}
 	for name, d := range dicts {
+		if strings.Contains(name, "deu") {
+			// Ding is neither a small basic dictionary nor a one-way
+			// list like eng-ces: counting its half a million articles
+			// would reorder the other languages' senses.
+			continue
+		}
 		from, to := codeLang(name[:3]), codeLang(name[4:])
 		for _, e := range d.entries {
 			if name == "eng-ces" {
@@ -347,7 +381,7 @@ func commonness(dicts map[string]*source) map[lang.Lang]map[string]float64 {
 		}
 	}
 	out := map[lang.Lang]map[string]float64{}
-	for _, l := range []lang.Lang{lang.English, lang.Italian, lang.Spanish, lang.Czech} {
+	for _, l := range []lang.Lang{lang.English, lang.Italian, lang.Spanish, lang.Czech, lang.German} {
 		out[l] = map[string]float64{}
 		for w, n := range basic[l] {
 			out[l][w] += 0.5 * math.Min(1, float64(n)/2)
@@ -442,6 +476,150 @@ func build(from, to lang.Lang, direct, inverse *source, vocab map[lang.Lang]map[
 	return table
 }
 
+// maxGermanKey is the longest German key kept, in letters. Ding lists
+// half a million headwords, most of them compounds nobody types as a
+// query; the compounds of up to 12 letters ("Einstellung",
+// "Tastenkürzel") keep the table at half its size (8.7 MB, not 17 MB).
+const maxGermanKey = 12
+
+// dropLong removes keys longer than maxGermanKey letters.
+func dropLong(t map[string][]string) {
+	for k := range t {
+		if utf8.RuneCountInString(strings.TrimPrefix(k, "~")) > maxGermanKey {
+			delete(t, k)
+		}
+	}
+}
+
+// extraVocab is Quire's own vocabulary: rows of one concept, columns of
+// languages, alternatives commonest first.
+type extraVocab struct {
+	langs []lang.Lang
+	rows  [][][]string // row → column → alternatives
+}
+
+func readExtra(path string) (*extraVocab, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	v := &extraVocab{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cols := strings.Split(line, "\t")
+		if v.langs == nil {
+			for _, c := range cols {
+				l := lang.Parse(c)
+				if l == lang.Unknown {
+					return nil, fmt.Errorf("read %s: unknown language %q in the header", path, c)
+				}
+				v.langs = append(v.langs, l)
+			}
+			continue
+		}
+		if len(cols) != len(v.langs) {
+			return nil, fmt.Errorf("read %s: %q has %d columns, want %d", path, line, len(cols), len(v.langs))
+		}
+		row := make([][]string, len(cols))
+		for i, c := range cols {
+			for _, a := range strings.Split(c, "|") {
+				if a = normalise(a); a != "" {
+					row[i] = append(row[i], a)
+				}
+			}
+		}
+		v.rows = append(v.rows, row)
+	}
+	return v, nil
+}
+
+// pairs returns, for each single word of from in the vocabulary, its
+// translations into to, in the vocabulary's order.
+func (v *extraVocab) pairs(from, to lang.Lang) map[string][]string {
+	fi, ti := slices.Index(v.langs, from), slices.Index(v.langs, to)
+	out := map[string][]string{}
+	if fi < 0 || ti < 0 {
+		return out
+	}
+	for _, row := range v.rows {
+		for _, w := range row[fi] {
+			if !singleWord(w) || lang.IsStop(from, w) {
+				continue
+			}
+			for _, tr := range row[ti] {
+				if wordCount(tr) <= 3 && !slices.Contains(out[w], tr) {
+					out[w] = append(out[w], tr)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// putFirst puts the vocabulary's translations first, before the
+// dictionaries', for each of its words, for every word of the table with
+// the same stem (an inflected form: "poznámky" like "poznámka") and for
+// that stem's key.
+func putFirst(t map[string][]string, from lang.Lang, extra map[string][]string) {
+	byStem := map[string][]string{}
+	stemWords := map[string][]string{}
+	for w, trs := range extra {
+		st := lang.Stem(from, w)
+		stemWords[st] = append(stemWords[st], w)
+		for _, tr := range trs {
+			if !slices.Contains(byStem[st], tr) {
+				byStem[st] = append(byStem[st], tr)
+			}
+		}
+	}
+	merge := func(key string, first []string) {
+		out := append([]string{}, first...)
+		for _, tr := range t[key] {
+			if !slices.Contains(out, tr) {
+				out = append(out, tr)
+			}
+		}
+		if len(out) > perKey {
+			out = out[:perKey]
+		}
+		t[key] = out
+	}
+	for key := range t {
+		if strings.HasPrefix(key, "~") {
+			continue
+		}
+		if first, ok := extra[key]; ok {
+			merge(key, first)
+		} else if st := lang.Stem(from, key); byStem[st] != nil && inflected(key, stemWords[st]) {
+			merge(key, byStem[st])
+		}
+	}
+	for w, first := range extra {
+		if _, ok := t[w]; !ok {
+			merge(w, first)
+		}
+	}
+	for st, first := range byStem {
+		merge("~"+st, first)
+	}
+}
+
+// inflected reports whether key looks like an inflected form of one of
+// words, which share its stem: at most two letters longer or shorter.
+// The Snowball stemmers strip derivational suffixes too, and
+// "accountant" is not a form of "account".
+func inflected(key string, words []string) bool {
+	n := utf8.RuneCountInString(key)
+	for _, w := range words {
+		if d := n - utf8.RuneCountInString(w); d >= -2 && d <= 2 {
+			return true
+		}
+	}
+	return false
+}
+
 // top returns the n best-scored translations; ties go to the shorter
 // word (common words are short), then by spelling.
 func top(m map[string]float64, n int) []string {
@@ -502,12 +680,21 @@ const noticeHead = `Quire's bilingual word lists (*.tsv in this folder)
 
 These tables are derived from the FreeDict dictionaries listed below
 (https://freedict.org/, "Copyright (C) 1999-2019 by various authors",
-FreeDict contributors 2000-2022). Every one of them is available under the
-GNU General Public License version 2.0 or (at your option) any later
-version (GPL-2.0-or-later), as their own headers and Debian's copyright
-file state; the derived tables are distributed under the same terms, which
-combine with Quire's AGPL-3.0. No GPL-2.0-only source (such as Debian's
-Apertium bilingual dictionaries) was used.
+FreeDict contributors 2000-2022). The Italian, Spanish and Czech ones are
+available under the GNU General Public License version 2.0 or (at your
+option) any later version (GPL-2.0-or-later); the German ones (FreeDict's
+conversion of the Ding dictionary by Frank Richter, TU Chemnitz) under
+the GPL version 3 and the GNU Affero General Public License version 3
+(GPL-3.0-or-later, AGPL-3.0-or-later; Ding itself is GPL-2.0-or-later), as
+their own headers and Debian's copyright file state. The derived tables
+are distributed under the same terms, which combine with Quire's
+AGPL-3.0. No GPL-2.0-only source (such as Debian's Apertium bilingual
+dictionaries) was used.
+
+Before the dictionaries' translations, each table puts those of Quire's
+own list of everyday software and note-taking words
+(sidecar/lang/dict/gendict/software.tsv), written by Quire's authors and
+distributed under Quire's AGPL-3.0.
 
 Sources:
 `
@@ -519,7 +706,8 @@ sidecar/lang/dict/gendict, which parses the dictd files
 headwords, strips grammar notes, parenthesised glosses and field labels,
 merges each dictionary with the inverse of the one in the other direction,
 keeps the best three translations per word and per stem (stems from
-package lang), and writes the sorted tables. Regenerate with:
+package lang), puts Quire's own vocabulary first, and writes the sorted
+tables. Regenerate with:
 
     scripts/gen-dict
 `
