@@ -195,7 +195,7 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 	snap := &snapshot{
 		entries:  entries,
 		meta:     meta,
-		searcher: &search.Searcher{BM25: e.ix.BM25, Langs: langs, Synonyms: search.SynonymsIf(e.Config().Search.Synonyms), Prefer: e.Config().Search.PreferLanguage},
+		searcher: search.New(e.ix.BM25, langs, e.Config().Search),
 		passed:   passed,
 	}
 	if e.ix.Dense() {

@@ -31,20 +31,30 @@ type Metrics struct {
 	SpanMRR       float64 `json:"span_mrr"`
 	NoteRecallAtK float64 `json:"note_recall_at_k"`
 	NDCGAtK       float64 `json:"ndcg_at_k"`
+	// ShownNoteRecallAtK and DistinctNotesAtK are the view a user or an
+	// LLM client gets: the expected note among the top k passages as
+	// returned, and how many different notes those k passages come from.
+	// NoteRecallAtK, by the benchmark's rule, counts distinct notes over
+	// the whole pool, so one note filling the top k does not lower it.
+	ShownNoteRecallAtK float64 `json:"shown_note_recall_at_k"`
+	DistinctNotesAtK   float64 `json:"distinct_notes_at_k"`
 }
 
 // Report is a whole evaluation run.
 type Report struct {
-	K             int                 `json:"k"`
-	Channel       string              `json:"channel"`
-	Queries       int                 `json:"queries"`
-	Reachable     int                 `json:"reachable"`
-	SpanRecallAtK float64             `json:"span_recall_at_k"`
-	SpanMRR       float64             `json:"span_mrr"`
-	NoteRecallAtK float64             `json:"note_recall_at_k"`
-	NDCGAtK       float64             `json:"ndcg_at_k"`
-	MedianQueryMS float64             `json:"median_query_ms"`
-	ByType        map[string]*Metrics `json:"by_type"`
+	K             int     `json:"k"`
+	Channel       string  `json:"channel"`
+	Queries       int     `json:"queries"`
+	Reachable     int     `json:"reachable"`
+	SpanRecallAtK float64 `json:"span_recall_at_k"`
+	SpanMRR       float64 `json:"span_mrr"`
+	NoteRecallAtK float64 `json:"note_recall_at_k"`
+	NDCGAtK       float64 `json:"ndcg_at_k"`
+	// The view a user gets (see Metrics).
+	ShownNoteRecallAtK float64             `json:"shown_note_recall_at_k"`
+	DistinctNotesAtK   float64             `json:"distinct_notes_at_k"`
+	MedianQueryMS      float64             `json:"median_query_ms"`
+	ByType             map[string]*Metrics `json:"by_type"`
 	// ByDirection splits cross-lingual questions by question language and
 	// note language ("it→en"); only for gold files that give query_lang.
 	ByDirection map[string]*Metrics `json:"by_direction,omitempty"`
@@ -75,7 +85,9 @@ func Normalize(s string) string { return strings.Join(strings.Fields(strings.ToL
 type outcome struct {
 	typ, direction     string
 	reachable          bool
-	spanRank, noteRank int // 1-based; 0 = not found
+	spanRank, noteRank int  // 1-based; 0 = not found
+	shown              bool // the expected note among the top k passages
+	distinct           int  // notes among the top k passages
 }
 
 // NoteLang gives an indexed note's language ("" when unknown).
@@ -107,6 +119,7 @@ func Run(ctx context.Context, qs []Question, k int, retrieve Retriever, passages
 		}
 		lat = append(lat, float64(time.Since(began).Microseconds())/1000)
 		o := outcome{typ: q.Type, direction: direction(q, langs), spanRank: spanRank(q, hits), noteRank: noteRank(q, hits)}
+		o.shown, o.distinct = shown(q, hits, k)
 		o.reachable, err = reachable(q, passages)
 		if err != nil {
 			return nil, err
@@ -119,6 +132,7 @@ func Run(ctx context.Context, qs []Question, k int, retrieve Retriever, passages
 	all := score(outs, k)
 	rep.Reachable, rep.SpanRecallAtK, rep.SpanMRR = all.Reachable, all.SpanRecallAtK, all.SpanMRR
 	rep.NoteRecallAtK, rep.NDCGAtK = all.NoteRecallAtK, all.NDCGAtK
+	rep.ShownNoteRecallAtK, rep.DistinctNotesAtK = all.ShownNoteRecallAtK, all.DistinctNotesAtK
 	byType := map[string][]outcome{}
 	for _, o := range outs {
 		byType[o.typ] = append(byType[o.typ], o)
@@ -186,6 +200,23 @@ func noteRank(q Question, hits []Hit) int {
 	return 0
 }
 
+// shown reports whether an expected note is among the first k passages,
+// and from how many notes those passages come.
+func shown(q Question, hits []Hit, k int) (bool, int) {
+	seen := map[string]bool{}
+	found := false
+	for i, h := range hits {
+		if i >= k {
+			break
+		}
+		seen[h.Path] = true
+		for _, e := range q.Expected {
+			found = found || h.Path == e
+		}
+	}
+	return found, len(seen)
+}
+
 func reachable(q Question, passages PassageSource) (bool, error) {
 	if len(q.Spans) == 0 {
 		return true, nil
@@ -224,12 +255,18 @@ func score(outs []outcome, k int) Metrics {
 		if o.noteRank > 0 && o.noteRank <= k {
 			m.NoteRecallAtK++
 		}
+		if o.shown {
+			m.ShownNoteRecallAtK++
+		}
+		m.DistinctNotesAtK += float64(o.distinct)
 	}
 	n := float64(len(outs))
 	m.SpanRecallAtK = round(m.SpanRecallAtK / n)
 	m.SpanMRR = round(m.SpanMRR / n)
 	m.NoteRecallAtK = round(m.NoteRecallAtK / n)
 	m.NDCGAtK = round(m.NDCGAtK / n)
+	m.ShownNoteRecallAtK = round(m.ShownNoteRecallAtK / n)
+	m.DistinctNotesAtK = round(m.DistinctNotesAtK / n)
 	return m
 }
 

@@ -53,6 +53,17 @@ func TestRunScores(t *testing.T) {
 	if want := 1.0; rep.NoteRecallAtK != want {
 		t.Errorf("note recall = %v, want %v (every question finds its note)", rep.NoteRecallAtK, want)
 	}
+	// What a reader sees at k = 2: q1 shows a.md, q2 only x.md, q3 c.md.
+	rep2, err := Run(context.Background(), qs, 2, retrieve, passages, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := round(2.0 / 3); rep2.ShownNoteRecallAtK != want {
+		t.Errorf("shown note recall@2 = %v, want %v", rep2.ShownNoteRecallAtK, want)
+	}
+	if want := round(4.0 / 3); rep2.DistinctNotesAtK != want {
+		t.Errorf("distinct notes@2 = %v, want %v (2, 1 and 1 notes)", rep2.DistinctNotesAtK, want)
+	}
 	if want := round(0.6309297535714575 / 3); rep.NDCGAtK != want {
 		t.Errorf("nDCG = %v, want %v", rep.NDCGAtK, want)
 	}

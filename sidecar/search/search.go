@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/quire-app/quire/sidecar/bm25"
+	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/lang/syn"
@@ -114,6 +115,17 @@ type Searcher struct {
 	// Prefer multiplies the keyword scores of notes in the query's own
 	// language, when it is known; 0 means DefaultPrefer, 1 none.
 	Prefer float64
+	// PerNote caps how many passages of one note come before every other
+	// note's best has had its turn (see Diversify); 0 or less: no cap.
+	PerNote int
+}
+
+// New returns a Searcher over the keyword index with the settings of
+// config.yaml's search section; set Dense when vectors exist.
+func New(kw *bm25.Index, langs []string, c config.Search) *Searcher {
+	f := DefaultFusion
+	f.Dense = c.DenseWeight
+	return &Searcher{BM25: kw, Langs: langs, Synonyms: SynonymsIf(c.Synonyms), Prefer: c.PreferLanguage, PerNote: c.PerNote, Fusion: f}
 }
 
 // SynonymsIf is Searcher.Synonyms for the config switch: the defaults when
@@ -154,7 +166,54 @@ func (s *Searcher) Query(ctx context.Context, query string, k int, ch Channel) (
 	return Result{Passages: ps, Channel: BM25, Warning: "embedder unavailable, showing keyword results: " + err.Error()}, nil
 }
 
+// search ranks a pool of candidates on the channel, then lets each note
+// show at most PerNote passages before the others: every front end (the
+// plugin, the CLI, MCP, ask's context) sees the same diverse top k.
 func (s *Searcher) search(ctx context.Context, query string, k int, ch Channel) ([]Passage, error) {
+	per := s.PerNote
+	if per <= 0 {
+		return s.rank(ctx, query, k, ch)
+	}
+	pool := s.Fusion.Pool
+	if pool == 0 {
+		pool = DefaultFusion.Pool
+	}
+	ps, err := s.rank(ctx, query, max(k, pool), ch)
+	if err != nil {
+		return nil, err
+	}
+	ps = Diversify(ps, per)
+	if len(ps) > k {
+		ps = ps[:k]
+	}
+	return ps, nil
+}
+
+// Diversify reorders ranked passages so that no note has more than per
+// of them before every other note's passages have been placed: a passage
+// past its note's quota moves behind the others, keeping its order. The
+// result is a prefix-stable reordering: the first k are the same whatever
+// length is asked for from the same pool.
+func Diversify(ps []Passage, per int) []Passage {
+	if per <= 0 {
+		return ps
+	}
+	seen := map[string]int{}
+	out := make([]Passage, 0, len(ps))
+	var later []Passage
+	for _, p := range ps {
+		if seen[p.Path] < per {
+			seen[p.Path]++
+			out = append(out, p)
+		} else {
+			later = append(later, p)
+		}
+	}
+	return append(out, later...)
+}
+
+// rank returns up to k passages from the channel, best first.
+func (s *Searcher) rank(ctx context.Context, query string, k int, ch Channel) ([]Passage, error) {
 	switch ch {
 	case BM25, "":
 		hits, err := s.keyword(ctx, query, k)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -114,5 +115,24 @@ func TestDefault(t *testing.T) {
 		if got := Default(c.vectors); got != c.want {
 			t.Errorf("Default(%d) = %s, want %s", c.vectors, got, c.want)
 		}
+	}
+}
+
+func TestDiversifyCapsPassagesPerNote(t *testing.T) {
+	var ps []Passage
+	for _, p := range []string{"a", "a", "a", "b", "a", "c", "b", "b"} {
+		ps = append(ps, Passage{ID: p + strconv.Itoa(len(ps)), Path: p})
+	}
+	var got []string
+	for _, p := range Diversify(ps, 2) {
+		got = append(got, p.ID)
+	}
+	// a2 and a4 wait behind b and c; b7 waits too, in order.
+	want := []string{"a0", "a1", "b3", "c5", "b6", "a2", "a4", "b7"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("Diversify = %v, want %v", got, want)
+	}
+	if got := Diversify(ps, 0); len(got) != len(ps) || got[2].ID != "a2" {
+		t.Errorf("per 0 must keep the order")
 	}
 }

@@ -410,15 +410,18 @@ func cmdEval(ctx context.Context, args []string) error {
 
 func printReport(r *eval.Report) {
 	fmt.Printf("channel %s, k=%d, %d questions, %d reachable, median %.1f ms/query\n\n", r.Channel, r.K, r.Queries, r.Reachable, r.MedianQueryMS)
-	fmt.Printf("%-14s %4s %10s %9s %10s %8s\n", "type", "n", "span@k", "span MRR", "note@k", "nDCG@k")
-	fmt.Printf("%-14s %4d %10.3f %9.3f %10.3f %8.3f\n", "all", r.Queries, r.SpanRecallAtK, r.SpanMRR, r.NoteRecallAtK, r.NDCGAtK)
+	// note@k counts distinct notes over the pool (the benchmark's rule);
+	// shown@k and notes@k are what the top k passages show a reader.
+	fmt.Printf("%-14s %4s %10s %9s %10s %8s %8s %8s\n", "type", "n", "span@k", "span MRR", "note@k", "nDCG@k", "shown@k", "notes@k")
+	row := func(name string, n int, m eval.Metrics) {
+		fmt.Printf("%-14s %4d %10.3f %9.3f %10.3f %8.3f %8.3f %8.2f\n", name, n, m.SpanRecallAtK, m.SpanMRR, m.NoteRecallAtK, m.NDCGAtK, m.ShownNoteRecallAtK, m.DistinctNotesAtK)
+	}
+	row("all", r.Queries, eval.Metrics{SpanRecallAtK: r.SpanRecallAtK, SpanMRR: r.SpanMRR, NoteRecallAtK: r.NoteRecallAtK, NDCGAtK: r.NDCGAtK, ShownNoteRecallAtK: r.ShownNoteRecallAtK, DistinctNotesAtK: r.DistinctNotesAtK})
 	for _, t := range sortedKeys(r.ByType) {
-		m := r.ByType[t]
-		fmt.Printf("%-14s %4d %10.3f %9.3f %10.3f %8.3f\n", t, m.N, m.SpanRecallAtK, m.SpanMRR, m.NoteRecallAtK, m.NDCGAtK)
+		row(t, r.ByType[t].N, *r.ByType[t])
 	}
 	for _, d := range sortedKeys(r.ByDirection) {
-		m := r.ByDirection[d]
-		fmt.Printf("%-14s %4d %10.3f %9.3f %10.3f %8.3f\n", d, m.N, m.SpanRecallAtK, m.SpanMRR, m.NoteRecallAtK, m.NDCGAtK)
+		row(d, r.ByDirection[d].N, *r.ByDirection[d])
 	}
 	for _, m := range r.Misses {
 		fmt.Printf("miss [%s] span rank %d, note rank %d: %s (%s)\n", m.Type, m.SpanRank, m.NoteRank, m.Query, m.Expected)
