@@ -74,9 +74,10 @@ type Dense struct {
 	// MaxTokens is the input window of a "model" embedder, in its tokens
 	// as estimated by cl100k; passages are read in windows of this size.
 	MaxTokens int `yaml:"max_tokens"`
-	// Workers is how many goroutines the builtin embedder gives to
-	// indexing, on threads of lowered priority; 0 means one fewer than the
-	// cores, so that searches always find one free.
+	// Workers is how many goroutines the builtin embedder gives to the
+	// sidecar's indexing, on threads of lowered priority; 0 means one
+	// fewer than the cores, so that searches always find one free. CLI
+	// runs someone waits on (quire index, quire eval) use every core.
 	Workers int `yaml:"workers"`
 }
 

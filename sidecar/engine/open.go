@@ -29,6 +29,10 @@ type Setup struct {
 	// Fetch is the guarded client ingest downloads with; nil is the
 	// guard's defaults with the configured size limit.
 	Fetch func(fetch.Options) *fetch.Client
+	// Foreground says a person waits on this engine's passes (a CLI
+	// command, not the sidecar): vectors are computed on every core at
+	// normal priority instead of dense.workers (see index.Index.Foreground).
+	Foreground bool
 	// Warn receives warnings about the setup (config keys, embedder);
 	// nil drops them.
 	Warn func(string)
@@ -71,6 +75,7 @@ func Open(s Setup) (*Engine, error) {
 		st.Close()
 		return nil, err
 	}
+	ix.Foreground = s.Foreground
 	closers := []func() error{st.Close, ix.Close}
 	closeAll := func() error {
 		var errs []error

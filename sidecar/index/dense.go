@@ -249,7 +249,7 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		}
 		windowsRead += len(texts)
 		var vecs [][]float32
-		if b, ok := d.emb.(backgroundEmbedder); ok {
+		if b, ok := d.emb.(backgroundEmbedder); ok && !ix.Foreground {
 			vecs, err = b.EmbedBackground(ctx, texts, ix.cfg.Dense.Workers)
 		} else {
 			vecs, err = d.emb.Embed(ctx, texts)

@@ -389,3 +389,24 @@ func TestRebuildKeepsUnchangedVectors(t *testing.T) {
 		t.Errorf("the edit re-embedded %d texts, want 1 (the changed passage)", n)
 	}
 }
+
+// TestEmbedForegroundUsesEveryCore: a run someone waits on (quire index,
+// quire eval) embeds through Embed, on every core at normal priority,
+// whatever dense.workers says; only the sidecar's background passes keep
+// to dense.workers.
+func TestEmbedForegroundUsesEveryCore(t *testing.T) {
+	f := newFixture(t, map[string]string{"Boats.md": "# Boats\n\nThe keel resists leeway.\n"})
+	f.close()
+	cfg := config.Default()
+	cfg.Dense.Workers = 1
+	f.openWith(cfg)
+	f.ix.Foreground = true
+	f.run()
+	e := &backgroundFake{fakeEmbedder: fakeEmbedder{name: "bg"}}
+	f.enableDense(e)
+	f.embed()
+	if len(e.workers) != 0 || e.calls.Load() == 0 {
+		t.Errorf("foreground run: %d Embed calls, %d of them in the background (workers %v), want every one through Embed",
+			e.calls.Load(), len(e.workers), e.workers)
+	}
+}

@@ -60,6 +60,11 @@ type Index struct {
 	textSeen   float64    // share of words the last Embed's windows held
 	// checkpoint overrides checkpointVectors; tests set it.
 	checkpoint int
+	// Foreground says someone waits on this index's passes (quire index,
+	// quire eval): Embed then uses every core at normal priority instead
+	// of dense.workers threads at lowered priority, which is for the
+	// sidecar's passes that run beside searches. Set it before Embed runs.
+	Foreground bool
 }
 
 // Stats is what a Run did.

@@ -23,9 +23,10 @@ import (
 )
 
 // open opens the vault's engine for a command that works in this
-// process; progress, when not nil, follows its passes.
+// process. Someone waits on it, so its passes embed on every core
+// (Foreground), unlike the sidecar's background ones.
 func open(c common, queue bool, fetchWith func(fetch.Options) *fetch.Client) (*engine.Engine, error) {
-	return engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: queue, Fetch: fetchWith,
+	return engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: queue, Fetch: fetchWith, Foreground: true,
 		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", w) }})
 }
 
