@@ -23,6 +23,20 @@ type AskQuery struct {
 	// Channel picks the retrieval; empty means hybrid when the index has
 	// vectors, else bm25.
 	Channel Channel `json:"channel,omitempty"`
+	// History holds the conversation's earlier turns, oldest first, for a
+	// follow-up question ("and the vegetarian ones?"). The sidecar gives
+	// the model the latest turns that fit a share of its context budget
+	// and drops the oldest; earlier answers are never cited as sources.
+	History []AskTurn `json:"history,omitempty"`
+}
+
+// AskTurn is an earlier question of a conversation and the answer it got.
+type AskTurn struct {
+	// Question is what was asked.
+	Question string `json:"question"`
+	// Answer is the answer's text as shown (its [n] markers refer to that
+	// turn's sources and are removed before the model sees it).
+	Answer string `json:"answer"`
 }
 
 // AskDelta carries the next piece of the answer's text as the model

@@ -325,6 +325,30 @@ export interface AskQuery {
    */
   k?: number;
   channel?: Channel;
+  /**
+   * History holds the conversation's earlier turns, oldest first, for a
+   * follow-up question ("and the vegetarian ones?"). The sidecar gives
+   * the model the latest turns that fit a share of its context budget
+   * and drops the oldest; earlier answers are never cited as sources.
+   */
+  history?: AskTurn[];
+}
+/**
+ * AskTurn is an earlier question of a conversation and the answer it got.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "AskTurn".
+ */
+export interface AskTurn {
+  /**
+   * Question is what was asked.
+   */
+  question: string;
+  /**
+   * Answer is the answer's text as shown (its [n] markers refer to that
+   * turn's sources and are removed before the model sees it).
+   */
+  answer: string;
 }
 /**
  * ConfigGet asks for the current settings.

@@ -57,6 +57,11 @@ type Query struct {
 	K int
 	// Channel overrides Asker.Channel when not empty.
 	Channel search.Channel
+	// History is the conversation so far, oldest first, when Question is
+	// a follow-up. The latest turns that fit a share of the budget go to
+	// the model (see fitTurns); the previous question is searched with
+	// this one.
+	History []Turn
 }
 
 // Asker answers questions. Set the fields before the first Ask; Ask is
@@ -137,8 +142,13 @@ type Answer struct {
 	// Passages are the passages given to the model (or searched for
 	// extraction), numbered, in the order they were given.
 	Passages []Passage
-	Channel  search.Channel
-	Warnings []string
+	// History is the earlier turns given to the model, oldest first (the
+	// oldest are dropped, and the newest cut, to fit the budget).
+	History []Turn
+	// HistoryTokens is what History cost in the prompt.
+	HistoryTokens int
+	Channel       search.Channel
+	Warnings      []string
 	// Model is "provider/model", empty when extracted.
 	Model string
 	// Remote: passages were sent to a model that is not on this machine.
@@ -176,7 +186,8 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	if onDelta == nil {
 		onDelta = func(string) {}
 	}
-	ans := Answer{Question: q.Question, Lang: questionLang(q.Question)}
+	history := cleanTurns(q.History)
+	ans := Answer{Question: q.Question, Lang: conversationLang(q.Question, history)}
 
 	k := q.K
 	if k <= 0 {
@@ -189,7 +200,7 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	if ch == "" {
 		ch = a.Channel
 	}
-	res, err := a.retrieve(ctx, q.Question, k, ch)
+	res, err := a.retrieve(ctx, searchText(q.Question, history), k, ch)
 	if err != nil {
 		return Answer{}, fmt.Errorf("ask: %w", err)
 	}
@@ -206,8 +217,13 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	if model == nil {
 		ans.Warnings = append(ans.Warnings, "no model configured (set model.provider and model.model in .quire/config.yaml): answering with extracted sentences")
 	}
-	sys := systemPrompt(ans.Lang)
+	sys := systemPrompt(ans.Lang, len(history) > 0)
 	ans.Budget = a.budget(sys, q.Question)
+	if len(history) > 0 {
+		// The turns come out of the passages' room, at most a share of it.
+		ans.History, ans.HistoryTokens = fitTurns(history, ans.Budget/historyShareDiv, countTokens)
+		ans.Budget -= ans.HistoryTokens
+	}
 	given := found
 	if model != nil && !model.Config().Local() {
 		var withheld int
@@ -240,7 +256,7 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 		}
 	}
 	if model == nil || len(ans.Passages) == 0 {
-		a.extract(&ans)
+		a.extract(&ans, history)
 		onDelta(ans.Text)
 	}
 	ans.Took = a.now().Sub(start)
@@ -283,7 +299,7 @@ func (a *Asker) retrieve(ctx context.Context, question string, k int, ch search.
 // generate asks the model and checks its answer into ans. It returns the
 // model's error, if any, for the caller to fall back on.
 func (a *Asker) generate(ctx context.Context, m Model, sys string, ans *Answer, onDelta func(string)) error {
-	msgs := Messages(sys, ans.Passages, ans.Question)
+	msgs := Messages(sys, ans.Passages, ans.History, ans.Question)
 	stream := newAnswerStream(len(ans.Passages), onDelta)
 	rep, err := m.Stream(ctx, msgs, llm.Options{JSONSchema: ReplySchema, MaxTokens: a.answerTokens()}, stream.write)
 	stream.flush()

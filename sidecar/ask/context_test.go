@@ -84,7 +84,7 @@ func TestPackRealTokens(t *testing.T) {
 	}
 	for _, budget := range []int{200, 1000, 3000} {
 		got := Pack(ranked, budget, nil)
-		msgs := Messages("", got, "q")
+		msgs := Messages("", got, nil, "q")
 		prompt := msgs[1].Content
 		total := 0
 		for _, g := range got {

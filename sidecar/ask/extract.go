@@ -71,50 +71,48 @@ type sentence struct {
 // extract answers from the passages without a model: the sentences of the
 // top passages that share the most question words (or their translations)
 // are given, best first, each cited. No matching sentence is a refusal.
-func (a *Asker) extract(ans *Answer) {
+//
+// For a follow-up, the sentences the conversation already showed are not
+// given again, and when none matches the follow-up's own words ("and how
+// often?"), the previous question's words are matched too.
+func (a *Asker) extract(ans *Answer, history []Turn) {
 	ans.Extracted = true
 	ans.Model = ""
 	ans.Remote = false
 	ans.Quotes = nil
 	ans.Citations = nil
 	ans.Dropped = 0
-	terms := a.questionTerms(ans.Question, ans.Lang)
-
 	// Read the best passages in retrieval order.
 	top := append([]Passage(nil), ans.Passages...)
 	sort.SliceStable(top, func(i, j int) bool { return top[i].Rank < top[j].Rank })
 	if len(top) > extractPassages {
 		top = top[:extractPassages]
 	}
-	// Score the sentences on the question's terms, each weighted by how
-	// rare it is among them: in a cheese note "cheese" says little, and
-	// the sentence with the question's rarer words is the one to show.
+	shown := map[string]bool{}
+	for _, t := range history {
+		// An extracted answer quotes one sentence a line, after "> ".
+		for _, line := range strings.Split(t.Answer, "\n") {
+			shown[normalize(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), ">")))] = true
+		}
+		for _, s := range sentences(t.Answer) {
+			shown[normalize(s)] = true
+		}
+	}
+	// The follow-up's own words first, then with the previous question's;
+	// a sentence shown before is given again only when nothing else
+	// matches, as "not in your notes" would then be untrue.
+	termSets := []termSet{a.questionTerms(ans.Question, ans.Lang)}
+	if len(history) > 0 {
+		termSets = append(termSets, a.questionTerms(searchText(ans.Question, history), ans.Lang))
+	}
 	var cands []sentence
-	var matches []map[string]float64
-	df := map[string]int{}
-	for _, p := range top {
-		for _, s := range sentences(p.Text) {
-			m, length := terms.match(s)
-			if len(m) == 0 {
-				continue
+	for _, skip := range []map[string]bool{shown, nil} {
+		for _, ts := range termSets {
+			if len(cands) == 0 {
+				cands = a.candidates(top, ts, skip)
 			}
-			for k := range m {
-				df[k]++
-			}
-			// A sentence from a better passage wins a tie, and a little more.
-			rankBoost := 1 / (1 + 0.15*float64(p.Rank))
-			cands = append(cands, sentence{text: s, n: p.N, score: rankBoost / math.Sqrt(1+float64(length)/20), order: len(cands)})
-			matches = append(matches, m)
 		}
 	}
-	for i := range cands {
-		sum := 0.0
-		for k, wt := range matches[i] {
-			sum += wt * math.Log(1+float64(len(cands))/float64(df[k]))
-		}
-		cands[i].score *= sum
-	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	// Keep the best few, and only those close to the best: a weak third
 	// sentence is noise, not an answer.
 	keep := 0
@@ -145,6 +143,43 @@ func (a *Asker) extract(ans *Answer) {
 	}
 	ans.Text = b.String()
 	ans.Grounded, ans.Refused = true, false
+}
+
+// candidates scores the sentences of top on terms, best first, leaving out
+// those in shown (normalised). Each term is weighted by how rare it is
+// among the sentences: in a cheese note "cheese" says little, and the
+// sentence with the question's rarer words is the one to show.
+func (a *Asker) candidates(top []Passage, terms termSet, shown map[string]bool) []sentence {
+	var cands []sentence
+	var matches []map[string]float64
+	df := map[string]int{}
+	for _, p := range top {
+		for _, s := range sentences(p.Text) {
+			if shown[normalize(s)] {
+				continue
+			}
+			m, length := terms.match(s)
+			if len(m) == 0 {
+				continue
+			}
+			for k := range m {
+				df[k]++
+			}
+			// A sentence from a better passage wins a tie, and a little more.
+			rankBoost := 1 / (1 + 0.15*float64(p.Rank))
+			cands = append(cands, sentence{text: s, n: p.N, score: rankBoost / math.Sqrt(1+float64(length)/20), order: len(cands)})
+			matches = append(matches, m)
+		}
+	}
+	for i := range cands {
+		sum := 0.0
+		for k, wt := range matches[i] {
+			sum += wt * math.Log(1+float64(len(cands))/float64(df[k]))
+		}
+		cands[i].score *= sum
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	return cands
 }
 
 func citedAlready(cs []Citation, n int) bool {

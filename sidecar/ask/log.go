@@ -21,18 +21,21 @@ type LogEntry struct {
 	Citations []string  `json:"citations"` // ids kept
 	// Invented counts the citation numbers removed because no such passage
 	// was given.
-	Invented      int      `json:"invented"`
-	FlaggedQuotes int      `json:"flaggedQuotes"`
-	Grounded      bool     `json:"grounded"`
-	Refused       bool     `json:"refused"`
-	Extracted     bool     `json:"extracted"`
-	Model         string   `json:"model,omitempty"`
-	Remote        bool     `json:"remote,omitempty"`
-	InputTokens   int      `json:"inputTokens"`
-	OutputTokens  int      `json:"outputTokens"`
-	ContextTokens int      `json:"contextTokens"`
-	Ms            float64  `json:"ms"`
-	Warnings      []string `json:"warnings,omitempty"`
+	Invented      int    `json:"invented"`
+	FlaggedQuotes int    `json:"flaggedQuotes"`
+	Grounded      bool   `json:"grounded"`
+	Refused       bool   `json:"refused"`
+	Extracted     bool   `json:"extracted"`
+	Model         string `json:"model,omitempty"`
+	Remote        bool   `json:"remote,omitempty"`
+	InputTokens   int    `json:"inputTokens"`
+	OutputTokens  int    `json:"outputTokens"`
+	ContextTokens int    `json:"contextTokens"`
+	// Turns counts the earlier turns of the conversation given with a
+	// follow-up.
+	Turns    int      `json:"turns,omitempty"`
+	Ms       float64  `json:"ms"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func entryOf(a Answer, at time.Time) LogEntry {
@@ -41,7 +44,7 @@ func entryOf(a Answer, at time.Time) LogEntry {
 		Passages: make([]string, len(a.Passages)), Citations: make([]string, len(a.Citations)),
 		Invented: a.Dropped, FlaggedQuotes: a.FlaggedQuotes(), Grounded: a.Grounded, Refused: a.Refused,
 		Extracted: a.Extracted, Model: a.Model, Remote: a.Remote, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
-		ContextTokens: a.ContextTokens, Ms: float64(a.Took.Microseconds()) / 1000, Warnings: a.Warnings,
+		ContextTokens: a.ContextTokens, Turns: len(a.History), Ms: float64(a.Took.Microseconds()) / 1000, Warnings: a.Warnings,
 	}
 	for i, p := range a.Passages {
 		e.Passages[i] = p.ID

@@ -176,7 +176,11 @@ func (r *Remote) Note(ctx context.Context, p string) (string, error) {
 // onDelta, then the checked answer is returned.
 func (r *Remote) Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error) {
 	var done proto.AskDone
-	err := r.c.Stream(ctx, proto.TypeAskQuery, proto.AskQuery{Question: q.Text, K: q.K, Channel: proto.Channel(q.Channel)},
+	var history []proto.AskTurn
+	for _, t := range q.History {
+		history = append(history, proto.AskTurn{Question: t.Question, Answer: t.Answer})
+	}
+	err := r.c.Stream(ctx, proto.TypeAskQuery, proto.AskQuery{Question: q.Text, K: q.K, Channel: proto.Channel(q.Channel), History: history},
 		func(env proto.Envelope) error {
 			var d proto.AskDelta
 			if onDelta != nil && env.Decode(&d) == nil {

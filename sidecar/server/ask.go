@@ -19,7 +19,11 @@ func (s *Server) handleAsk(ctx context.Context, env proto.Envelope, st Stream) (
 	if err := env.Decode(&q); err != nil {
 		return nil, &proto.Error{Code: proto.CodeInvalidRequest, Message: "ask.query: " + err.Error()}
 	}
-	ans, err := s.e.Ask(ctx, engine.Question{Text: q.Question, K: q.K, Channel: search.Channel(q.Channel)}, func(text string) {
+	history := make([]ask.Turn, len(q.History))
+	for i, t := range q.History {
+		history[i] = ask.Turn{Question: t.Question, Answer: t.Answer}
+	}
+	ans, err := s.e.Ask(ctx, engine.Question{Text: q.Question, K: q.K, Channel: search.Channel(q.Channel), History: history}, func(text string) {
 		_ = st.Part(proto.TypeAskDelta, proto.AskDelta{Text: text})
 	})
 	if err != nil {

@@ -99,3 +99,37 @@ func TestAnswerSave(t *testing.T) {
 	send(t, ws, "s2", proto.TypeAnswerSave, proto.AnswerSave{AskID: "nope"})
 	wantError(t, recv(t, ws), "s2", proto.CodeNotFound)
 }
+
+// A follow-up's earlier turns travel in ask.query and reach the model's
+// prompt, without their citation markers.
+func TestAskFollowUpSendsTheConversation(t *testing.T) {
+	fake := llmtest.New(t)
+	fake.Push(llmtest.Reply{Text: `{"answer": "Once a day [1].", "citations": [1], "quotes": [], "notFound": false}`})
+	h := start(t, map[string]string{
+		"starter.md": "# Sourdough starter\n\nKeep the starter at equal weights of flour and water. Feed the starter once a day.\n",
+	}, func(o *setup) {
+		o.Config.Model = llm.Config{Provider: "openai", Endpoint: fake.URL, Model: "fake", Timeout: llm.Default().Timeout}
+	})
+	c := h.dial()
+	defer c.Close()
+	var done proto.AskDone
+	q := proto.AskQuery{Question: "And how often do I feed it?", History: []proto.AskTurn{
+		{Question: "How wet is the sourdough starter?", Answer: "Equal weights of flour and water [1]."},
+	}}
+	if err := c.Stream(context.Background(), proto.TypeAskQuery, q, func(proto.Envelope) error { return nil }, &done); err != nil {
+		t.Fatal(err)
+	}
+	var user string
+	for _, m := range fake.Last(t).Messages {
+		if m.Role == "user" {
+			user = m.Content
+		}
+	}
+	if !strings.Contains(user, "<asked>\nHow wet is the sourdough starter?\n</asked>") ||
+		!strings.Contains(user, "<answered>\nEqual weights of flour and water.\n</answered>") {
+		t.Errorf("the earlier turn did not reach the prompt as sent:\n%s", user)
+	}
+	if !done.Grounded || len(done.Citations) != 1 {
+		t.Errorf("done = %+v, want a grounded answer", done)
+	}
+}
