@@ -23,6 +23,10 @@ type writer struct {
 const (
 	batchNotes = 200
 	batchDocs  = 2000
+	// batchBytes bounds the passage text of one keyword-index batch:
+	// Bleve analyses a whole batch in memory, so one huge note (4,096
+	// passages of a 5 MB file) goes in several.
+	batchBytes = 1 << 20
 )
 
 func newWriter(ix *Index, st *Stats, total int) *writer {
@@ -79,7 +83,7 @@ func (w *writer) flush() error {
 		if err := w.ix.dropVectors(w.paths, w.docs); err != nil {
 			return fmt.Errorf("drop vectors: %w", err)
 		}
-		if err := w.ix.BM25.Replace(w.paths, w.docs); err != nil {
+		if err := w.replace(); err != nil {
 			return err
 		}
 	}
@@ -88,4 +92,29 @@ func (w *writer) flush() error {
 	}
 	w.paths, w.docs, w.changes = w.paths[:0], w.docs[:0], map[string]*Entry{}
 	return nil
+}
+
+// replace writes the pending deletes and passages in batches of at most
+// batchBytes of text. A crash between two batches leaves a note with only
+// part of its passages and the catalog not yet written: the next run's
+// reconcile sees the count differ and redoes the note.
+func (w *writer) replace() error {
+	paths, docs := w.paths, w.docs
+	for {
+		n, size := 0, 0
+		for n < len(docs) {
+			size += len(docs[n].Text) + len(docs[n].Headings)
+			if n > 0 && size > batchBytes {
+				break
+			}
+			n++
+		}
+		if err := w.ix.BM25.Replace(paths, docs[:n]); err != nil {
+			return err
+		}
+		paths, docs = nil, docs[n:]
+		if len(docs) == 0 {
+			return nil
+		}
+	}
 }

@@ -99,28 +99,45 @@ func (c *Chunker) chunks(body []byte, groups []section) []Chunk {
 func (c *Chunker) wholeBytes() int { return 16 * max(c.P.MaxTokens, 16) }
 
 func (c *Chunker) sections(body []byte) []section {
-	var secs []section
+	blocks := parseBlocks(body, c.wholeBytes())
+	secs := make([]section, 0, sectionCount(blocks))
 	var path []string
 	var levels []int
-	for _, b := range parseBlocks(body, c.wholeBytes()) {
+	// A section's blocks are a stretch of blocks, and so are the groups
+	// of neighbouring sections: sharing the one array keeps 100k headings
+	// from copying blocks around.
+	for i := range blocks {
+		b := &blocks[i]
 		if b.kind == kindHeading {
 			for len(levels) > 0 && levels[len(levels)-1] >= b.level {
 				levels, path = levels[:len(levels)-1], path[:len(path)-1]
 			}
 			levels, path = append(levels, b.level), append(path, b.heading)
 			b.path = append([]string(nil), path...)
-			secs = append(secs, section{path: b.path, start: b.start, end: b.end, blocks: []block{b}, headOnly: true})
+			secs = append(secs, section{path: b.path, start: b.start, end: b.end, blocks: blocks[i : i+1], headOnly: true})
 			continue
 		}
 		if len(secs) == 0 {
-			secs = append(secs, section{start: b.start})
+			secs = append(secs, section{start: b.start, blocks: blocks[i:i]})
 		}
 		s := &secs[len(secs)-1]
-		s.blocks = append(s.blocks, b)
+		s.blocks = s.blocks[:len(s.blocks)+1]
 		s.end = b.end
 		s.headOnly = false
 	}
 	return secs
+}
+
+// sectionCount is how many sections blocks make: one per heading, and
+// one for text before the first.
+func sectionCount(blocks []block) int {
+	n := 0
+	for i, b := range blocks {
+		if b.kind == kindHeading || i == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // group merges tiny neighbouring sections that share a parent, so a
@@ -129,10 +146,12 @@ func (c *Chunker) sections(body []byte) []section {
 // all set, any neighbours that fit one passage merge (MaxPassages).
 func (c *Chunker) group(secs []section, body []byte, all bool) []section {
 	var out []section
-	for _, s := range secs {
-		if s.offs == nil {
-			s.offs = c.offsets(string(body[s.start:s.end]))
+	for i := range secs {
+		if secs[i].offs == nil {
+			// Kept in secs: a second grouping (all set) counts nothing again.
+			secs[i].offs = c.offsets(string(body[secs[i].start:secs[i].end]))
 		}
+		s := secs[i]
 		n := len(s.offs)
 		s.tokens = n
 		if len(out) > 0 {
@@ -148,7 +167,8 @@ func (c *Chunker) group(secs []section, body []byte, all bool) []section {
 				last.headOnly = last.headOnly && s.headOnly
 				last.path = commonPrefix(last.path, s.path)
 				last.end = s.end
-				last.blocks = append(last.blocks, s.blocks...)
+				// Neighbours: their blocks follow each other in one array.
+				last.blocks = last.blocks[:len(last.blocks)+len(s.blocks)]
 				last.tokens, last.offs = lt+n, nil
 				continue
 			}
