@@ -44,6 +44,14 @@ type translator interface {
 	Translations(query string) (lang.Lang, []bm25.Term)
 }
 
+// frequency is the optional part of a Retriever that says how many
+// passages hold a word (or any of its translations): extraction weighs
+// the question's words by how rare they are in the vault, so that a
+// word no note holds ("Mongolia") weighs most in its evidence.
+type frequency interface {
+	Frequency(ctx context.Context, text string) (matched, total int, err error)
+}
+
 // Model answers a chat; *llm.Client is one.
 type Model interface {
 	Stream(ctx context.Context, msgs []llm.Message, opts llm.Options, onDelta func(string)) (llm.Reply, error)
@@ -96,6 +104,10 @@ type Asker struct {
 	Rewrite bool
 	// Langs are the vault's languages, for Rewrite.
 	Langs []string
+	// MinEvidence is the least Evidence an extracted answer needs, below
+	// which it is a refusal; 0 means DefaultMinEvidence, a negative value
+	// none (`quire eval --ask` uses that to see every question's evidence).
+	MinEvidence float64
 	// Log is the asks.jsonl path; empty means no log.
 	Log string
 	// Now returns the time; nil means time.Now. Tests set it.
@@ -139,6 +151,10 @@ type Answer struct {
 	Extracted bool
 	// Dropped counts the distinct invented citation numbers removed.
 	Dropped int
+	// Evidence, for an extracted answer, is the largest share of the
+	// question's words one sentence of the top passages holds (0: none
+	// matched); below Asker.MinEvidence the answer is a refusal.
+	Evidence float64
 	// Passages are the passages given to the model (or searched for
 	// extraction), numbered, in the order they were given.
 	Passages []Passage
@@ -256,7 +272,7 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 		}
 	}
 	if model == nil || len(ans.Passages) == 0 {
-		a.extract(&ans, history)
+		a.extract(ctx, &ans, history)
 		onDelta(ans.Text)
 	}
 	ans.Took = a.now().Sub(start)

@@ -466,6 +466,26 @@ func TestNoModelExtractsInTheQuestionsLanguage(t *testing.T) {
 	}
 }
 
+// A question whose rarest words no note holds is refused even though a
+// sentence shares one of its words; one the notes answer is not.
+func TestWeakEvidenceIsARefusal(t *testing.T) {
+	f := newFixture(t, notes)
+	ans, err := f.asker(nil).Ask(context.Background(), Query{Question: "Which Mongolian nomads trade calves for yaks each winter?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Refused || ans.Evidence >= DefaultMinEvidence || ans.Evidence == 0 {
+		t.Errorf("got %q (evidence %.3f), want a refusal with evidence under %.2f", ans.Text, ans.Evidence, DefaultMinEvidence)
+	}
+	ans, err = f.asker(nil).Ask(context.Background(), Query{Question: "Where does traditional rennet come from?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Refused || !strings.Contains(ans.Text, "stomach of young calves") {
+		t.Errorf("got %q (evidence %.3f), want the calves sentence", ans.Text, ans.Evidence)
+	}
+}
+
 func TestAsksLog(t *testing.T) {
 	f := newFixture(t, notes)
 	srv := llmtest.New(t)

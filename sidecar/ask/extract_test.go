@@ -25,7 +25,7 @@ func TestSplitSentences(t *testing.T) {
 }
 
 func TestSentencesSkipHeadingsAndMarkup(t *testing.T) {
-	md := "## Curdling\n\n- The *milk* is [[Rennet|curdled]] with rennet today.\n| a | b |\n```\ncode here is not prose\n```\nShort one."
+	md := "## Curdling\n\n- The *milk* is [[Rennet|curdled]] with rennet today.\n| a | b |\nShort one."
 	got := sentences(md)
 	want := []string{"The milk is curdled with rennet today."}
 	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
@@ -49,5 +49,30 @@ func TestSentencesJoinWrappedLines(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("sentence %d = %q, want %q", i, got[i], want[i])
 		}
+	}
+}
+
+// Code and short list items can hold the answer: they are candidates,
+// the code joined to the sentence that introduces it; icon embeds are not
+// part of any sentence.
+func TestSentencesKeepCodeAndListItems(t *testing.T) {
+	md := "To embed a block, add its id:\n\n```md\n![[Note#^block-id]]\n```\n\n- Press ![[lucide-terminal.svg#icon]] Ctrl+P.\n\n> [!tip] In a callout\n> ```\n> quire index\n> ```"
+	got := sentences(md)
+	want := []string{"To embed a block, add its id:\n```md\n![[Note#^block-id]]\n```", "Press  Ctrl+P.", "```\nquire index\n```"}
+	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+func TestCoverage(t *testing.T) {
+	ts := termSet{own: map[string]float64{"capit": 1, "mongolia": 3}}
+	if got := ts.coverage(map[string]float64{"capit": 1}); got != 0.25 {
+		t.Errorf("coverage = %v, want 0.25 (the rare word weighs three times the other)", got)
+	}
+	if got := ts.coverage(map[string]float64{"capit": 1, "mongolia": 0.8}); got != 1 {
+		t.Errorf("coverage = %v, want 1", got)
+	}
+	if got := (termSet{}).coverage(nil); got != 1 {
+		t.Errorf("coverage of no words = %v, want 1", got)
 	}
 }

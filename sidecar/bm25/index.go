@@ -240,6 +240,9 @@ type Term struct {
 	// query's clauses it matches, under which one low-weight match would
 	// otherwise multiply a passage's whole score.
 	Boost bool
+	// Source is the query word a translation stands for ("" for the
+	// query's own words); it does not change the search.
+	Source string
 }
 
 // Search runs text as a plain-words query over every language's fields:
@@ -305,6 +308,24 @@ func (x *Index) SearchPrefer(ctx context.Context, text string, extra []Term, p P
 		out = out[:k]
 	}
 	return out, nil
+}
+
+// Holding returns how many passages hold any word of text (in any
+// language's fields, as Search reads it) and how many passages there are.
+func (x *Index) Holding(ctx context.Context, text string) (matched, total uint64, err error) {
+	total, err = x.b.DocCount()
+	if err != nil {
+		return 0, 0, fmt.Errorf("bm25 count: %w", err)
+	}
+	q := buildQuery(text, nil, x.searched())
+	if q == nil {
+		return 0, total, nil
+	}
+	res, err := x.b.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, 0, 0, false))
+	if err != nil {
+		return 0, 0, fmt.Errorf("bm25 count: %w", err)
+	}
+	return res.Total, total, nil
 }
 
 func (x *Index) run(ctx context.Context, q query.Query, k int) ([]Hit, error) {

@@ -95,3 +95,30 @@ func (e *Engine) Update(ctx context.Context) (index.Stats, error) {
 // Explain says how a query is read: its language, synonyms and
 // translations.
 func (e *Engine) Explain(query string) string { return e.snap.Load().searcher.Explain(query) }
+
+// EvalAsk measures extracted answers (the ones given without a model):
+// answerable questions should be answered citing an expected note, and
+// unanswerable ones refused. Each is asked with no refusal threshold, so
+// the report shows the effect of every threshold; the one in force is
+// ask.DefaultMinEvidence. Nothing is logged.
+func (e *Engine) EvalAsk(ctx context.Context, answerable []eval.Question, unanswerable []eval.Unanswerable, ch search.Channel) (*eval.AskReport, error) {
+	snap := e.snap.Load()
+	asker := &ask.Asker{Search: snap.searcher, Channel: ch, MinEvidence: -1, Answers: e.answersFolder()}
+	answer := func(ctx context.Context, q string) (eval.Answered, error) {
+		ans, err := asker.Ask(ctx, ask.Query{Question: q}, nil)
+		if err != nil {
+			return eval.Answered{}, err
+		}
+		out := eval.Answered{Evidence: ans.Evidence, Text: ans.Text}
+		for _, c := range ans.Citations {
+			out.Cited = append(out.Cited, c.Path)
+		}
+		return out, nil
+	}
+	rep, err := eval.Ask(ctx, answerable, unanswerable, ask.DefaultMinEvidence, answer)
+	if err != nil {
+		return nil, err
+	}
+	rep.Channel = string(ch)
+	return rep, nil
+}

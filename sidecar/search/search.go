@@ -361,11 +361,18 @@ func (s *Searcher) Translations(query string) (lang.Lang, []bm25.Term) {
 		}
 		for _, t := range ts {
 			if t.Via != lang.ViaKept {
-				terms = append(terms, bm25.Term{Text: t.Text, Lang: string(to), Weight: t.Weight})
+				terms = append(terms, bm25.Term{Text: t.Text, Lang: string(to), Weight: t.Weight, Source: t.Source})
 			}
 		}
 	}
 	return from, terms
+}
+
+// Frequency returns how many passages hold any word of text, and how
+// many passages the index has (the keyword index's count).
+func (s *Searcher) Frequency(ctx context.Context, text string) (matched, total int, err error) {
+	m, t, err := s.BM25.Holding(ctx, text)
+	return int(m), int(t), err
 }
 
 // ExplainFor is Explain for a vault whose notes are in langs (most notes

@@ -356,11 +356,16 @@ func cmdEval(ctx context.Context, args []string) error {
 	channel := fs.String("channel", "bm25", "bm25, dense or hybrid")
 	misses := fs.Bool("misses", false, "list the questions whose span is not in the top k")
 	rewrite := fs.Bool("rewrite", false, "have the configured model turn each question into search terms first (measures ask.rewrite)")
+	askMode := fs.Bool("ask", false, "measure extracted answers instead of retrieval: answered (gold) and refused (--unanswerable) at each refusal threshold")
+	unanswerable := fs.String("unanswerable", "", "with --ask: questions the vault does not answer (JSON lines of {\"question\"})")
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
 	}
 	if *gold == "" {
 		return usageErr("eval: --gold FILE is required")
+	}
+	if *unanswerable != "" && !*askMode {
+		return usageErr("eval: --unanswerable needs --ask")
 	}
 	ch, err := search.ParseChannel(*channel)
 	if err != nil {
@@ -387,6 +392,26 @@ func cmdEval(ctx context.Context, args []string) error {
 	}
 	if r.VectorsErr != nil {
 		return r.VectorsErr
+	}
+	if *askMode {
+		var un []eval.Unanswerable
+		if *unanswerable != "" {
+			if un, err = eval.LoadUnanswerable(*unanswerable); err != nil {
+				return err
+			}
+		}
+		rep, err := e.EvalAsk(ctx, qs, un, ch)
+		if err != nil {
+			return err
+		}
+		if !*misses {
+			rep.Questions = nil
+		}
+		if c.json {
+			return printJSON(rep)
+		}
+		printAskReport(rep)
+		return nil
 	}
 	rep, logErr, err := e.Eval(ctx, engine.EvalRun{Gold: *gold, Questions: qs, K: *k, Channel: ch, Rewrite: *rewrite,
 		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", w) }})
@@ -426,5 +451,24 @@ func printReport(r *eval.Report) {
 	}
 	for _, m := range r.Misses {
 		fmt.Printf("miss [%s] span rank %d, note rank %d: %s (%s)\n", m.Type, m.SpanRank, m.NoteRank, m.Query, m.Expected)
+	}
+}
+
+func printAskReport(r *eval.AskReport) {
+	fmt.Printf("extracted answers, channel %s: %d answerable, %d unanswerable questions\n\n", r.Channel, r.Answerable, r.Unanswerable)
+	fmt.Printf("%-14s %9s %9s %9s %9s\n", "threshold", "answered", "right", "span", "refused")
+	row := func(name string, p eval.AskPoint) {
+		fmt.Printf("%-14s %9.3f %9.3f %9.3f %9.3f\n", name, p.Answered, p.Right, p.Span, p.Refused)
+	}
+	row(fmt.Sprintf("%.2f (in use)", r.AtThreshold.Threshold), r.AtThreshold)
+	for _, t := range sortedKeys(r.ByType) {
+		row("  "+t, *r.ByType[t])
+	}
+	fmt.Println()
+	for _, p := range r.Sweep {
+		row(fmt.Sprintf("%.2f", p.Threshold), p)
+	}
+	for _, q := range r.Questions {
+		fmt.Printf("evidence %.2f answerable=%v right=%v span=%v: %s\n", q.Evidence, q.Answerable, q.Right, q.Span, q.Query)
 	}
 }

@@ -21,6 +21,7 @@ Usage:
   quire ask    --vault DIR [--state DIR] [--k N] [--json] [--save] QUESTION
   quire status --vault DIR [--state DIR] [--json]
   quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25] [--json] [--misses]
+               [--ask [--unanswerable FILE]]
   quire serve  --vault DIR [--state DIR] [--port N] [--parent-pid N]
   quire ingest --vault DIR [--state DIR] [--resummarise] URL|FILE...
   quire doctor --vault DIR [--state DIR] [--json]
