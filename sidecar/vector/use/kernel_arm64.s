@@ -6,237 +6,188 @@
 
 #include "textflag.h"
 
+// The two matrix kernels differ only in how a row of B is loaded, so what
+// they share is written once, as macros.
+
+// KERNEL_START loads the arguments, fills the accumulators V0–V23 (row r
+// in V4r–V4r+3) with the bias, adds C when flags&1, and goes on at skip.
+#define KERNEL_START(skip) \
+	MOVD a+0(FP), R0; \
+	MOVD b+16(FP), R1; \
+	MOVD k+24(FP), R2; \
+	MOVD c+32(FP), R3; \
+	MOVD ldc+40(FP), R4; \
+	MOVD bias+48(FP), R5; \
+	MOVD flags+56(FP), R6; \
+	VLD1 (R5), [V0.S4, V1.S4, V2.S4, V3.S4]; \
+	VMOV V0.B16, V4.B16; \
+	VMOV V1.B16, V5.B16; \
+	VMOV V2.B16, V6.B16; \
+	VMOV V3.B16, V7.B16; \
+	VMOV V0.B16, V8.B16; \
+	VMOV V1.B16, V9.B16; \
+	VMOV V2.B16, V10.B16; \
+	VMOV V3.B16, V11.B16; \
+	VMOV V0.B16, V12.B16; \
+	VMOV V1.B16, V13.B16; \
+	VMOV V2.B16, V14.B16; \
+	VMOV V3.B16, V15.B16; \
+	VMOV V0.B16, V16.B16; \
+	VMOV V1.B16, V17.B16; \
+	VMOV V2.B16, V18.B16; \
+	VMOV V3.B16, V19.B16; \
+	VMOV V0.B16, V20.B16; \
+	VMOV V1.B16, V21.B16; \
+	VMOV V2.B16, V22.B16; \
+	VMOV V3.B16, V23.B16; \
+	TBZ $0, R6, skip; \
+	MOVD R3, R7; \
+	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]; \
+	WORD $0x4e38d400 /* FADD V0.4S, V0.4S, V24.4S */; \
+	WORD $0x4e39d421 /* FADD V1.4S, V1.4S, V25.4S */; \
+	WORD $0x4e3ad442 /* FADD V2.4S, V2.4S, V26.4S */; \
+	WORD $0x4e3bd463 /* FADD V3.4S, V3.4S, V27.4S */; \
+	ADD R4, R7; \
+	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]; \
+	WORD $0x4e38d484 /* FADD V4.4S, V4.4S, V24.4S */; \
+	WORD $0x4e39d4a5 /* FADD V5.4S, V5.4S, V25.4S */; \
+	WORD $0x4e3ad4c6 /* FADD V6.4S, V6.4S, V26.4S */; \
+	WORD $0x4e3bd4e7 /* FADD V7.4S, V7.4S, V27.4S */; \
+	ADD R4, R7; \
+	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]; \
+	WORD $0x4e38d508 /* FADD V8.4S, V8.4S, V24.4S */; \
+	WORD $0x4e39d529 /* FADD V9.4S, V9.4S, V25.4S */; \
+	WORD $0x4e3ad54a /* FADD V10.4S, V10.4S, V26.4S */; \
+	WORD $0x4e3bd56b /* FADD V11.4S, V11.4S, V27.4S */; \
+	ADD R4, R7; \
+	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]; \
+	WORD $0x4e38d58c /* FADD V12.4S, V12.4S, V24.4S */; \
+	WORD $0x4e39d5ad /* FADD V13.4S, V13.4S, V25.4S */; \
+	WORD $0x4e3ad5ce /* FADD V14.4S, V14.4S, V26.4S */; \
+	WORD $0x4e3bd5ef /* FADD V15.4S, V15.4S, V27.4S */; \
+	ADD R4, R7; \
+	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]; \
+	WORD $0x4e38d610 /* FADD V16.4S, V16.4S, V24.4S */; \
+	WORD $0x4e39d631 /* FADD V17.4S, V17.4S, V25.4S */; \
+	WORD $0x4e3ad652 /* FADD V18.4S, V18.4S, V26.4S */; \
+	WORD $0x4e3bd673 /* FADD V19.4S, V19.4S, V27.4S */; \
+	ADD R4, R7; \
+	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]; \
+	WORD $0x4e38d694 /* FADD V20.4S, V20.4S, V24.4S */; \
+	WORD $0x4e39d6b5 /* FADD V21.4S, V21.4S, V25.4S */; \
+	WORD $0x4e3ad6d6 /* FADD V22.4S, V22.4S, V26.4S */; \
+	WORD $0x4e3bd6f7 /* FADD V23.4S, V23.4S, V27.4S */
+
+// KERNEL_FMA multiplies the B row in V24–V27 by the next six values of A
+// (broadcast in turn into V28 and V29) into the accumulators.
+#define KERNEL_FMA \
+	VLD1R.P 4(R0), [V28.S4]; \
+	VFMLA V24.S4, V28.S4, V0.S4; \
+	VFMLA V25.S4, V28.S4, V1.S4; \
+	VFMLA V26.S4, V28.S4, V2.S4; \
+	VFMLA V27.S4, V28.S4, V3.S4; \
+	VLD1R.P 4(R0), [V29.S4]; \
+	VFMLA V24.S4, V29.S4, V4.S4; \
+	VFMLA V25.S4, V29.S4, V5.S4; \
+	VFMLA V26.S4, V29.S4, V6.S4; \
+	VFMLA V27.S4, V29.S4, V7.S4; \
+	VLD1R.P 4(R0), [V28.S4]; \
+	VFMLA V24.S4, V28.S4, V8.S4; \
+	VFMLA V25.S4, V28.S4, V9.S4; \
+	VFMLA V26.S4, V28.S4, V10.S4; \
+	VFMLA V27.S4, V28.S4, V11.S4; \
+	VLD1R.P 4(R0), [V29.S4]; \
+	VFMLA V24.S4, V29.S4, V12.S4; \
+	VFMLA V25.S4, V29.S4, V13.S4; \
+	VFMLA V26.S4, V29.S4, V14.S4; \
+	VFMLA V27.S4, V29.S4, V15.S4; \
+	VLD1R.P 4(R0), [V28.S4]; \
+	VFMLA V24.S4, V28.S4, V16.S4; \
+	VFMLA V25.S4, V28.S4, V17.S4; \
+	VFMLA V26.S4, V28.S4, V18.S4; \
+	VFMLA V27.S4, V28.S4, V19.S4; \
+	VLD1R.P 4(R0), [V29.S4]; \
+	VFMLA V24.S4, V29.S4, V20.S4; \
+	VFMLA V25.S4, V29.S4, V21.S4; \
+	VFMLA V26.S4, V29.S4, V22.S4; \
+	VFMLA V27.S4, V29.S4, V23.S4
+
+// KERNEL_FINISH clamps at zero when flags&2 (else goes to skip, which
+// must label KERNEL_STORE).
+#define KERNEL_FINISH(skip) \
+	TBZ $1, R6, skip; \
+	VEOR V31.B16, V31.B16, V31.B16; \
+	WORD $0x4e3ff400 /* FMAX V0.4S, V0.4S, V31.4S */; \
+	WORD $0x4e3ff421 /* FMAX V1.4S, V1.4S, V31.4S */; \
+	WORD $0x4e3ff442 /* FMAX V2.4S, V2.4S, V31.4S */; \
+	WORD $0x4e3ff463 /* FMAX V3.4S, V3.4S, V31.4S */; \
+	WORD $0x4e3ff484 /* FMAX V4.4S, V4.4S, V31.4S */; \
+	WORD $0x4e3ff4a5 /* FMAX V5.4S, V5.4S, V31.4S */; \
+	WORD $0x4e3ff4c6 /* FMAX V6.4S, V6.4S, V31.4S */; \
+	WORD $0x4e3ff4e7 /* FMAX V7.4S, V7.4S, V31.4S */; \
+	WORD $0x4e3ff508 /* FMAX V8.4S, V8.4S, V31.4S */; \
+	WORD $0x4e3ff529 /* FMAX V9.4S, V9.4S, V31.4S */; \
+	WORD $0x4e3ff54a /* FMAX V10.4S, V10.4S, V31.4S */; \
+	WORD $0x4e3ff56b /* FMAX V11.4S, V11.4S, V31.4S */; \
+	WORD $0x4e3ff58c /* FMAX V12.4S, V12.4S, V31.4S */; \
+	WORD $0x4e3ff5ad /* FMAX V13.4S, V13.4S, V31.4S */; \
+	WORD $0x4e3ff5ce /* FMAX V14.4S, V14.4S, V31.4S */; \
+	WORD $0x4e3ff5ef /* FMAX V15.4S, V15.4S, V31.4S */; \
+	WORD $0x4e3ff610 /* FMAX V16.4S, V16.4S, V31.4S */; \
+	WORD $0x4e3ff631 /* FMAX V17.4S, V17.4S, V31.4S */; \
+	WORD $0x4e3ff652 /* FMAX V18.4S, V18.4S, V31.4S */; \
+	WORD $0x4e3ff673 /* FMAX V19.4S, V19.4S, V31.4S */; \
+	WORD $0x4e3ff694 /* FMAX V20.4S, V20.4S, V31.4S */; \
+	WORD $0x4e3ff6b5 /* FMAX V21.4S, V21.4S, V31.4S */; \
+	WORD $0x4e3ff6d6 /* FMAX V22.4S, V22.4S, V31.4S */; \
+	WORD $0x4e3ff6f7 /* FMAX V23.4S, V23.4S, V31.4S */
+
+// KERNEL_STORE writes the accumulators to the six rows of C and returns.
+#define KERNEL_STORE \
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R3); \
+	ADD R4, R3; \
+	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R3); \
+	ADD R4, R3; \
+	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R3); \
+	ADD R4, R3; \
+	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R3); \
+	ADD R4, R3; \
+	VST1 [V16.S4, V17.S4, V18.S4, V19.S4], (R3); \
+	ADD R4, R3; \
+	VST1 [V20.S4, V21.S4, V22.S4, V23.S4], (R3); \
+	RET
+
 // func kernelPacked6x16(a *float32, lda int, b *float32, k int, c *float32, ldc int, bias *float32, flags int)
 //
 // C[6×16] = (flags&1 ? C : 0) + bias + A[6×k]·B[k×16], then max(·,0) when
 // flags&2, as the amd64 kernel. A is packed (k groups of six values), B is
-// one panel of k rows of 16 floats. C rows are
-// ldc bytes apart. V0–V23 hold the 6×16 accumulators (row r in V4r–V4r+3),
-// V24–V27 one row of B, V28–V29 a broadcast A value.
+// one panel of k rows of 16 floats. C rows are ldc bytes apart. V0–V23
+// hold the 6×16 accumulators, V24–V27 one row of B, V28–V29 a broadcast A
+// value.
 TEXT ·kernelPacked6x16(SB), NOSPLIT, $0-64
-	MOVD a+0(FP), R0
-	MOVD b+16(FP), R1
-	MOVD k+24(FP), R2
-	MOVD c+32(FP), R3
-	MOVD ldc+40(FP), R4
-	MOVD bias+48(FP), R5
-	MOVD flags+56(FP), R6
-
-	VLD1 (R5), [V0.S4, V1.S4, V2.S4, V3.S4]
-	VMOV V0.B16, V4.B16
-	VMOV V1.B16, V5.B16
-	VMOV V2.B16, V6.B16
-	VMOV V3.B16, V7.B16
-	VMOV V0.B16, V8.B16
-	VMOV V1.B16, V9.B16
-	VMOV V2.B16, V10.B16
-	VMOV V3.B16, V11.B16
-	VMOV V0.B16, V12.B16
-	VMOV V1.B16, V13.B16
-	VMOV V2.B16, V14.B16
-	VMOV V3.B16, V15.B16
-	VMOV V0.B16, V16.B16
-	VMOV V1.B16, V17.B16
-	VMOV V2.B16, V18.B16
-	VMOV V3.B16, V19.B16
-	VMOV V0.B16, V20.B16
-	VMOV V1.B16, V21.B16
-	VMOV V2.B16, V22.B16
-	VMOV V3.B16, V23.B16
-
-	TBZ  $0, R6, kernelPacked6x16k
-	MOVD R3, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d400 // FADD V0.4S, V0.4S, V24.4S
-	WORD $0x4e39d421 // FADD V1.4S, V1.4S, V25.4S
-	WORD $0x4e3ad442 // FADD V2.4S, V2.4S, V26.4S
-	WORD $0x4e3bd463 // FADD V3.4S, V3.4S, V27.4S
-	ADD  R4, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d484 // FADD V4.4S, V4.4S, V24.4S
-	WORD $0x4e39d4a5 // FADD V5.4S, V5.4S, V25.4S
-	WORD $0x4e3ad4c6 // FADD V6.4S, V6.4S, V26.4S
-	WORD $0x4e3bd4e7 // FADD V7.4S, V7.4S, V27.4S
-	ADD  R4, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d508 // FADD V8.4S, V8.4S, V24.4S
-	WORD $0x4e39d529 // FADD V9.4S, V9.4S, V25.4S
-	WORD $0x4e3ad54a // FADD V10.4S, V10.4S, V26.4S
-	WORD $0x4e3bd56b // FADD V11.4S, V11.4S, V27.4S
-	ADD  R4, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d58c // FADD V12.4S, V12.4S, V24.4S
-	WORD $0x4e39d5ad // FADD V13.4S, V13.4S, V25.4S
-	WORD $0x4e3ad5ce // FADD V14.4S, V14.4S, V26.4S
-	WORD $0x4e3bd5ef // FADD V15.4S, V15.4S, V27.4S
-	ADD  R4, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d610 // FADD V16.4S, V16.4S, V24.4S
-	WORD $0x4e39d631 // FADD V17.4S, V17.4S, V25.4S
-	WORD $0x4e3ad652 // FADD V18.4S, V18.4S, V26.4S
-	WORD $0x4e3bd673 // FADD V19.4S, V19.4S, V27.4S
-	ADD  R4, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d694 // FADD V20.4S, V20.4S, V24.4S
-	WORD $0x4e39d6b5 // FADD V21.4S, V21.4S, V25.4S
-	WORD $0x4e3ad6d6 // FADD V22.4S, V22.4S, V26.4S
-	WORD $0x4e3bd6f7 // FADD V23.4S, V23.4S, V27.4S
+	KERNEL_START(kernelPacked6x16k)
 
 kernelPacked6x16k:
 	CBZ R2, kernelPacked6x16done
 
 kernelPacked6x16loop:
 	VLD1.P 64(R1), [V24.S4, V25.S4, V26.S4, V27.S4]
-	VLD1R.P 4(R0), [V28.S4]
-	VFMLA V24.S4, V28.S4, V0.S4
-	VFMLA V25.S4, V28.S4, V1.S4
-	VFMLA V26.S4, V28.S4, V2.S4
-	VFMLA V27.S4, V28.S4, V3.S4
-	VLD1R.P 4(R0), [V29.S4]
-	VFMLA V24.S4, V29.S4, V4.S4
-	VFMLA V25.S4, V29.S4, V5.S4
-	VFMLA V26.S4, V29.S4, V6.S4
-	VFMLA V27.S4, V29.S4, V7.S4
-	VLD1R.P 4(R0), [V28.S4]
-	VFMLA V24.S4, V28.S4, V8.S4
-	VFMLA V25.S4, V28.S4, V9.S4
-	VFMLA V26.S4, V28.S4, V10.S4
-	VFMLA V27.S4, V28.S4, V11.S4
-	VLD1R.P 4(R0), [V29.S4]
-	VFMLA V24.S4, V29.S4, V12.S4
-	VFMLA V25.S4, V29.S4, V13.S4
-	VFMLA V26.S4, V29.S4, V14.S4
-	VFMLA V27.S4, V29.S4, V15.S4
-	VLD1R.P 4(R0), [V28.S4]
-	VFMLA V24.S4, V28.S4, V16.S4
-	VFMLA V25.S4, V28.S4, V17.S4
-	VFMLA V26.S4, V28.S4, V18.S4
-	VFMLA V27.S4, V28.S4, V19.S4
-	VLD1R.P 4(R0), [V29.S4]
-	VFMLA V24.S4, V29.S4, V20.S4
-	VFMLA V25.S4, V29.S4, V21.S4
-	VFMLA V26.S4, V29.S4, V22.S4
-	VFMLA V27.S4, V29.S4, V23.S4
+	KERNEL_FMA
 	SUBS $1, R2
 	BNE  kernelPacked6x16loop
 
 kernelPacked6x16done:
-	TBZ $1, R6, kernelPacked6x16store
-	VEOR V31.B16, V31.B16, V31.B16
-	WORD $0x4e3ff400 // FMAX V0.4S, V0.4S, V31.4S
-	WORD $0x4e3ff421 // FMAX V1.4S, V1.4S, V31.4S
-	WORD $0x4e3ff442 // FMAX V2.4S, V2.4S, V31.4S
-	WORD $0x4e3ff463 // FMAX V3.4S, V3.4S, V31.4S
-	WORD $0x4e3ff484 // FMAX V4.4S, V4.4S, V31.4S
-	WORD $0x4e3ff4a5 // FMAX V5.4S, V5.4S, V31.4S
-	WORD $0x4e3ff4c6 // FMAX V6.4S, V6.4S, V31.4S
-	WORD $0x4e3ff4e7 // FMAX V7.4S, V7.4S, V31.4S
-	WORD $0x4e3ff508 // FMAX V8.4S, V8.4S, V31.4S
-	WORD $0x4e3ff529 // FMAX V9.4S, V9.4S, V31.4S
-	WORD $0x4e3ff54a // FMAX V10.4S, V10.4S, V31.4S
-	WORD $0x4e3ff56b // FMAX V11.4S, V11.4S, V31.4S
-	WORD $0x4e3ff58c // FMAX V12.4S, V12.4S, V31.4S
-	WORD $0x4e3ff5ad // FMAX V13.4S, V13.4S, V31.4S
-	WORD $0x4e3ff5ce // FMAX V14.4S, V14.4S, V31.4S
-	WORD $0x4e3ff5ef // FMAX V15.4S, V15.4S, V31.4S
-	WORD $0x4e3ff610 // FMAX V16.4S, V16.4S, V31.4S
-	WORD $0x4e3ff631 // FMAX V17.4S, V17.4S, V31.4S
-	WORD $0x4e3ff652 // FMAX V18.4S, V18.4S, V31.4S
-	WORD $0x4e3ff673 // FMAX V19.4S, V19.4S, V31.4S
-	WORD $0x4e3ff694 // FMAX V20.4S, V20.4S, V31.4S
-	WORD $0x4e3ff6b5 // FMAX V21.4S, V21.4S, V31.4S
-	WORD $0x4e3ff6d6 // FMAX V22.4S, V22.4S, V31.4S
-	WORD $0x4e3ff6f7 // FMAX V23.4S, V23.4S, V31.4S
+	KERNEL_FINISH(kernelPacked6x16store)
 
 kernelPacked6x16store:
-	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R3)
-	ADD  R4, R3
-	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R3)
-	ADD  R4, R3
-	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R3)
-	ADD  R4, R3
-	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R3)
-	ADD  R4, R3
-	VST1 [V16.S4, V17.S4, V18.S4, V19.S4], (R3)
-	ADD  R4, R3
-	VST1 [V20.S4, V21.S4, V22.S4, V23.S4], (R3)
-	RET
+	KERNEL_STORE
 
 // func kernelHalf6x16(a *float32, lda int, b *uint16, k int, c *float32, ldc int, bias *float32, flags int)
 //
-// C[6×16] = (flags&1 ? C : 0) + bias + A[6×k]·B[k×16], then max(·,0) when
-// flags&2, as the amd64 kernel. A is packed (k groups of six values), B is
-// one panel of k rows of 16 float16 values, widened with FCVTL as they load. C rows are
-// ldc bytes apart. V0–V23 hold the 6×16 accumulators (row r in V4r–V4r+3),
-// V24–V27 one row of B, V28–V29 the float16 row, then a broadcast A value.
+// As kernelPacked6x16, but B holds float16 values, widened with FCVTL as
+// they load: V28–V29 take the float16 row before the broadcast A values.
 TEXT ·kernelHalf6x16(SB), NOSPLIT, $0-64
-	MOVD a+0(FP), R0
-	MOVD b+16(FP), R1
-	MOVD k+24(FP), R2
-	MOVD c+32(FP), R3
-	MOVD ldc+40(FP), R4
-	MOVD bias+48(FP), R5
-	MOVD flags+56(FP), R6
-
-	VLD1 (R5), [V0.S4, V1.S4, V2.S4, V3.S4]
-	VMOV V0.B16, V4.B16
-	VMOV V1.B16, V5.B16
-	VMOV V2.B16, V6.B16
-	VMOV V3.B16, V7.B16
-	VMOV V0.B16, V8.B16
-	VMOV V1.B16, V9.B16
-	VMOV V2.B16, V10.B16
-	VMOV V3.B16, V11.B16
-	VMOV V0.B16, V12.B16
-	VMOV V1.B16, V13.B16
-	VMOV V2.B16, V14.B16
-	VMOV V3.B16, V15.B16
-	VMOV V0.B16, V16.B16
-	VMOV V1.B16, V17.B16
-	VMOV V2.B16, V18.B16
-	VMOV V3.B16, V19.B16
-	VMOV V0.B16, V20.B16
-	VMOV V1.B16, V21.B16
-	VMOV V2.B16, V22.B16
-	VMOV V3.B16, V23.B16
-
-	TBZ  $0, R6, kernelHalf6x16k
-	MOVD R3, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d400 // FADD V0.4S, V0.4S, V24.4S
-	WORD $0x4e39d421 // FADD V1.4S, V1.4S, V25.4S
-	WORD $0x4e3ad442 // FADD V2.4S, V2.4S, V26.4S
-	WORD $0x4e3bd463 // FADD V3.4S, V3.4S, V27.4S
-	ADD  R4, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d484 // FADD V4.4S, V4.4S, V24.4S
-	WORD $0x4e39d4a5 // FADD V5.4S, V5.4S, V25.4S
-	WORD $0x4e3ad4c6 // FADD V6.4S, V6.4S, V26.4S
-	WORD $0x4e3bd4e7 // FADD V7.4S, V7.4S, V27.4S
-	ADD  R4, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d508 // FADD V8.4S, V8.4S, V24.4S
-	WORD $0x4e39d529 // FADD V9.4S, V9.4S, V25.4S
-	WORD $0x4e3ad54a // FADD V10.4S, V10.4S, V26.4S
-	WORD $0x4e3bd56b // FADD V11.4S, V11.4S, V27.4S
-	ADD  R4, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d58c // FADD V12.4S, V12.4S, V24.4S
-	WORD $0x4e39d5ad // FADD V13.4S, V13.4S, V25.4S
-	WORD $0x4e3ad5ce // FADD V14.4S, V14.4S, V26.4S
-	WORD $0x4e3bd5ef // FADD V15.4S, V15.4S, V27.4S
-	ADD  R4, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d610 // FADD V16.4S, V16.4S, V24.4S
-	WORD $0x4e39d631 // FADD V17.4S, V17.4S, V25.4S
-	WORD $0x4e3ad652 // FADD V18.4S, V18.4S, V26.4S
-	WORD $0x4e3bd673 // FADD V19.4S, V19.4S, V27.4S
-	ADD  R4, R7
-	VLD1 (R7), [V24.S4, V25.S4, V26.S4, V27.S4]
-	WORD $0x4e38d694 // FADD V20.4S, V20.4S, V24.4S
-	WORD $0x4e39d6b5 // FADD V21.4S, V21.4S, V25.4S
-	WORD $0x4e3ad6d6 // FADD V22.4S, V22.4S, V26.4S
-	WORD $0x4e3bd6f7 // FADD V23.4S, V23.4S, V27.4S
+	KERNEL_START(kernelHalf6x16k)
 
 kernelHalf6x16k:
 	CBZ R2, kernelHalf6x16done
@@ -247,80 +198,15 @@ kernelHalf6x16loop:
 	WORD $0x4e217b99 // FCVTL2 V25.4S, V28.8H
 	WORD $0xe217bba // FCVTL V26.4S, V29.4H
 	WORD $0x4e217bbb // FCVTL2 V27.4S, V29.8H
-	VLD1R.P 4(R0), [V28.S4]
-	VFMLA V24.S4, V28.S4, V0.S4
-	VFMLA V25.S4, V28.S4, V1.S4
-	VFMLA V26.S4, V28.S4, V2.S4
-	VFMLA V27.S4, V28.S4, V3.S4
-	VLD1R.P 4(R0), [V29.S4]
-	VFMLA V24.S4, V29.S4, V4.S4
-	VFMLA V25.S4, V29.S4, V5.S4
-	VFMLA V26.S4, V29.S4, V6.S4
-	VFMLA V27.S4, V29.S4, V7.S4
-	VLD1R.P 4(R0), [V28.S4]
-	VFMLA V24.S4, V28.S4, V8.S4
-	VFMLA V25.S4, V28.S4, V9.S4
-	VFMLA V26.S4, V28.S4, V10.S4
-	VFMLA V27.S4, V28.S4, V11.S4
-	VLD1R.P 4(R0), [V29.S4]
-	VFMLA V24.S4, V29.S4, V12.S4
-	VFMLA V25.S4, V29.S4, V13.S4
-	VFMLA V26.S4, V29.S4, V14.S4
-	VFMLA V27.S4, V29.S4, V15.S4
-	VLD1R.P 4(R0), [V28.S4]
-	VFMLA V24.S4, V28.S4, V16.S4
-	VFMLA V25.S4, V28.S4, V17.S4
-	VFMLA V26.S4, V28.S4, V18.S4
-	VFMLA V27.S4, V28.S4, V19.S4
-	VLD1R.P 4(R0), [V29.S4]
-	VFMLA V24.S4, V29.S4, V20.S4
-	VFMLA V25.S4, V29.S4, V21.S4
-	VFMLA V26.S4, V29.S4, V22.S4
-	VFMLA V27.S4, V29.S4, V23.S4
+	KERNEL_FMA
 	SUBS $1, R2
 	BNE  kernelHalf6x16loop
 
 kernelHalf6x16done:
-	TBZ $1, R6, kernelHalf6x16store
-	VEOR V31.B16, V31.B16, V31.B16
-	WORD $0x4e3ff400 // FMAX V0.4S, V0.4S, V31.4S
-	WORD $0x4e3ff421 // FMAX V1.4S, V1.4S, V31.4S
-	WORD $0x4e3ff442 // FMAX V2.4S, V2.4S, V31.4S
-	WORD $0x4e3ff463 // FMAX V3.4S, V3.4S, V31.4S
-	WORD $0x4e3ff484 // FMAX V4.4S, V4.4S, V31.4S
-	WORD $0x4e3ff4a5 // FMAX V5.4S, V5.4S, V31.4S
-	WORD $0x4e3ff4c6 // FMAX V6.4S, V6.4S, V31.4S
-	WORD $0x4e3ff4e7 // FMAX V7.4S, V7.4S, V31.4S
-	WORD $0x4e3ff508 // FMAX V8.4S, V8.4S, V31.4S
-	WORD $0x4e3ff529 // FMAX V9.4S, V9.4S, V31.4S
-	WORD $0x4e3ff54a // FMAX V10.4S, V10.4S, V31.4S
-	WORD $0x4e3ff56b // FMAX V11.4S, V11.4S, V31.4S
-	WORD $0x4e3ff58c // FMAX V12.4S, V12.4S, V31.4S
-	WORD $0x4e3ff5ad // FMAX V13.4S, V13.4S, V31.4S
-	WORD $0x4e3ff5ce // FMAX V14.4S, V14.4S, V31.4S
-	WORD $0x4e3ff5ef // FMAX V15.4S, V15.4S, V31.4S
-	WORD $0x4e3ff610 // FMAX V16.4S, V16.4S, V31.4S
-	WORD $0x4e3ff631 // FMAX V17.4S, V17.4S, V31.4S
-	WORD $0x4e3ff652 // FMAX V18.4S, V18.4S, V31.4S
-	WORD $0x4e3ff673 // FMAX V19.4S, V19.4S, V31.4S
-	WORD $0x4e3ff694 // FMAX V20.4S, V20.4S, V31.4S
-	WORD $0x4e3ff6b5 // FMAX V21.4S, V21.4S, V31.4S
-	WORD $0x4e3ff6d6 // FMAX V22.4S, V22.4S, V31.4S
-	WORD $0x4e3ff6f7 // FMAX V23.4S, V23.4S, V31.4S
+	KERNEL_FINISH(kernelHalf6x16store)
 
 kernelHalf6x16store:
-	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R3)
-	ADD  R4, R3
-	VST1 [V4.S4, V5.S4, V6.S4, V7.S4], (R3)
-	ADD  R4, R3
-	VST1 [V8.S4, V9.S4, V10.S4, V11.S4], (R3)
-	ADD  R4, R3
-	VST1 [V12.S4, V13.S4, V14.S4, V15.S4], (R3)
-	ADD  R4, R3
-	VST1 [V16.S4, V17.S4, V18.S4, V19.S4], (R3)
-	ADD  R4, R3
-	VST1 [V20.S4, V21.S4, V22.S4, V23.S4], (R3)
-	RET
+	KERNEL_STORE
 
 // func expShift(row *float32, n int, m, scale float32) float32
 //
