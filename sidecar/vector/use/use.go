@@ -154,7 +154,7 @@ func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 
 // EmbedBackground is Embed for work no one waits on, such as indexing: it
 // uses at most workers goroutines (0: DefaultWorkers), each on an OS thread
-// whose scheduling priority is lowered where the OS allows it (nice 10 on
+// whose scheduling priority is lowered where the OS allows it (nice +10 on
 // Linux, below normal on Windows), so that searches and the user's other
 // programs run first.
 func (m *Model) EmbedBackground(ctx context.Context, texts []string, workers int) ([][]float32, error) {
