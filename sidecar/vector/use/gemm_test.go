@@ -221,3 +221,40 @@ func TestHalfToFloat(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmSparseMatchesGemm holds the product that skips zeros to gemm on
+// inputs with most, some and all values zero, every flag, short and long
+// rows.
+func TestGemmSparseMatchesGemm(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	shapes := [][3]int{{1, 1, 16}, {3, 7, 32}, {13, 1536, 512}}
+	for range 20 {
+		shapes = append(shapes, [3]int{1 + r.IntN(40), 1 + r.IntN(300), tileCols * (1 + r.IntN(6))})
+	}
+	for _, sh := range shapes {
+		m, k, n := sh[0], sh[1], sh[2]
+		for _, zeroShare := range []float64{0, 0.9, 1} {
+			lda := k + 3 // rows of A need not be packed
+			a := randSlice(r, m*lda)
+			for i := range a {
+				if r.Float64() < zeroShare {
+					a[i] = 0
+				}
+			}
+			b := packMatrix(randSlice(r, k*n), k, n)
+			bias := randSlice(r, n)
+			c0 := randSlice(r, m*n)
+			for flags := 0; flags < 4; flags++ {
+				want := append([]float32(nil), c0...)
+				gemm(want, n, a, lda, m, b, bias, flags, &scratch{})
+				got := append([]float32(nil), c0...)
+				gemmSparse(got, n, a, lda, m, b, bias, flags, make([]int32, k), make([]float32, k))
+				for i := range got {
+					if d := math.Abs(float64(got[i] - want[i])); d > 1e-5*float64(k)+1e-6 {
+						t.Fatalf("m%d k%d n%d zeros %.1f flags%d: c[%d] = %v, gemm %v", m, k, n, zeroShare, flags, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

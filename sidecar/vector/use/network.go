@@ -170,6 +170,9 @@ type workspace struct {
 	// worth it when one short input (a query) would leave cores idle.
 	split bool
 	s2    scratch
+	// idx and val list one row's nonzero hidden values for gemmSparse.
+	idx []int32
+	val []float32
 }
 
 func (n *network) newWorkspace(rows int) *workspace {
@@ -187,6 +190,8 @@ func (n *network) newWorkspace(rows int) *workspace {
 		scores:  make([]float32, n.maxTokens*t16),
 		pooled:  make([]float32, rows*dims),
 		pooled2: make([]float32, rows*dims),
+		idx:     make([]int32, n.ffnWidth),
+		val:     make([]float32, n.ffnWidth),
 	}
 }
 
@@ -205,14 +210,17 @@ func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 		for p, id := range s {
 			row := ws.x0[r*d : (r+1)*d]
 			t := n.timing[p*d : (p+1)*d]
+			t = t[:len(row)] // lets the compiler drop the checks below
 			if n.embHalf != nil {
 				e := n.embHalf[int(id)*d : (int(id)+1)*d]
+				e = e[:len(row)]
 				for i := range row {
 					v := halfTable[e[i]]
 					row[i] = v + (v + t[i])
 				}
 			} else {
 				e := n.emb[int(id)*d : (int(id)+1)*d]
+				e = e[:len(row)]
 				for i := range row {
 					row[i] = e[i] + (e[i] + t[i])
 				}
@@ -238,7 +246,7 @@ func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 		if l == last {
 			break
 		}
-		mul(ws, ws.y, L.width, ws.f, n.ffnWidth, T, L.ffn2, L.ffn2B, accumulate)
+		mulHidden(ws, ws.y, L.width, ws.f, n.ffnWidth, T, L.ffn2, L.ffn2B, accumulate)
 		x, ldx = ws.y, L.width
 	}
 	// The model mean-pools the last layer's output y + ffn2(f) over each
@@ -260,7 +268,7 @@ func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 			ss += t * t
 		}
 		scale := float32(1 / math.Sqrt(float64(max(ss, n.l2Eps))))
-		o := out[i]
+		o := out[i][:len(v)]
 		for j, t := range v {
 			o[j] = t * scale
 		}
@@ -286,6 +294,37 @@ func mul(ws *workspace, c []float32, ldc int, a []float32, lda, m int, b packed,
 	<-done
 }
 
+// mulHidden is mul for the second product of a feed-forward layer, whose
+// input comes out of a ReLU: where no assembly kernel runs the weight
+// products at full width (the portable and SSE kernels) and the input is
+// mostly zeros, it skips the zeros, which is several times faster there.
+// AVX2 and NEON do the dense product faster than plain Go does the sparse
+// one.
+func mulHidden(ws *workspace, c []float32, ldc int, a []float32, lda, m int, b packed, bias []float32, flags int) {
+	if haveSIMD || b.data == nil || density(a, lda, m, b.k) >= sparseMax {
+		mul(ws, c, ldc, a, lda, m, b, bias, flags)
+		return
+	}
+	gemmSparse(c, ldc, a, lda, m, b, bias, flags, ws.idx, ws.val)
+}
+
+// density is the share of nonzero values among m rows of k values of a
+// (rows lda apart).
+func density(a []float32, lda, m, k int) float64 {
+	if m == 0 || k == 0 {
+		return 0
+	}
+	nz := 0
+	for i := 0; i < m; i++ {
+		for _, v := range a[i*lda : i*lda+k] {
+			if v != 0 {
+				nz++
+			}
+		}
+	}
+	return float64(nz) / float64(m*k)
+}
+
 // meanRows writes the mean of each sequence's rows of x (width w) to dst,
 // one row per sequence; an empty sequence gets zeros.
 func meanRows(dst, x []float32, seqs [][]int32, w int) {
@@ -295,6 +334,7 @@ func meanRows(dst, x []float32, seqs [][]int32, w int) {
 		clear(p)
 		for range s {
 			row := x[r*w : (r+1)*w]
+			row = row[:len(p)]
 			for j, v := range row {
 				p[j] += v
 			}
@@ -365,27 +405,29 @@ func softmax(row []float32, scale float32) {
 // additions; w is a multiple of four.
 func layerNorm(dst, x []float32, rows, w, ldx int, g, b []float32, eps float32) {
 	inv := 1 / float32(w)
-	g, b = g[:w], b[:w]
 	for r := 0; r < rows; r++ {
 		xr := x[r*ldx : r*ldx+w]
 		dr := dst[r*w : (r+1)*w]
+		// Walking by reslicing, and g, b and dr cut to xr's length, leave
+		// the compiler no bounds to check in the loops.
 		var s0, s1, s2, s3 float32
-		for i := 0; i+3 < len(xr); i += 4 {
-			s0 += xr[i]
-			s1 += xr[i+1]
-			s2 += xr[i+2]
-			s3 += xr[i+3]
+		for q := xr; len(q) >= 4; q = q[4:] {
+			s0 += q[0]
+			s1 += q[1]
+			s2 += q[2]
+			s3 += q[3]
 		}
 		mean := (s0 + s1 + s2 + s3) * inv
 		var q0, q1, q2, q3 float32
-		for i := 0; i+3 < len(xr); i += 4 {
-			c0, c1, c2, c3 := xr[i]-mean, xr[i+1]-mean, xr[i+2]-mean, xr[i+3]-mean
+		for q := xr; len(q) >= 4; q = q[4:] {
+			c0, c1, c2, c3 := q[0]-mean, q[1]-mean, q[2]-mean, q[3]-mean
 			q0 += c0 * c0
 			q1 += c1 * c1
 			q2 += c2 * c2
 			q3 += c3 * c3
 		}
 		rs := float32(1 / math.Sqrt(float64((q0+q1+q2+q3)*inv+eps)))
+		dr, g, b := dr[:len(xr)], g[:len(xr)], b[:len(xr)]
 		for i, v := range xr {
 			dr[i] = (v-mean)*rs*g[i] + b[i]
 		}
