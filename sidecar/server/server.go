@@ -73,6 +73,11 @@ type Options struct {
 	// stop (shutdown), after the reply is on its way; without it shutdown
 	// is refused.
 	OnShutdown func()
+	// OnClients, when set, is called with the number of welcomed
+	// connections each time a client is welcomed or leaves (a sidecar
+	// shared by MCP clients stops when none remain). It is called with the
+	// server's lock held: it must not block or call the server.
+	OnClients func(n int)
 }
 
 // Server is a running sidecar's protocol endpoint for one vault.
@@ -288,14 +293,34 @@ func (s *Server) end() { s.inflight.Done() }
 // join makes a welcomed connection receive events.
 func (s *Server) join(c *conn) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.conns[c] = true
-	s.mu.Unlock()
+	s.clientsChanged()
 }
 
 func (s *Server) leave(c *conn) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	welcomed := s.conns[c]
 	delete(s.conns, c)
-	s.mu.Unlock()
+	if welcomed {
+		s.clientsChanged()
+	}
+}
+
+// clientsChanged tells OnClients how many welcomed connections there are;
+// s.mu is held.
+func (s *Server) clientsChanged() {
+	if s.opts.OnClients == nil {
+		return
+	}
+	n := 0
+	for _, welcomed := range s.conns {
+		if welcomed {
+			n++
+		}
+	}
+	s.opts.OnClients(n)
 }
 
 // broadcast pushes an event to every welcomed connection. It never waits

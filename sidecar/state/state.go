@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Dir is a state folder.
@@ -26,17 +27,26 @@ const DefaultName = ".quire"
 // ErrLocked is returned when another process holds the state folder.
 var ErrLocked = errors.New("state folder in use")
 
-// LockedError names the process holding the lock.
+// LockedError names the process holding the lock and, when it said, its
+// command (`quire serve`, `quire index`…), so that the user knows what to
+// wait for or stop.
 type LockedError struct {
 	Dir string
 	PID int
+	// Cmd is the holder's command as it wrote it in the lock file; empty
+	// for a holder that did not.
+	Cmd string
 }
 
 func (e *LockedError) Error() string {
-	if e.PID > 0 {
-		return fmt.Sprintf("%s is in use by another quire (pid %d)", e.Dir, e.PID)
+	who := "another quire"
+	if e.Cmd != "" {
+		who = "`" + e.Cmd + "`"
 	}
-	return e.Dir + " is in use by another quire"
+	if e.PID > 0 {
+		return fmt.Sprintf("%s is in use by %s (pid %d)", e.Dir, who, e.PID)
+	}
+	return e.Dir + " is in use by " + who
 }
 
 func (e *LockedError) Unwrap() error { return ErrLocked }
@@ -88,15 +98,43 @@ func Open(path string) (*Dir, error) {
 		return nil, fmt.Errorf("open lock: %w", err)
 	}
 	if err := lockFile(f); err != nil {
-		data, _ := os.ReadFile(f.Name())
 		f.Close()
-		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-		return nil, &LockedError{Dir: path, PID: pid}
+		h := ReadHolder(path)
+		return nil, &LockedError{Dir: path, PID: h.PID, Cmd: h.Cmd}
 	}
 	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		line := strconv.Itoa(os.Getpid()) + "\n"
+		if cmd := holder.Load(); cmd != nil {
+			line += *cmd + "\n"
+		}
+		_, _ = f.WriteAt([]byte(line), 0)
 	}
 	return &Dir{Path: path, lock: f}, nil
+}
+
+// holder is the command this process writes in the lock files it takes.
+var holder atomic.Pointer[string]
+
+// SetHolder sets the command this process names in the lock files it
+// takes from now on (e.g. "quire index"), which another process's
+// LockedError shows.
+func SetHolder(cmd string) { holder.Store(&cmd) }
+
+// Holder is what a lock file says about the process that wrote it.
+type Holder struct {
+	PID int
+	Cmd string
+}
+
+// ReadHolder reads the lock file of the state folder at path: the pid
+// and command of the process that last took it. A lock file that is
+// free, or being written, reads as a zero or partial Holder; only the
+// lock itself says whether it is held.
+func ReadHolder(path string) Holder {
+	data, _ := os.ReadFile(filepath.Join(path, "lock"))
+	pid, cmd, _ := strings.Cut(string(data), "\n")
+	n, _ := strconv.Atoi(strings.TrimSpace(pid))
+	return Holder{PID: n, Cmd: strings.TrimSpace(cmd)}
 }
 
 // Join returns a path inside the state folder.

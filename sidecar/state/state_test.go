@@ -21,6 +21,9 @@ func TestLockIsExclusive(t *testing.T) {
 	if le.PID != os.Getpid() || !strings.Contains(err.Error(), "pid") {
 		t.Errorf("err = %v, want it to name pid %d", err, os.Getpid())
 	}
+	if le.Cmd != "" || !strings.Contains(err.Error(), "another quire") {
+		t.Errorf("err = %v, want an unnamed holder", err)
+	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -29,4 +32,25 @@ func TestLockIsExclusive(t *testing.T) {
 		t.Fatalf("Open after Close: %v", err)
 	}
 	b.Close()
+}
+
+// TestLockNamesHolder: the lock file names the holder's command, and the
+// error another process gets shows it.
+func TestLockNamesHolder(t *testing.T) {
+	dir := t.TempDir()
+	SetHolder("quire index")
+	defer SetHolder("")
+	a, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	_, err = Open(dir)
+	var le *LockedError
+	if !errors.As(err, &le) || le.Cmd != "quire index" || !strings.Contains(err.Error(), "`quire index` (pid") {
+		t.Errorf("second Open: %v, want it to name `quire index`", err)
+	}
+	if h := ReadHolder(dir); h.PID != os.Getpid() || h.Cmd != "quire index" {
+		t.Errorf("ReadHolder = %+v", h)
+	}
 }

@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/quire-app/quire/sidecar/state"
 )
 
 const usage = `quire — a local companion for an Obsidian vault
@@ -22,10 +24,10 @@ Usage:
   quire status --vault DIR [--state DIR] [--json]
   quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25] [--json] [--misses]
                [--ask [--unanswerable FILE]]
-  quire serve  --vault DIR [--state DIR] [--port N] [--parent-pid N]
+  quire serve  --vault DIR [--state DIR] [--port N] [--parent-pid N] [--idle DURATION]
   quire ingest --vault DIR [--state DIR] [--resummarise] URL|FILE...
   quire doctor --vault DIR [--state DIR] [--json]
-  quire mcp    --vault DIR [--state DIR] [--http 127.0.0.1:PORT] [--token T]
+  quire mcp    --vault DIR [--state DIR] [--http 127.0.0.1:PORT] [--token T] [--sidecar-idle 30s]
   quire version [--json]
 
 serve --test-hosts NAME=127.0.0.1:PORT[,…] is for tests only: ingest then
@@ -98,6 +100,8 @@ func run(ctx context.Context, args []string) error {
 	if !ok {
 		return usageErr("unknown command %q", args[0])
 	}
+	// Another command that finds the vault locked then names this one.
+	state.SetHolder("quire " + args[0])
 	return cmd(ctx, args[1:])
 }
 

@@ -19,26 +19,29 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/mcp"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
 )
 
-// mcpIdle is how long `quire mcp` keeps an index it opened itself after
-// the last call. It holds the index's lock meanwhile, so a sidecar (the
-// Obsidian plugin's) cannot start until it lets go.
-const mcpIdle = 30 * time.Second
+// sidecarIdle is how long a sidecar `quire mcp` started stays after its
+// last client has gone: long enough for a client that restarts, or a
+// `quire search` soon after, to find it warm.
+const sidecarIdle = 30 * time.Second
 
 // cmdMCP serves the vault to MCP clients: over stdio (what Claude Code and
 // Claude Desktop start), or over Streamable HTTP with --http. Nothing but
-// the protocol goes to stdout; warnings go to stderr.
+// the protocol goes to stdout; warnings go to stderr. It answers through
+// the vault's sidecar, starting one that its peers share when none runs.
 func cmdMCP(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("mcp", &c)
 	addr := fs.String("http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
 	token := fs.String("token", "", "bearer token HTTP clients must send (default $QUIRE_MCP_TOKEN, else one generated and kept in <state>/"+mcpTokenFile+")")
 	noAuth := fs.Bool("no-auth", false, "with --http on a loopback address: accept requests without a token")
+	idle := fs.Duration("sidecar-idle", sidecarIdle, "how long a sidecar this starts for the vault stays once no client is connected")
 	var origins stringList
 	fs.Var(&origins, "allow-origin", "a browser origin allowed besides loopback ones (repeatable), e.g. https://tools.example")
 	if _, err := parse(fs, &c, args); err != nil {
@@ -75,7 +78,10 @@ func cmdMCP(ctx context.Context, args []string) error {
 			}
 		}
 	}
-	b := &vaultBackend{c: c, idle: mcpIdle}
+	if *idle <= 0 {
+		return usageErr("--sidecar-idle: %s is not a positive duration", *idle)
+	}
+	b := &sharedBackend{c: c, idle: *idle}
 	defer b.close()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcp.NewServer(b, mcp.Options{Version: version, Log: log})
@@ -154,108 +160,90 @@ func serveMCPHTTP(ctx context.Context, srv *sdk.Server, addr, token string, orig
 	return err
 }
 
-// vaultBackend picks a backend for each call: the sidecar serving the
-// vault while one runs (it holds the index's lock), else the engine opened
-// in this process. An engine opened here is closed after mcpIdle without
-// calls, so that `quire serve` can start between a client's questions.
-type vaultBackend struct {
+// sharedBackend answers every call through the sidecar that serves the
+// vault: the plugin's, or one it starts for the vault when none runs
+// (client.AttachOrStart), which every `quire mcp`, the plugin and the CLI
+// then share, and which stops once none of them has been connected for
+// idle. No `quire mcp` opens the index itself, so none locks the others
+// out.
+type sharedBackend struct {
 	c    common
 	idle time.Duration
 
-	mu     sync.Mutex
-	rem    *remote
-	loc    *engine.Engine
-	users  int         // calls using loc
-	closer *time.Timer // closes loc when idle
+	mu  sync.Mutex // held while attaching, so one call starts the sidecar
+	rem *remote
 }
 
-// acquire returns the backend for one call and a function to call after.
-func (v *vaultBackend) acquire(ctx context.Context) (mcp.Backend, func(), error) {
+// acquire returns the sidecar's backend for one call, attaching (or
+// starting one) when there is no live connection.
+func (v *sharedBackend) acquire(ctx context.Context) (mcp.Backend, func(), error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.loc != nil {
-		return v.useLocal()
-	}
 	if v.rem != nil {
 		select {
-		case <-v.rem.c.Done(): // the sidecar stopped: look again
+		case <-v.rem.c.Done(): // the sidecar stopped: attach again
 			v.rem.close()
 			v.rem = nil
 		default:
 			return v.rem.r, func() {}, nil
 		}
 	}
-	if r := attach(ctx, v.c); r != nil {
-		v.rem = r
-		return r.r, func() {}, nil
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, fmt.Errorf("start a sidecar: %w", err)
 	}
-	e, err := engine.Open(engine.Setup{Vault: v.c.vault, State: v.c.state})
-	if errors.Is(err, state.ErrLocked) {
-		// A sidecar took the lock since we looked, or is still starting.
-		if r := attach(ctx, v.c); r != nil {
-			v.rem = r
-			return r.r, func() {}, nil
-		}
-		return nil, nil, fmt.Errorf("%w; if it is `quire serve`, wait until it is ready", err)
-	}
+	vaultDir, err := filepath.Abs(v.c.vault)
 	if err != nil {
 		return nil, nil, err
 	}
-	// Bring the index up to date before the first answer, as `quire
-	// search` does; a pass with nothing changed only reads the folder.
-	if _, err := e.Update(ctx); err != nil {
-		e.Close()
+	stateDir, err := filepath.Abs(state.Resolve(v.c.vault, v.c.state))
+	if err != nil {
 		return nil, nil, err
 	}
-	if e.HasVectors() {
-		if err := e.EnableDense(ctx); err != nil {
-			e.Close()
-			return nil, nil, err
+	cl, cf, err := client.AttachOrStart(ctx, client.Start{Exe: exe, Vault: vaultDir, State: stateDir, Idle: v.idle,
+		Name: "quire-mcp " + version})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !sameDir(cl.Welcome().Vault, vaultDir) {
+		cl.Close()
+		return nil, nil, fmt.Errorf("the sidecar (pid %d) of state folder %s serves %s, not %s", cf.PID, stateDir, cl.Welcome().Vault, vaultDir)
+	}
+	// A sidecar just started reads the vault first; answer from the whole
+	// index, as a search in process would after its pass.
+	if err := firstPass(ctx, cl); err != nil {
+		cl.Close()
+		return nil, nil, err
+	}
+	v.rem = &remote{c: cl, r: client.NewRemote(cl, cf.PID), cf: cf}
+	return v.rem.r, func() {}, nil
+}
+
+// firstPass waits until the sidecar has finished its first pass over the
+// vault (the keyword index; vectors follow in the background).
+func firstPass(ctx context.Context, cl *client.Client) error {
+	for {
+		st, err := cl.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("sidecar status: %w", err)
+		}
+		if !st.LastIndexed.IsZero() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sidecar's first pass: %w", ctx.Err())
+		case <-cl.Done():
+			return fmt.Errorf("sidecar's first pass: %w", cl.Err())
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	v.loc = e
-	return v.useLocal()
 }
 
-// useLocal counts a call on the local engine; v.mu is held.
-func (v *vaultBackend) useLocal() (mcp.Backend, func(), error) {
-	if v.closer != nil {
-		v.closer.Stop()
-		v.closer = nil
-	}
-	v.users++
-	return v.loc, v.release, nil
-}
-
-func (v *vaultBackend) release() {
+// close lets go of the sidecar (which stops once no client remains).
+func (v *sharedBackend) close() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.users--
-	if v.users == 0 && v.loc != nil {
-		v.closer = time.AfterFunc(v.idle, v.closeIdle)
-	}
-}
-
-func (v *vaultBackend) closeIdle() {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.users == 0 && v.loc != nil {
-		v.loc.Close()
-		v.loc = nil
-	}
-}
-
-// close releases what is open, after the server has stopped.
-func (v *vaultBackend) close() {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.closer != nil {
-		v.closer.Stop()
-	}
-	if v.loc != nil {
-		v.loc.Close()
-		v.loc = nil
-	}
 	if v.rem != nil {
 		v.rem.close()
 		v.rem = nil
@@ -263,7 +251,7 @@ func (v *vaultBackend) close() {
 }
 
 // with runs f on the backend for one call.
-func with[T any](ctx context.Context, v *vaultBackend, f func(mcp.Backend) (T, error)) (T, error) {
+func with[T any](ctx context.Context, v *sharedBackend, f func(mcp.Backend) (T, error)) (T, error) {
 	b, done, err := v.acquire(ctx)
 	if err != nil {
 		var zero T
@@ -274,31 +262,31 @@ func with[T any](ctx context.Context, v *vaultBackend, f func(mcp.Backend) (T, e
 }
 
 // Via names who answers now, for the status tool.
-func (v *vaultBackend) Via() string {
+func (v *sharedBackend) Via() string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.rem != nil {
 		return v.rem.r.Via()
 	}
-	return "this process"
+	return "no sidecar yet"
 }
 
-func (v *vaultBackend) Status(ctx context.Context) (engine.Status, error) {
+func (v *sharedBackend) Status(ctx context.Context) (engine.Status, error) {
 	return with(ctx, v, func(b mcp.Backend) (engine.Status, error) { return b.Status(ctx) })
 }
 
-func (v *vaultBackend) Reindex(ctx context.Context, full bool, progress func(engine.Progress)) (engine.Reindexed, error) {
+func (v *sharedBackend) Reindex(ctx context.Context, full bool, progress func(engine.Progress)) (engine.Reindexed, error) {
 	return with(ctx, v, func(b mcp.Backend) (engine.Reindexed, error) { return b.Reindex(ctx, full, progress) })
 }
 
-func (v *vaultBackend) Search(ctx context.Context, q engine.Query) (search.Result, error) {
+func (v *sharedBackend) Search(ctx context.Context, q engine.Query) (search.Result, error) {
 	return with(ctx, v, func(b mcp.Backend) (search.Result, error) { return b.Search(ctx, q) })
 }
 
-func (v *vaultBackend) Note(ctx context.Context, path string) (string, error) {
+func (v *sharedBackend) Note(ctx context.Context, path string) (string, error) {
 	return with(ctx, v, func(b mcp.Backend) (string, error) { return b.Note(ctx, path) })
 }
 
-func (v *vaultBackend) Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error) {
+func (v *sharedBackend) Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error) {
 	return with(ctx, v, func(b mcp.Backend) (ask.Answer, error) { return b.Ask(ctx, q, onDelta) })
 }

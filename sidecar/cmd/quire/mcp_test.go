@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/mcp"
 	"github.com/quire-app/quire/sidecar/state"
@@ -29,7 +31,7 @@ func TestMCPStdio(t *testing.T) {
 	v := writeVault(t)
 	st := t.TempDir()
 	keywordsOnly(t, st)
-	cmd := exec.Command(os.Args[0], "mcp", "--vault", v, "--state", st)
+	cmd := exec.Command(os.Args[0], "mcp", "--vault", v, "--state", st, "--sidecar-idle", "2s")
 	cmd.Env = append(os.Environ(), "QUIRE_TEST_AS_QUIRE=1")
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
@@ -51,8 +53,8 @@ func TestMCPStdio(t *testing.T) {
 	}
 	var status mcp.Status
 	callTool(t, cs, "status", nil, &status)
-	if status.Notes != 2 || status.Via != "this process" {
-		t.Errorf("status %+v, want 2 notes answered in process", status)
+	if status.Notes != 2 || !strings.Contains(status.Via, "sidecar (pid") {
+		t.Errorf("status %+v, want 2 notes answered by a sidecar", status)
 	}
 	var found mcp.SearchResult
 	callTool(t, cs, "search_knowledge", map[string]any{"query": "what curdles milk"}, &found)
@@ -63,9 +65,14 @@ func TestMCPStdio(t *testing.T) {
 	if err != nil || !res.IsError {
 		t.Errorf("get_note outside the vault: %+v, %v; want a tool error", res, err)
 	}
+	cf, err := state.ReadConnFile(filepath.Join(st, state.ConnFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cs.Close(); err != nil {
 		t.Errorf("close: %v; stderr:\n%s", err, stderr)
 	}
+	waitGone(t, cf.PID, 30*time.Second) // it stops once its only client has gone
 }
 
 func callTool(t *testing.T, cs *sdk.ClientSession, name string, args any, out any) {
@@ -83,58 +90,116 @@ func callTool(t *testing.T, cs *sdk.ClientSession, name string, args any, out an
 	}
 }
 
-// TestMCPBackendSwitches follows the vault's index as it moves: opened in
-// process (and let go when idle, so a sidecar can start), then through a
-// running sidecar, then in process again once the sidecar stops.
-func TestMCPBackendSwitches(t *testing.T) {
+// TestMCPSharesOneSidecar: two `quire mcp` backends that start at the same
+// time with no sidecar running end up on one sidecar they started (not in
+// this process), which keeps serving while either is connected and stops
+// by itself once both are gone, removing its connection file and
+// releasing the lock.
+func TestMCPSharesOneSidecar(t *testing.T) {
 	v := writeVault(t)
 	st := t.TempDir()
 	keywordsOnly(t, st)
-	ctx := context.Background()
-	b := &vaultBackend{c: common{vault: v, state: st}, idle: 20 * time.Millisecond}
+	t.Setenv("QUIRE_TEST_AS_QUIRE", "1") // the sidecar started is this binary acting as quire
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	a := &sharedBackend{c: common{vault: v, state: st}, idle: 2 * time.Second}
+	b := &sharedBackend{c: common{vault: v, state: st}, idle: 2 * time.Second}
+	defer a.close()
 	defer b.close()
 
-	got, err := b.Status(ctx)
-	if err != nil || b.Via() != "this process" || got.Notes != 2 {
-		t.Fatalf("without a sidecar: %+v via %s, %v", got, b.Via(), err)
+	errs := make(chan error, 2)
+	for _, x := range []*sharedBackend{a, b} {
+		go func() {
+			_, err := x.Search(ctx, engine.Query{Text: "curdles", K: 3})
+			errs <- err
+		}()
 	}
-	// Idle, the index is closed and its lock released.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		d, err := state.Open(st)
-		if err == nil {
-			d.Close()
-			break
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatalf("search: %v; sidecar log:\n%s", err, readLog(st))
 		}
-		if !errors.Is(err, state.ErrLocked) || time.Now().After(deadline) {
-			t.Fatalf("lock still held after idle: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
-
-	c := startQuire(t, "serve", "--vault", v, "--state", st, "--port", "0")
-	cl, cf := attachTo(t, c, st)
-	waitIdle(t, cl, 10*time.Second)
-	got, err = b.Status(ctx)
-	if err != nil || !strings.Contains(b.Via(), "sidecar") || !strings.Contains(b.Via(), "pid") || got.Notes != 2 {
-		t.Errorf("with a sidecar (pid %d): %+v via %s, %v", cf.PID, got, b.Via(), err)
-	}
-	found, err := b.Search(ctx, engine.Query{Text: "curdles", K: 3})
-	if err != nil || len(found.Passages) == 0 || found.Passages[0].Path != "rennet.md" {
-		t.Errorf("search through the sidecar: %+v, %v", found, err)
-	}
-
-	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	cf, err := state.ReadConnFile(filepath.Join(st, state.ConnFileName))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.wait(t, 10*time.Second); err != nil {
-		t.Fatalf("sidecar exit: %v", err)
+	want := fmt.Sprintf("pid %d)", cf.PID)
+	if cf.PID == os.Getpid() || !strings.HasSuffix(a.Via(), want) || !strings.HasSuffix(b.Via(), want) {
+		t.Fatalf("a via %q, b via %q; want both through the sidecar in %s (pid %d)", a.Via(), b.Via(), st, cf.PID)
 	}
-	<-cl.Done()
-	got, err = b.Status(ctx)
-	if err != nil || b.Via() != "this process" {
-		t.Errorf("after the sidecar stopped: %+v via %s, %v; want in process again", got, b.Via(), err)
+	for _, x := range []*sharedBackend{a, b} {
+		found, err := x.Search(ctx, engine.Query{Text: "curdles", K: 3})
+		if err != nil || len(found.Passages) == 0 || found.Passages[0].Path != "rennet.md" {
+			t.Errorf("search through %s: %+v, %v", x.Via(), found, err)
+		}
 	}
+	// A lock the sidecar holds names its real command.
+	_, err = state.Open(st)
+	var le *state.LockedError
+	if !errors.As(err, &le) || le.PID != cf.PID || !strings.Contains(err.Error(), "`quire serve --idle 2s`") {
+		t.Errorf("state.Open beside the sidecar: %v, want it to name `quire serve --idle 2s` (pid %d)", err, cf.PID)
+	}
+
+	// One client gone: the other still gets answers.
+	a.close()
+	if _, err := b.Status(ctx); err != nil || !strings.HasSuffix(b.Via(), want) {
+		t.Errorf("after the first client left: %v via %s", err, b.Via())
+	}
+	b.close()
+	waitGone(t, cf.PID, 30*time.Second)
+	if _, err := os.Stat(filepath.Join(st, state.ConnFileName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("connection file after the sidecar stopped: %v", err)
+	}
+	d, err := state.Open(st)
+	if err != nil {
+		t.Fatalf("lock after the sidecar stopped: %v", err)
+	}
+	d.Close()
+}
+
+// TestMCPLockedByAnotherCommand: while another command (quire index)
+// holds the vault, `quire mcp` says so by name instead of starting a
+// sidecar that cannot open it.
+func TestMCPLockedByAnotherCommand(t *testing.T) {
+	v := writeVault(t)
+	st := t.TempDir()
+	keywordsOnly(t, st)
+	t.Setenv("QUIRE_TEST_AS_QUIRE", "1")
+	state.SetHolder("quire index")
+	d, err := state.Open(st)
+	state.SetHolder("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	b := &sharedBackend{c: common{vault: v, state: st}, idle: 2 * time.Second}
+	defer b.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = b.Status(ctx)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("`quire index` (pid %d)", os.Getpid())) {
+		t.Errorf("status while quire index holds the vault: %v, want the holder named", err)
+	}
+	if _, serr := os.Stat(filepath.Join(st, client.LogName)); serr == nil {
+		t.Errorf("a sidecar was started although the vault was locked; its log:\n%s", readLog(st))
+	}
+}
+
+// waitGone waits until process pid has ended.
+func waitGone(t *testing.T, pid int, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d still runs after %s", pid, d)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func readLog(stateDir string) string {
+	b, _ := os.ReadFile(filepath.Join(stateDir, client.LogName))
+	return string(b)
 }
 
 func TestMCPFlags(t *testing.T) {

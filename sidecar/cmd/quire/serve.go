@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/quire-app/quire/sidecar/buildinfo"
@@ -33,6 +34,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	fs := newFlags("serve", &c)
 	port := fs.Int("port", 0, "TCP port on 127.0.0.1 (0: any free port)")
 	parent := fs.Int("parent-pid", 0, "stop when this process ends (the plugin passes its own); stdin, if a pipe, closing stops it too")
+	idle := fs.Duration("idle", 0, "stop after this long with no client connected (0: never); `quire mcp` starts a sidecar shared by its clients with it")
 	hosts := fs.String("test-hosts", "", "test only: NAME=127.0.0.1:PORT,… lets ingest reach local test sites by name (the guard still applies)")
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
@@ -43,6 +45,12 @@ func cmdServe(ctx context.Context, args []string) error {
 	}
 	if *port < 0 || *port > 65535 {
 		return usageErr("--port: %d is not a port", *port)
+	}
+	if *idle < 0 {
+		return usageErr("--idle: %s is negative", *idle)
+	}
+	if *idle > 0 {
+		state.SetHolder(fmt.Sprintf("quire serve --idle %s", *idle))
 	}
 	if th != nil {
 		fmt.Fprintln(os.Stderr, "quire: test hosts for ingest (test only):", th.String())
@@ -62,7 +70,16 @@ func cmdServe(ctx context.Context, args []string) error {
 		// Keyword search still works; hybrid queries say they fell back.
 		log.Warn("search by meaning is off", "err", err)
 	}
-	srv, err := server.New(server.Options{Engine: e, Version: version, Log: log, OnShutdown: stopServe})
+	opts := server.Options{Engine: e, Version: version, Log: log, OnShutdown: stopServe}
+	if *idle > 0 {
+		w := newIdleStop(*idle, func() {
+			log.Info("no client for a while: stopping", "idle", idle.String())
+			stopServe()
+		})
+		defer w.stop()
+		opts.OnClients = w.clients
+	}
+	srv, err := server.New(opts)
 	if err != nil {
 		return err
 	}
@@ -108,4 +125,36 @@ func cmdServe(ctx context.Context, args []string) error {
 	<-watched
 	<-ingested // a note being written is finished first
 	return errors.Join(serveErr, shutErr)
+}
+
+// idleStop calls its function once no client has been connected for its
+// duration: a sidecar that `quire mcp` started for its clients goes away
+// when the last one has.
+type idleStop struct {
+	mu sync.Mutex
+	d  time.Duration
+	t  *time.Timer
+}
+
+// newIdleStop starts counting at once: a sidecar no client ever reaches
+// stops too.
+func newIdleStop(d time.Duration, f func()) *idleStop {
+	return &idleStop{d: d, t: time.AfterFunc(d, f)}
+}
+
+// clients is server.Options.OnClients.
+func (w *idleStop) clients(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n > 0 {
+		w.t.Stop()
+	} else {
+		w.t.Reset(w.d)
+	}
+}
+
+func (w *idleStop) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.t.Stop()
 }
