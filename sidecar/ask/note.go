@@ -78,7 +78,9 @@ func RenderNote(ans Answer, at time.Time) ([]byte, error) {
 			}
 		}
 	}
-	return []byte(b.String()), nil
+	// The model's text and a cited note can hold control characters; the
+	// saved answer must still be a note the indexer reads.
+	return []byte(vault.CleanText(b.String())), nil
 }
 
 // headings is the citation's heading path, without the note's title.

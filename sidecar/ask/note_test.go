@@ -7,9 +7,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/vault"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/llm/llmtest"
 	"github.com/quire-app/quire/sidecar/search"
@@ -64,6 +67,30 @@ func TestSaveNote(t *testing.T) {
 	for _, bad := range []string{"", "../out", ".quire", "a/../../b"} {
 		if _, err := SaveNote(vault, bad, ans, at); err == nil {
 			t.Errorf("folder %q: saved outside the vault's notes", bad)
+		}
+	}
+}
+
+// TestSavedAnswerIndexable: control characters in the question, the
+// model's text or a cited passage never reach the saved note, which the
+// indexer must read like any other.
+func TestSavedAnswerIndexable(t *testing.T) {
+	dir := t.TempDir()
+	ans := Answer{Question: "Why\x00 rye\x1b[2J?\u0085", Lang: "en", Grounded: true, Model: "fake\x07",
+		Text: "Rye\x00 likes\x0b cold\x7f soil [1].",
+		Citations: []Citation{{N: 1, Hash: "abc", Passage: search.Passage{ID: "Rye.md#0", Path: "Rye.md", Title: "Rye\x0c",
+			Crumbs: "Rye", Start: 0, End: 20, Text: "Rye grows\x0c in cold\x00 soil.\r\n"}}}}
+	p, err := SaveNote(dir, DefaultAnswers, ans, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := vault.Read(dir, p, config.Default().MaxFileBytes); err != nil {
+		t.Fatalf("the indexer skips the saved answer: %v", err)
+	}
+	body, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+	for i, r := range string(body) {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			t.Fatalf("%s carries %U at byte %d:\n%q", p, r, i, body)
 		}
 	}
 }

@@ -65,17 +65,56 @@ func Read(root, rel string, maxBytes int64) (*Note, error) {
 	return Parse(rel, raw)
 }
 
-// Parse builds a Note from a file's bytes.
-func Parse(rel string, raw []byte) (*Note, error) {
+// Errors CheckText returns.
+var (
+	ErrBinary  = errors.New("binary content")
+	ErrNotUTF8 = errors.New("not UTF-8 text")
+)
+
+// CheckText is the indexer's test of a file's bytes: a NUL in the first
+// 8,000 bytes makes it binary (ErrBinary), and it must be valid UTF-8
+// (ErrNotUTF8). Quire checks every note it writes with it too.
+func CheckText(raw []byte) error {
 	probe := raw
 	if len(probe) > 8000 {
 		probe = probe[:8000]
 	}
 	if bytes.IndexByte(probe, 0) >= 0 {
-		return nil, &SkipError{Path: rel, Reason: "binary content"}
+		return ErrBinary
 	}
 	if !utf8.Valid(raw) {
-		return nil, &SkipError{Path: rel, Reason: "not UTF-8 text"}
+		return ErrNotUTF8
+	}
+	return nil
+}
+
+// CleanText makes s fit to write into a note: valid UTF-8 (bad bytes
+// dropped), line ends as \n, and no control character but tab and newline.
+// A NUL would make the indexer take the note for binary; an escape or a
+// form feed shows as garbage or hides text in a terminal.
+func CleanText(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	if utf8.ValidString(s) && strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+}
+
+// isControl is a C0 or C1 control character, or DEL, other than tab and
+// newline.
+func isControl(r rune) bool {
+	return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r < 0xa0
+}
+
+// Parse builds a Note from a file's bytes.
+func Parse(rel string, raw []byte) (*Note, error) {
+	if err := CheckText(raw); err != nil {
+		return nil, &SkipError{Path: rel, Reason: err.Error()}
 	}
 	n := &Note{Path: rel, Raw: raw, Hash: HashBytes(raw)}
 	start := 0

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/sidecar/ingest"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // apply writes the draft: concept and entity pages, review items, the
@@ -266,7 +267,7 @@ func (c *compiler) updateIndex(notePath string, d draft) error {
 		_, body, _ := parsePage(old)
 		for _, l := range strings.Split(body, "\n") {
 			if strings.HasPrefix(l, "- ") && strings.Contains(l, "%%quire:") && !strings.Contains(l, "%%quire:"+c.hash12+"%%") {
-				lines = append(lines, l)
+				lines = append(lines, vault.CleanText(l))
 			}
 		}
 	}
@@ -350,7 +351,9 @@ func (c *compiler) appendLog(notePath string, d draft, keep bool) error {
 		line += " · " + strconv.Itoa(len(c.res.Review)) + " review item(s)"
 	}
 	line += " " + marker + "\n"
-	text := string(old)
+	// Quire's own log, cleaned: a log an older version wrote NULs into
+	// (a UTF-16 title) is mended rather than left unindexable for good.
+	text := vault.CleanText(string(old))
 	if old == nil {
 		text = logHead
 	} else if !strings.HasSuffix(text, "\n") {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 func writeVault(t *testing.T, vault string, files map[string]string) {
@@ -78,5 +80,29 @@ func TestCompileLeavesUserLog(t *testing.T) {
 	log := readFile(t, vault2, "Quire/log.md")
 	if !strings.HasPrefix(log, "---\nquire: generated\nquire_kind: log\n---\n") || strings.Count(log, "saved unsummarised") != 2 {
 		t.Errorf("Quire's own log:\n%s", log)
+	}
+}
+
+// TestCompileMendsItsLog: a log.md of Quire's that an older version wrote
+// NULs into (a UTF-16 title) is cleaned on the next append, not left
+// unindexable for good; a note that would still hold one is refused.
+func TestCompileMendsItsLog(t *testing.T) {
+	dir := t.TempDir()
+	broken := logHead + "- 2026-01-01T00:00:00Z · saved unsummarised [[Quire/Sources/R\x00y\x00e|R\x00y\x00e]] %%quire:abc saved-unsummarised%%\n"
+	writeVault(t, dir, map[string]string{"Quire/log.md": broken, "Quire/" + OwnerFile: "x\n"})
+	if _, err := Compile(context.Background(), source(articleDoc(t), "https://crumb.example/a"), Options{Vault: dir, Folder: "Quire"}); err != nil {
+		t.Fatal(err)
+	}
+	log := readFile(t, dir, "Quire/log.md")
+	if err := vault.CheckText([]byte(log)); err != nil || strings.ContainsRune(log, 0) || !strings.Contains(log, "[[Quire/Sources/Rye|Rye]]") {
+		t.Errorf("log.md not mended (%v):\n%q", err, log)
+	}
+	f, err := openFolder(dir, "Quire")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.close()
+	if err := f.write("x.md", []byte("a\x00b"), true); !errors.Is(err, vault.ErrBinary) {
+		t.Errorf("writing a NUL: %v, want %v", err, vault.ErrBinary)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/quire-app/quire/sidecar/ingest/raw"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // Writing. Every file goes through an os.Root opened on the generated
@@ -91,6 +92,11 @@ func (f *folder) read(name string) ([]byte, error) {
 // write puts data at name atomically. With replace false an existing
 // file is left alone and fs.ErrExist returned.
 func (f *folder) write(name string, data []byte, replace bool) error {
+	// Every note Quire writes must be one the indexer reads: a NUL or a
+	// bad byte that got this far is a bug to report, not a note to hide.
+	if err := vault.CheckText(data); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
 	name = filepath.FromSlash(name)
 	dir := filepath.Dir(name)
 	if err := f.root.MkdirAll(dir, 0o755); err != nil {

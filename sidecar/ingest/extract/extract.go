@@ -35,6 +35,8 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // Doc is one extracted source.
@@ -136,21 +138,43 @@ func Any(data []byte, name, contentType, pageURL string) (*Doc, error) {
 	if label == "" {
 		label = pageURL
 	}
+	var doc *Doc
+	var err error
 	switch kind(data, name, contentType, pageURL) {
 	case kindHTML:
-		return HTML(data, pageURL, contentType)
+		doc, err = HTML(data, pageURL, contentType)
 	case kindPDF:
-		return PDF(data, label)
+		doc, err = PDF(data, label)
 	case kindMarkdown:
-		return Markdown(data, label)
+		doc, err = Markdown(data, label)
 	case kindText:
-		return Text(data, label, contentType)
+		doc, err = Text(data, label, contentType)
+	default:
+		mt, _, _ := mime.ParseMediaType(contentType)
+		if mt == "" {
+			mt = http.DetectContentType(data)
+		}
+		return nil, &Error{Name: label, Kind: ErrUnsupported, Detail: mt}
 	}
-	mt, _, _ := mime.ParseMediaType(contentType)
-	if mt == "" {
-		mt = http.DetectContentType(data)
+	if err != nil {
+		return nil, err
 	}
-	return nil, &Error{Name: label, Kind: ErrUnsupported, Detail: mt}
+	doc.clean()
+	return doc, nil
+}
+
+// clean drops control characters from every field, whatever the source
+// held (a PDF's text, a page's title): they end up in notes, whose bytes
+// the indexer checks, and in titles, which become file names.
+func (d *Doc) clean() {
+	for _, f := range []*string{&d.Title, &d.Author, &d.Date, &d.Site, &d.URL, &d.Lang} {
+		*f = oneLine(vault.CleanText(*f))
+	}
+	d.Markdown = vault.CleanText(d.Markdown)
+	d.Text = vault.CleanText(d.Text)
+	for i := range d.Images {
+		d.Images[i].Alt = oneLine(vault.CleanText(d.Images[i].Alt))
+	}
 }
 
 type docKind int

@@ -16,6 +16,7 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"github.com/quire-app/quire/sidecar/vault"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
@@ -119,13 +120,13 @@ func HTML(body []byte, pageURL, contentType string) (doc *Doc, err error) {
 func decodeHTML(body []byte, contentType string) string {
 	enc, _, certain := charset.DetermineEncoding(body, contentType)
 	if !certain && utf8.Valid(body) {
-		return norm.NFC.String(strings.TrimPrefix(string(body), "\ufeff"))
+		return vault.CleanText(norm.NFC.String(strings.TrimPrefix(string(body), "\ufeff")))
 	}
 	out, err := enc.NewDecoder().Bytes(body)
 	if err != nil {
 		out = body
 	}
-	return norm.NFC.String(strings.TrimPrefix(string(out), "\ufeff"))
+	return vault.CleanText(norm.NFC.String(strings.TrimPrefix(string(out), "\ufeff")))
 }
 
 func countElements(n *html.Node) int {

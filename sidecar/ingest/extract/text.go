@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/quire-app/quire/sidecar/markdown"
+	"github.com/quire-app/quire/sidecar/vault"
 	"mime"
 	"regexp"
 	"strings"
@@ -18,7 +19,9 @@ import (
 	"github.com/yuin/goldmark/util"
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -96,20 +99,74 @@ func Markdown(data []byte, name string) (*Doc, error) {
 	return doc, nil
 }
 
+// decodeText returns a text file as UTF-8 in NFC with no control
+// character but tab and newline. The charset comes from a byte order mark
+// (UTF-8, UTF-16), then the charset contentType declares; without either,
+// bytes that are valid UTF-8 are UTF-8, text with a NUL in every other
+// byte is UTF-16 (Windows' "Unicode" without a mark), else Windows-1252.
+// A UTF-16 file read as bytes put a NUL between every letter of the notes
+// written from it, which the indexer then skipped as binary (issue 13).
 func decodeText(data []byte, contentType string) string {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var s string
+	switch enc := textEncoding(data, contentType); {
+	case enc != nil:
+		out, err := enc.NewDecoder().Bytes(data)
+		if err != nil {
+			out = data
+		}
+		s = string(out)
+	case utf8.Valid(data):
+		s = string(data)
+	default:
+		out, _ := charmap.Windows1252.NewDecoder().Bytes(data)
+		s = string(out)
+	}
+	return vault.CleanText(norm.NFC.String(strings.TrimPrefix(s, "\ufeff")))
+}
+
+// textEncoding is the encoding a byte order mark, a declared charset or
+// UTF-16's NULs name, or nil.
+func textEncoding(data []byte, contentType string) encoding.Encoding {
+	switch {
+	case bytes.HasPrefix(data, []byte("\xef\xbb\xbf")):
+		return nil // UTF-8: the mark is dropped after decoding
+	case bytes.HasPrefix(data, []byte("\xff\xfe")):
+		return unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM)
+	case bytes.HasPrefix(data, []byte("\xfe\xff")):
+		return unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)
+	}
 	if _, params, err := mime.ParseMediaType(contentType); err == nil && params["charset"] != "" {
 		if enc, _ := charset.Lookup(params["charset"]); enc != nil {
-			if out, err := enc.NewDecoder().Bytes(data); err == nil {
-				return norm.NFC.String(string(out))
+			return enc
+		}
+	}
+	if even, odd := nulShare(data); odd > 0.3 && even < 0.05 {
+		return unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)
+	} else if even > 0.3 && odd < 0.05 {
+		return unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)
+	}
+	return nil
+}
+
+// nulShare is the share of NULs at even and at odd offsets in the first
+// 4 KB: Latin text in UTF-16 has one in every other byte.
+func nulShare(data []byte) (even, odd float64) {
+	data = data[:min(len(data), 4096)]
+	if len(data) < 4 {
+		return 0, 0
+	}
+	var e, o int
+	for i, c := range data {
+		if c == 0 {
+			if i%2 == 0 {
+				e++
+			} else {
+				o++
 			}
 		}
 	}
-	if utf8.Valid(data) {
-		return norm.NFC.String(string(data))
-	}
-	out, _ := charmap.Windows1252.NewDecoder().Bytes(data)
-	return norm.NFC.String(string(out))
+	half := float64(len(data)) / 2
+	return float64(e) / half, float64(o) / half
 }
 
 // splitFrontmatter splits a leading "---" YAML block from the body.

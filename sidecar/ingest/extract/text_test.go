@@ -109,3 +109,51 @@ func TestEscapeBlockStart(t *testing.T) {
 		}
 	}
 }
+
+// TestTextEncodings: byte order marks, a declared charset and BOM-less
+// UTF-16 are decoded; control characters never reach the Doc.
+func TestTextEncodings(t *testing.T) {
+	le := func(s string) []byte {
+		var b []byte
+		for _, r := range s {
+			b = append(b, byte(r), byte(r>>8))
+		}
+		return b
+	}
+	be := func(s string) []byte {
+		var b []byte
+		for _, r := range s {
+			b = append(b, byte(r>>8), byte(r))
+		}
+		return b
+	}
+	const text = "Rye notes\n\nRye grows in cold soil, čau."
+	tests := []struct {
+		name, contentType string
+		data              []byte
+	}{
+		{"utf16le-bom", "", append([]byte{0xff, 0xfe}, le(text)...)},
+		{"utf16be-bom", "text/plain; charset=iso-8859-1", append([]byte{0xfe, 0xff}, be(text)...)}, // the mark wins
+		{"utf16le-declared", "text/plain; charset=utf-16le", le(text)},
+		{"utf16le-no-mark", "", le(text)},
+		{"utf16be-no-mark", "", be(text)},
+		{"utf8-bom", "", append([]byte("\xef\xbb\xbf"), text...)},
+		{"iso-8859-2", "text/plain; charset=iso-8859-2", []byte("Rye notes\n\nRye grows in cold soil, \xe8au.")},
+		{"controls", "", []byte("Rye\x00 notes\x1b\r\n\r\nRye grows\x0b in cold soil,\x07 čau.\x7f")},
+	}
+	for _, tt := range tests {
+		doc, err := Any(tt.data, tt.name+".txt", tt.contentType, "")
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if doc.Title != "Rye notes" || !strings.Contains(doc.Text, "Rye grows in cold soil, čau.") {
+			t.Errorf("%s: title %q, text %q", tt.name, doc.Title, doc.Text)
+		}
+		for _, s := range []string{doc.Title, doc.Markdown, doc.Text} {
+			if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }) {
+				t.Errorf("%s: control character in %q", tt.name, s)
+			}
+		}
+	}
+}

@@ -43,6 +43,7 @@ type scripted struct {
 	calls   atomic.Int32
 	hold    chan struct{}
 	reading chan struct{}
+	title   string // the plan's title, when set
 }
 
 func newScripted(t *testing.T) *scripted {
@@ -74,8 +75,12 @@ func newScripted(t *testing.T) *scripted {
 		case strings.HasPrefix(sys, "Task: merge"):
 			v = map[string]any{"points": []string{"Yield rises with soil moisture, then falls."}, "terms": []any{}, "quotes": []string{quote}, "entities": []any{}, "relations": []any{}}
 		case strings.HasPrefix(sys, "Task: plan"):
+			title := "Soil Moisture and Crop Yield"
+			if m.title != "" {
+				title = m.title
+			}
 			v = map[string]any{
-				"title":          "Soil Moisture and Crop Yield",
+				"title":          title,
 				"oneLiner":       "Yield peaks at moderate soil moisture.",
 				"summary":        "Field trials show yield rises with soil moisture and then falls when roots are waterlogged.",
 				"keyIdeas":       []string{"Too much water harms roots.", "Clay soils show the effect most."},
