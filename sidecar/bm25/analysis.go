@@ -17,7 +17,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/fi"
 	"github.com/blevesearch/bleve/v2/analysis/lang/fr"
 	"github.com/blevesearch/bleve/v2/analysis/lang/hi"
-	"github.com/blevesearch/bleve/v2/analysis/lang/hr"
 	"github.com/blevesearch/bleve/v2/analysis/lang/hu"
 	"github.com/blevesearch/bleve/v2/analysis/lang/id"
 	"github.com/blevesearch/bleve/v2/analysis/lang/in"
@@ -37,6 +36,7 @@ import (
 
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/lang/filter"
+	"github.com/quire-app/quire/sidecar/lang/hrstop"
 )
 
 // families maps a note language to its analyzer's token filters, after
@@ -67,7 +67,7 @@ var families = map[string][]string{
 	"ro":    {lowercase.Name, ro.StopName, filter.StemName(lang.Romanian), filter.FoldName},
 	"tr":    {apostrophe.Name, lowercase.Name, tr.StopName, filter.StemName(lang.Turkish), filter.FoldName},
 	"pl":    {lowercase.Name, pl.StopName, filter.FoldName},
-	"hr":    {lowercase.Name, hr.StopName, filter.FoldName},
+	"hr":    {lowercase.Name, hrstop.StopName, filter.FoldName},
 	"ca":    {lowercase.Name, ca.ElisionName, ca.StopName, filter.FoldName},
 	"id":    {lowercase.Name, id.StopName, filter.FoldName},
 	"ru":    {lowercase.Name, ru.StopName, filter.StemName(lang.Russian)},

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"bytes"
 	"strings"
 	"sync"
 
@@ -17,7 +18,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/fi"
 	"github.com/blevesearch/bleve/v2/analysis/lang/fr"
 	"github.com/blevesearch/bleve/v2/analysis/lang/hi"
-	"github.com/blevesearch/bleve/v2/analysis/lang/hr"
 	"github.com/blevesearch/bleve/v2/analysis/lang/hu"
 	"github.com/blevesearch/bleve/v2/analysis/lang/hy"
 	"github.com/blevesearch/bleve/v2/analysis/lang/id"
@@ -30,6 +30,8 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
 	"github.com/blevesearch/bleve/v2/analysis/lang/sv"
 	"github.com/blevesearch/bleve/v2/analysis/lang/tr"
+
+	"github.com/quire-app/quire/sidecar/lang/hrstop"
 )
 
 // The stop lists are Bleve's own (Snowball's for most languages, Lucene's
@@ -54,7 +56,7 @@ var stopSources = map[Lang][]byte{
 	Romanian:   ro.RomanianStopWords,
 	Turkish:    tr.TurkishStopWords,
 	Polish:     pl.PolishStopWords,
-	Croatian:   hr.CroatianStopWords,
+	Croatian:   hrstop.StopWords,
 	Catalan:    ca.CatalanStopWords,
 	Indonesian: id.IndonesianStopWords,
 	Russian:    ru.RussianStopWords,
@@ -74,34 +76,33 @@ var stopSources = map[Lang][]byte{
 
 var (
 	stopOnce sync.Once
-	stops    map[Lang]map[string]bool
-	// stopLangs maps a stop word to the languages that list it, for the
-	// detector.
+	// stopLangs maps a stop word to the languages that list it: the
+	// detector's evidence and IsStop's set, in one map (building a map
+	// per language as well cost a one-shot search a tenth of its CPU).
 	stopLangs map[string][]Lang
 )
 
 func loadStops() {
-	stops = make(map[Lang]map[string]bool, len(stopSources))
-	stopLangs = make(map[string][]Lang)
+	stopLangs = make(map[string][]Lang, 8192)
 	for _, l := range All {
-		if stopSources[l] == nil {
-			continue
-		}
-		set := make(map[string]bool)
-		for _, line := range strings.Split(string(stopSources[l]), "\n") {
-			if i := strings.IndexAny(line, "|#"); i >= 0 {
+		src := stopSources[l]
+		for len(src) > 0 {
+			line := src
+			if i := bytes.IndexByte(src, '\n'); i >= 0 {
+				line, src = src[:i], src[i+1:]
+			} else {
+				src = nil
+			}
+			if i := bytes.IndexAny(line, "|#"); i >= 0 {
 				line = line[:i]
 			}
-			for _, w := range strings.Fields(line) {
-				w = strings.ToLower(w)
-				if set[w] {
-					continue
+			for _, f := range bytes.Fields(line) {
+				w := strings.ToLower(string(f))
+				if ls := stopLangs[w]; len(ls) == 0 || ls[len(ls)-1] != l {
+					stopLangs[w] = append(ls, l)
 				}
-				set[w] = true
-				stopLangs[w] = append(stopLangs[w], l)
 			}
 		}
-		stops[l] = set
 	}
 }
 
@@ -109,5 +110,10 @@ func loadStops() {
 // false for every word when l is Unknown or not known to this package.
 func IsStop(l Lang, word string) bool {
 	stopOnce.Do(loadStops)
-	return stops[l][word]
+	for _, sl := range stopLangs[word] {
+		if sl == l {
+			return true
+		}
+	}
+	return false
 }

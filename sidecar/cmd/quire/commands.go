@@ -130,7 +130,9 @@ type reader interface {
 
 // openVault returns the running sidecar when one serves the vault (it
 // holds the index's lock), else the engine opened here and brought up to
-// date; dense enables search by meaning in process. done releases it.
+// date; dense enables search by meaning in process. A keyword search
+// leaves it off even when vectors exist: loading the embedder was most of
+// a one-shot search's start-up. done releases it.
 func openVault(ctx context.Context, c common, dense bool) (v reader, via string, done func(), err error) {
 	if r := attach(ctx, c); r != nil {
 		return r.r, fmt.Sprintf("the sidecar (pid %d)", r.cf.PID), r.close, nil
@@ -143,7 +145,7 @@ func openVault(ctx context.Context, c common, dense bool) (v reader, via string,
 		closeEngine(e)
 		return nil, "", nil, err
 	}
-	if dense || e.HasVectors() {
+	if dense {
 		if err := e.EnableDense(ctx); err != nil {
 			closeEngine(e)
 			return nil, "", nil, err

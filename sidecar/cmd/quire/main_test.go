@@ -257,6 +257,16 @@ func TestModelEmbedder(t *testing.T) {
 	if !doc || !query {
 		t.Errorf("prefixes: documents %v, query %v; want both", doc, query)
 	}
+	// A keyword search does not load the embedder, though vectors exist:
+	// loading it was most of a one-shot search's start-up (its probe is
+	// the request this would see).
+	before := len(fake.Requests())
+	if out, err := runCLI(t, "search", "--vault", v, "--json", "curdles"); err != nil || !strings.Contains(out, "rennet.md") {
+		t.Fatalf("keyword search: %v\n%s", err, out)
+	}
+	if n := len(fake.Requests()) - before; n != 0 {
+		t.Errorf("a keyword search sent %d request(s) to the embedding model", n)
+	}
 	fake.Close()
 	os.WriteFile(filepath.Join(v, "new.md"), []byte("# New\n\nwhey\n"), 0o644)
 	if _, err := runCLI(t, "index", "--vault", v); err != nil {
