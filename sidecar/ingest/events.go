@@ -28,8 +28,9 @@ type Progress struct {
 	Index, Total int
 }
 
-// Dropped counts model output that failed a trust check and was left out
-// of the notes.
+// Dropped counts model output that failed a trust check, or source
+// images and links extraction removed (private or local addresses, images
+// past extract.MaxImages), left out of the notes.
 type Dropped struct {
 	// What names the kind of item: "quote", "term", "concept", "entity",
 	// "link", "url", "image".

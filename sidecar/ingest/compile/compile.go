@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -203,7 +204,7 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 		return Result{}, err
 	}
 	err = c.apply(ctx, d)
-	c.res.Dropped = c.check.drops.list()
+	c.res.Dropped = append(c.check.drops.list(), removed(src.Doc.Removed)...)
 	return c.res, err
 }
 
@@ -648,4 +649,19 @@ func firstLine(s string) string {
 		s = s[:200] + "…"
 	}
 	return s
+}
+
+// removed turns what extraction left out into Dropped counts.
+func removed(r extract.Removed) []ingest.Dropped {
+	var out []ingest.Dropped
+	if r.LocalImages > 0 {
+		out = append(out, ingest.Dropped{What: "image", Count: r.LocalImages, Reason: "on a private or local address"})
+	}
+	if r.LocalLinks > 0 {
+		out = append(out, ingest.Dropped{What: "url", Count: r.LocalLinks, Reason: "on a private or local address"})
+	}
+	if r.OverImages > 0 {
+		out = append(out, ingest.Dropped{What: "image", Count: r.OverImages, Reason: "past " + strconv.Itoa(extract.MaxImages) + " per note"})
+	}
+	return out
 }

@@ -2,11 +2,13 @@ package compile
 
 import (
 	"fmt"
-	"github.com/quire-app/quire/sidecar/markdown"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/quire-app/quire/sidecar/ingest/extract"
+	"github.com/quire-app/quire/sidecar/markdown"
 )
 
 // Rendering: the source note, concept and entity pages, review items. All
@@ -189,6 +191,9 @@ func renderSource(c *compiler, d draft) ([]byte, error) {
 	if c.src.Raw != "" {
 		about = append(about, "Original: "+rawLink(c.src.Raw))
 	}
+	if left := leftOut(doc.Removed); left != "" {
+		about = append(about, "Left out: "+left)
+	}
 	bullets(&b, about)
 	if d.Summarised {
 		b.WriteString("## Checks\n\n")
@@ -203,6 +208,30 @@ func renderSource(c *compiler, d draft) ([]byte, error) {
 		b.WriteString("\n")
 	}
 	return seal(meta, b.String())
+}
+
+// leftOut says what extraction removed from the text, or "".
+func leftOut(r extract.Removed) string {
+	var parts []string
+	count := func(n int, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.Itoa(n) + " " + one + "s"
+	}
+	if r.LocalImages > 0 {
+		parts = append(parts, count(r.LocalImages, "image")+" on a private or local address")
+	}
+	if r.LocalLinks > 0 {
+		parts = append(parts, count(r.LocalLinks, "link")+" to a private or local address")
+	}
+	if r.OverImages > 0 {
+		parts = append(parts, count(r.OverImages, "image")+" past the "+strconv.Itoa(extract.MaxImages)+" a note keeps")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " (the original has them)."
 }
 
 // section is what a source adds to a concept or entity page.

@@ -56,6 +56,10 @@ type Doc struct {
 
 	Images []Image // image links of a web page, figures of a PDF
 	Pages  int     // page count of a PDF, 0 otherwise
+
+	// Removed counts the images and links Any left out of Markdown: on a
+	// private or local address, or past MaxImages.
+	Removed Removed
 }
 
 // Image is an image the source shows. A web page's image has a URL; a PDF
@@ -160,6 +164,7 @@ func Any(data []byte, name, contentType, pageURL string) (*Doc, error) {
 		return nil, err
 	}
 	doc.clean()
+	doc.dropLocal()
 	return doc, nil
 }
 

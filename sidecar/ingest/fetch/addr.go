@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
@@ -286,4 +287,25 @@ func parseIPv4Number(s string) (uint64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// LocalHost reports why the guard would refuse u's host without asking
+// DNS: an address literal in any spelling that Check refuses, or a
+// loopback name (localhost, *.localhost). It returns "" for a public
+// address and for any other name. Ingest uses it on the links and images
+// a page carries, so a note never makes a viewer request inside the
+// network.
+func LocalHost(u *url.URL) string {
+	name, addr, isIP, err := parseHost(u.Hostname())
+	switch {
+	case err != nil:
+		return ""
+	case isIP:
+		if why := reason(addr); why != "" {
+			return why
+		}
+	case name == "localhost" || strings.HasSuffix(name, ".localhost"):
+		return "a loopback name"
+	}
+	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -313,6 +314,23 @@ func TestParseIPv4(t *testing.T) {
 			t.Errorf("parseIPv4(%q) = %s, want invalid", tt.in, got)
 		case tt.want != "" && (!ok || got.String() != tt.want):
 			t.Errorf("parseIPv4(%q) = %s, %v; want %s", tt.in, got, ok, tt.want)
+		}
+	}
+}
+
+func TestLocalHost(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"http://127.0.0.1/x": true, "http://2130706433/": true, "http://0x7f.1/": true, "http://[::1]:8/": true,
+		"http://169.254.169.254/latest": true, "https://10.1.2.3/": true, "http://printer.localhost/": true,
+		"http://LOCALHOST./": true, "http://[::ffff:192.168.0.1]/": true,
+		"https://example.com/": false, "http://93.184.216.34/": false, "/relative.png": false, "mailto:a@b.example": false,
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := LocalHost(u) != ""; got != want {
+			t.Errorf("LocalHost(%s) refused %v, want %v", raw, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -146,4 +147,38 @@ func TestEveryWrittenNoteIndexable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPrivateAddressesLeftOut: a page full of images and links on the
+// cloud metadata and loopback addresses becomes a note without them, which
+// says how many it left out; the ingest.done event counts them.
+func TestPrivateAddressesLeftOut(t *testing.T) {
+	var page strings.Builder
+	page.WriteString(`<!doctype html><html><head><title>Crumb</title></head><body><article><h1>Crumb</h1>
+<p>A long enough paragraph about bread crumb, its holes and how a starter makes them open and glossy over many hours.</p>
+<p>See <a href="http://127.0.0.1:8080/x">the admin page</a> and <a href="https://bread.example/more">more</a>.</p>`)
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&page, `<p><img src="http://169.254.169.254/%d.png"></p>`, i)
+	}
+	page.WriteString(`</article></body></html>`)
+	r := newRig(t)
+	r.w.compile = compile.Compile
+	r.site.serve("/crumb", "text/html", []byte(page.String()))
+	r.run()
+	d := wantDone(t, r.ev.finished(t, r.add("http://site.example/crumb").ID))
+	note := readFile(t, filepath.Join(r.vault, d.Note))
+	if strings.Contains(note, "169.254") || strings.Contains(note, "127.0.0.1") {
+		t.Errorf("the note keeps a private address:\n%.2000s", note)
+	}
+	if !strings.Contains(note, "Left out: 2000 images on a private or local address, 1 link to a private or local address") {
+		t.Errorf("the note does not say what it left out:\n%.3000s", note)
+	}
+	got := map[string]int{}
+	for _, x := range d.Dropped {
+		got[x.What+" "+x.Reason] += x.Count
+	}
+	if got["image on a private or local address"] != 2000 || got["url on a private or local address"] != 1 {
+		t.Errorf("dropped %+v", d.Dropped)
+	}
+	wantIndexable(t, r.vault)
 }
