@@ -11,8 +11,11 @@ import { wikiLink } from "./search";
 import { PushedNotices } from "./notices";
 import { type QuireSettings, QuireSettingTab, type SecretStorageLike, keyStore, mergeSettings } from "./settings";
 import { stateDir } from "./sidecar/connfile";
-import { Sidecar } from "./sidecar/lifecycle";
-import { isAlive, isExecutable, readFileOrNull, spawnProcess } from "./sidecar/node";
+import { DEFAULT_RELEASE_URL, ENGINE_VERSION, type Platform, RELEASE_BUILDS, candidates, findEngine, platformKey } from "./sidecar/engine";
+import { Installer } from "./sidecar/install";
+import { type EngineProblem, Sidecar } from "./sidecar/lifecycle";
+import { downloadEngine, isAlive, isExecutable, probeVersion, readFileOrNull, spawnProcess, terminate } from "./sidecar/node";
+import { EngineModal, LogModal, openQuireSettings } from "./views/engine";
 import { StatusTracker } from "./sidecar/status";
 import { liveNotice, showNotice } from "./views/notice";
 import { NoteOpener } from "./views/open";
@@ -35,20 +38,57 @@ export default class QuirePlugin extends Plugin {
     const vaultPath = vault.adapter instanceof FileSystemAdapter ? vault.adapter.getBasePath() : "";
     const log = (msg: string, ...detail: unknown[]) => console.debug(`[${this.manifest.id}] ${msg}`, ...detail);
 
-    const sidecar = new Sidecar({
+    // The engine: found (settings, the plugin's own copy, PATH, install
+    // folders) or downloaded for this exact version, checked by SHA-256.
+    const platform: Platform = { platform: process.platform, arch: process.arch, env: process.env };
+    const installer = new Installer({
+      platform,
+      version: ENGINE_VERSION,
+      key: platformKey(platform),
+      builds: RELEASE_BUILDS,
+      releaseUrl: () => this.settings.releaseUrl || DEFAULT_RELEASE_URL,
+      download: downloadEngine,
+      log,
+    });
+    let panel: EngineModal | null = null;
+    const openEngineModal = (problem: EngineProblem) => {
+      if (panel) return;
+      panel = new EngineModal(this.app, {
+        installer,
+        problem,
+        installed: () => sidecar.replace(),
+        openSettings: () => openQuireSettings(this.app, this.manifest.id),
+      });
+      const m = panel;
+      const close = m.onClose.bind(m);
+      m.onClose = () => {
+        close();
+        panel = null;
+      };
+      m.open();
+    };
+    const sidecar: Sidecar = new Sidecar({
       vaultPath,
       stateDir: () => stateDir(vaultPath, this.settings.stateFolder),
-      binaryPath: () => this.settings.binaryPath,
+      locate: () => findEngine({ isExecutable, probe: (p) => probeVersion(p) }, candidates(platform, this.settings.binaryPath, ENGINE_VERSION), ENGINE_VERSION),
+      configured: () => this.settings.binaryPath.trim(),
+      version: ENGINE_VERSION,
+      parentPid: process.pid,
       readFile: readFileOrNull,
-      isExecutable,
       spawn: (cmd, args) => spawnProcess(cmd, args, (line) => log(line)),
       isAlive,
+      terminate,
       socket: (url) => new WebSocket(url),
-      notify: (msg) => new Notice(msg, 10_000),
+      notify: (msg, actions = []) => void showNotice(msg, [], actions, 10_000),
+      setup: openEngineModal,
+      showLog: (lines) => new LogModal(this.app, lines).open(),
       log,
       clientName: `obsidian-plugin ${this.manifest.version}`,
     });
-    this.register(() => sidecar.stop());
+    this.register(() => {
+      installer.cancel();
+      sidecar.stop();
+    });
     const tracker = new StatusTracker(sidecar);
     this.register(() => tracker.dispose());
     const ingest = new IngestTracker(sidecar);
@@ -88,7 +128,17 @@ export default class QuirePlugin extends Plugin {
       }
     };
     const showStatus = () =>
-      new StatusModal(this.app, { tracker, rebuild, start, queue: () => ingest.queue(), ingest, model: () => modelText(config.current) }).open();
+      new StatusModal(this.app, {
+        tracker,
+        rebuild,
+        start,
+        queue: () => ingest.queue(),
+        ingest,
+        model: () => modelText(config.current),
+        engine: () => sidecar.engine,
+        problem: () => (sidecar.state.kind === "offline" ? (sidecar.state.problem ?? null) : null),
+        setup: openEngineModal,
+      }).open();
 
     const statusEl = this.addStatusBarItem();
     this.register(new StatusBar({ el: statusEl, tracker, ingest }).bind());
@@ -220,7 +270,8 @@ export default class QuirePlugin extends Plugin {
         config,
       }),
     );
-    workspace.onLayoutReady(() => void start());
+    // Not an explicit start: a missing engine opens the first-run panel once, rather than a notice.
+    workspace.onLayoutReady(() => void sidecar.start());
   }
 
   /** onExternalSettingsChange reads data.json again when Sync or another device changed it. */

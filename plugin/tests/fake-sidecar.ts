@@ -45,6 +45,9 @@ export class FakeServer {
   token = "secret";
   sockets: FakeSocket[] = [];
   reply: (f: Frame, s: FakeSocket) => void = () => {};
+  /** version is what welcome says; protocolError makes hello fail with unsupported_version. */
+  version = "0.1.0";
+  protocolError = false;
   factory = (url: string): Socket => {
     const s = new FakeSocket(url);
     this.sockets.push(s);
@@ -60,7 +63,12 @@ export class FakeServer {
           s.drop(1008, "bad token");
           return;
         }
-        s.push({ type: "welcome", payload: { protocol: 1, version: "0.1.0", vault: "/v" } });
+        if (this.protocolError) {
+          s.push({ type: "error", payload: { code: "unsupported_version", message: "protocol 2 only" } });
+          s.drop(1008, "unsupported version");
+          return;
+        }
+        s.push({ type: "welcome", payload: { protocol: 1, version: this.version, vault: "/v" } });
         return;
       }
       this.reply(f, s);

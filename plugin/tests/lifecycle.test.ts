@@ -1,73 +1,109 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type ChildHandle, Sidecar, type SidecarDeps, type SidecarState } from "../src/sidecar/lifecycle";
+import type { Found } from "../src/sidecar/engine";
+import { type Action, type ChildHandle, type EngineProblem, MAX_RESTARTS, Sidecar, type SidecarDeps, type SidecarState } from "../src/sidecar/lifecycle";
 import { FakeServer } from "./fake-sidecar";
 
 class FakeChild implements ChildHandle {
   killed = false;
+  terminated = false;
+  stderr: string[] = [];
   private exitCbs: ((code: number | null, why: string) => void)[] = [];
+  private gone = false;
   constructor(readonly pid: number | undefined) {}
+  terminate(): void {
+    this.terminated = true;
+    this.exit(0, "stopped by SIGTERM");
+  }
   kill(): void {
     this.killed = true;
-    this.exit(0, "killed by SIGTERM");
+    this.exit(null, "killed by SIGKILL");
   }
   onExit(cb: (code: number | null, why: string) => void): void {
-    this.exitCbs.push(cb);
+    if (!this.gone) this.exitCbs.push(cb);
+  }
+  stderrTail(): string[] {
+    return [...this.stderr];
   }
   exit(code: number | null, why: string): void {
+    this.gone = true;
     for (const cb of this.exitCbs.splice(0)) cb(code, why);
   }
+}
+
+interface Notice {
+  message: string;
+  actions: Action[];
 }
 
 interface World {
   server: FakeServer;
   files: Map<string, string>;
   alive: Set<number>;
-  executables: Set<string>;
   spawned: { cmd: string; args: string[]; child: FakeChild }[];
-  notices: string[];
-  binary: string;
+  notices: Notice[];
+  /** found is what locate returns: the engine discovery found (engine.test.ts tests discovery itself). */
+  found: Found | null;
+  configured: string;
+  setups: EngineProblem[];
+  logs: string[][];
+  terminatedPids: number[];
   /** onSpawn runs when the plugin starts a process: a real sidecar would write its file. */
   onSpawn: (child: FakeChild) => void;
 }
 
 const CONN = "/vault/.quire/sidecar.json";
-const connFile = (pid: number, port = 4000, token = "secret") => JSON.stringify({ port, token, pid, protocol: 1, version: "0.1.0" });
+const connFile = (pid: number, port = 4000, token = "secret", protocol = 1, version = "0.1.0") => JSON.stringify({ port, token, pid, protocol, version });
+const ENGINE: Found = { path: "/bin/quire", source: "path", version: "0.1.0" };
 
 function newWorld(): World {
   return {
     server: new FakeServer(),
     files: new Map(),
     alive: new Set(),
-    executables: new Set(["/bin/quire"]),
     spawned: [],
     notices: [],
-    binary: "",
+    found: null,
+    configured: "",
+    setups: [],
+    logs: [],
+    terminatedPids: [],
     onSpawn: () => {},
   };
 }
 
-function newSidecar(w: World): Sidecar {
+function newSidecar(w: World, opts: { setup?: boolean } = {}): Sidecar {
   let nextPid = 500;
   const deps: SidecarDeps = {
     vaultPath: "/vault",
     stateDir: () => "/vault/.quire",
-    binaryPath: () => w.binary,
+    locate: async () => w.found,
+    configured: () => w.configured,
+    version: "0.1.0",
+    parentPid: 77,
     readFile: async (p) => w.files.get(p) ?? null,
-    isExecutable: async (p) => w.executables.has(p),
     spawn: (cmd, args) => {
       const child = new FakeChild(nextPid++);
       w.alive.add(child.pid!);
-      child.onExit(() => w.alive.delete(child.pid!));
+      child.onExit(() => {
+        w.alive.delete(child.pid!);
+        // A crashed engine leaves its connection file behind; a real one that stops cleanly removes it.
+      });
       w.spawned.push({ cmd, args, child });
       w.onSpawn(child);
       return child;
     },
     isAlive: (pid) => w.alive.has(pid),
+    terminate: (pid) => {
+      w.terminatedPids.push(pid);
+      w.alive.delete(pid);
+    },
     socket: w.server.factory,
-    notify: (m) => w.notices.push(m),
+    notify: (message, actions = []) => w.notices.push({ message, actions }),
+    ...(opts.setup === false ? {} : { setup: (p: EngineProblem) => void w.setups.push(p) }),
+    showLog: (lines) => w.logs.push(lines),
     log: () => {},
     clientName: "test",
-    timing: { backoffMs: 100, maxBackoffMs: 800, pollMs: 50, startTimeoutMs: 1000, connectTimeoutMs: 200 },
+    timing: { backoffMs: 100, maxBackoffMs: 800, pollMs: 50, startTimeoutMs: 1000, connectTimeoutMs: 200, restartMs: 1000, stableMs: 60_000, stopTimeoutMs: 5000 },
   };
   return new Sidecar(deps);
 }
@@ -76,6 +112,11 @@ function kinds(sc: Sidecar): SidecarState["kind"][] {
   const seen: SidecarState["kind"][] = [];
   sc.onChange((s) => seen.push(s.kind));
   return seen;
+}
+
+/** serveOnSpawn makes every started engine write its connection file at once, as a healthy one does. */
+function serveOnSpawn(w: World): void {
+  w.onSpawn = (child) => w.files.set(CONN, connFile(child.pid!, 5000 + child.pid!));
 }
 
 describe("Sidecar lifecycle", () => {
@@ -97,36 +138,49 @@ describe("Sidecar lifecycle", () => {
     expect(w.server.last.url).toBe("ws://127.0.0.1:4321/");
     expect(w.spawned).toEqual([]);
     expect(sc.startedProcess).toBe(false);
+    expect(sc.engine).toMatchObject({ version: "0.1.0", source: "running", pid: 42, mismatch: false });
   });
 
-  it("without a running sidecar or a binary goes offline with a notice saying where to set it", async () => {
+  it("with no engine anywhere, the first automatic start opens the first-run panel once; later starts say it in a notice with a button to it", async () => {
     const sc = newSidecar(w);
     await sc.start();
-    expect(sc.state).toMatchObject({ kind: "offline", canStart: false });
+    expect(sc.state).toMatchObject({ kind: "offline", canStart: false, problem: { kind: "missing" } });
+    expect(w.setups).toEqual([{ kind: "missing", configured: "" }]);
+    expect(w.notices).toEqual([]);
+    await sc.start(); // an automatic retry: nothing said again
+    expect(w.setups).toHaveLength(1);
+    expect(w.notices).toEqual([]);
+    await sc.start({ explicit: true });
+    expect(w.setups).toHaveLength(1);
     expect(w.notices).toHaveLength(1);
-    expect(w.notices[0]).toContain("Settings → Quire");
+    expect(w.notices[0]!.message).toContain("Download it, or set its path in Settings → Quire");
+    expect(w.notices[0]!.actions.map((a) => a.label)).toEqual(["Set up the engine"]);
+    w.notices[0]!.actions[0]!.run();
+    expect(w.setups).toHaveLength(2);
+    expect(w.spawned).toEqual([]);
   });
 
-  it("says clearly when the configured binary is missing", async () => {
-    w.binary = "/opt/nowhere/quire";
-    const sc = newSidecar(w);
+  it("says clearly when the configured binary is missing, once", async () => {
+    w.configured = "/opt/nowhere/quire";
+    const sc = newSidecar(w, { setup: false });
     await sc.start();
-    expect(sc.state).toMatchObject({ kind: "offline" });
-    expect(w.notices).toEqual(["Quire: the quire program was not found at /opt/nowhere/quire. Set its path in Settings → Quire."]);
+    expect(sc.state).toMatchObject({ kind: "offline", problem: { kind: "missing", configured: "/opt/nowhere/quire" } });
+    expect(w.notices.map((n) => n.message)).toEqual(["Quire: the quire program was not found at /opt/nowhere/quire. Set its path in Settings → Quire."]);
     await sc.start();
     expect(w.notices).toHaveLength(1); // once, not on every retry
   });
 
   it("answers every explicit start, even one that says the same again", async () => {
-    w.binary = "/opt/nowhere/quire";
+    w.configured = "/opt/nowhere/quire";
     const sc = newSidecar(w);
     await sc.start({ explicit: true });
     await sc.start({ explicit: true });
     expect(w.notices).toHaveLength(2);
+    expect(w.setups).toEqual([]);
   });
 
-  it("starts quire serve for this vault and attaches once it writes its connection file", async () => {
-    w.binary = "/bin/quire";
+  it("starts quire serve for this vault with --parent-pid and attaches once it writes its connection file", async () => {
+    w.found = ENGINE;
     // A stale file from an earlier sidecar whose process is gone.
     w.files.set(CONN, connFile(7, 1111, "old"));
     w.onSpawn = (child) => setTimeout(() => w.files.set(CONN, connFile(child.pid!, 5555)), 120);
@@ -135,21 +189,85 @@ describe("Sidecar lifecycle", () => {
     const started = sc.start();
     await vi.advanceTimersByTimeAsync(300);
     await started;
-    expect(w.spawned.map((s) => [s.cmd, ...s.args])).toEqual([["/bin/quire", "serve", "--vault", "/vault", "--state", "/vault/.quire"]]);
+    expect(w.spawned.map((s) => [s.cmd, ...s.args])).toEqual([["/bin/quire", "serve", "--vault", "/vault", "--state", "/vault/.quire", "--parent-pid", "77"]]);
     expect(seen).toEqual(["connecting", "starting", "online"]);
     expect(w.server.last.url).toBe("ws://127.0.0.1:5555/");
     expect(sc.startedProcess).toBe(true);
+    expect(sc.engine).toMatchObject({ version: "0.1.0", source: "path", path: "/bin/quire", pid: 500 });
   });
 
-  it("reports a started process that dies before it serves", async () => {
-    w.binary = "/bin/quire";
-    w.onSpawn = (child) => setTimeout(() => child.exit(1, "quire: vault folder is empty"), 60);
+  it("restarts an engine it started that dies, after 1, 2 and 4 s; the fourth death gets one notice with Show log holding its last stderr lines", async () => {
+    w.found = ENGINE;
+    serveOnSpawn(w);
+    const sc = newSidecar(w);
+    await sc.start();
+    expect(sc.state.kind).toBe("online");
+    const delays: number[] = [];
+    for (let i = 0; i < MAX_RESTARTS; i++) {
+      const child = w.spawned.at(-1)!.child;
+      child.stderr = [`panic: crash ${i}`];
+      child.exit(2, `panic: crash ${i}`);
+      const st = sc.state;
+      expect(st).toMatchObject({ kind: "offline", canStart: true });
+      delays.push(st.kind === "offline" ? (st.retryInMs ?? -1) : -1);
+      const before = w.spawned.length;
+      await vi.advanceTimersByTimeAsync(delays.at(-1)! - 1);
+      expect(w.spawned).toHaveLength(before); // not before its time
+      await vi.advanceTimersByTimeAsync(1);
+      expect(w.spawned).toHaveLength(before + 1);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(sc.state.kind).toBe("online");
+    }
+    expect(delays).toEqual([1000, 2000, 4000]);
+    expect(w.notices).toEqual([]);
+    const last = w.spawned.at(-1)!.child;
+    last.stderr = ["quire: open index: disk I/O error", "quire: exiting"];
+    last.exit(1, "quire: exiting");
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(w.spawned).toHaveLength(1 + MAX_RESTARTS); // given up: no fifth engine
+    expect(sc.state).toMatchObject({ kind: "offline", canStart: true });
+    expect(w.notices).toHaveLength(1);
+    expect(w.notices[0]!.message).toContain(`after ${MAX_RESTARTS} restarts`);
+    expect(w.notices[0]!.actions.map((a) => a.label)).toEqual(["Show log"]);
+    w.notices[0]!.actions[0]!.run();
+    expect(w.logs).toEqual([["quire: open index: disk I/O error", "quire: exiting"]]);
+    // Start (the status view's button) gives it its tries anew.
+    await sc.start({ explicit: true });
+    expect(sc.state.kind).toBe("online");
+    expect(w.spawned).toHaveLength(2 + MAX_RESTARTS);
+    sc.stop();
+  });
+
+  it("an engine that served steadily for a while starts its crash count over", async () => {
+    w.found = ENGINE;
+    serveOnSpawn(w);
+    const sc = newSidecar(w);
+    await sc.start();
+    w.spawned.at(-1)!.child.exit(2, "crash");
+    await vi.advanceTimersByTimeAsync(1010);
+    expect(sc.state.kind).toBe("online");
+    await vi.advanceTimersByTimeAsync(60_000);
+    w.spawned.at(-1)!.child.exit(2, "crash");
+    expect(sc.state).toMatchObject({ retryInMs: 1000 });
+    sc.stop();
+  });
+
+  it("reports a started process that dies before it serves, and restarts it", async () => {
+    w.found = ENGINE;
+    w.onSpawn = (child) => {
+      child.stderr = ["quire: vault folder is empty"];
+      setTimeout(() => child.exit(1, "quire: vault folder is empty"), 60);
+    };
     const sc = newSidecar(w);
     const started = sc.start();
     await vi.advanceTimersByTimeAsync(200);
     await started;
     expect(sc.state).toMatchObject({ kind: "offline", canStart: true });
-    expect(w.notices.at(-1)).toContain("vault folder is empty");
+    expect(sc.state.kind === "offline" && sc.state.reason).toContain("vault folder is empty");
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(w.spawned).toHaveLength(1 + MAX_RESTARTS);
+    expect(w.notices).toHaveLength(1);
+    expect(w.notices[0]!.message).toContain("vault folder is empty");
   });
 
   it("reconnects with doubling backoff after a drop, and attaches when the sidecar is back", async () => {
@@ -188,29 +306,140 @@ describe("Sidecar lifecycle", () => {
     sc.stop();
   });
 
-  it("stop kills the process the plugin started", async () => {
-    w.binary = "/bin/quire";
-    w.onSpawn = (child) => w.files.set(CONN, connFile(child.pid!));
+  it("stop asks the engine it started to shut down over the websocket, and neither signals nor kills it when it does", async () => {
+    w.found = ENGINE;
+    serveOnSpawn(w);
     const sc = newSidecar(w);
     await sc.start();
-    expect(sc.state.kind).toBe("online");
+    const child = w.spawned[0]!.child;
     const sock = w.server.last;
+    w.server.reply = (f, s) => {
+      if (f.type !== "shutdown") return;
+      s.push({ id: f.id!, type: "shutdown.result", payload: { pid: child.pid } });
+      setTimeout(() => child.exit(0, "exit code 0"), 100);
+    };
     sc.stop();
-    expect(w.spawned[0]!.child.killed).toBe(true);
+    expect(sock.sent.map((f) => f.type)).toContain("shutdown");
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(child.terminated).toBe(false);
+    expect(child.killed).toBe(false);
     expect(sock.closed).toBe(true);
-    await vi.advanceTimersByTimeAsync(5000);
+    expect(w.spawned).toHaveLength(1); // its exit is no crash: not restarted
     expect(w.server.sockets).toHaveLength(1); // no reconnect after stop
+  });
+
+  it("stop kills the engine it started when it does not stop within the timeout", async () => {
+    w.found = ENGINE;
+    serveOnSpawn(w);
+    const sc = newSidecar(w);
+    await sc.start();
+    const child = w.spawned[0]!.child;
+    w.server.reply = (f, s) => {
+      if (f.type === "shutdown") s.push({ id: f.id!, type: "shutdown.result", payload: { pid: child.pid } });
+    };
+    sc.stop();
+    await vi.advanceTimersByTimeAsync(4999);
+    expect(child.killed).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(child.killed).toBe(true);
+    expect(w.spawned).toHaveLength(1);
   });
 
   it("stop leaves a sidecar it attached to running", async () => {
     w.files.set(CONN, connFile(42));
     w.alive.add(42);
-    w.binary = "/bin/quire";
+    w.found = ENGINE;
     const sc = newSidecar(w);
     await sc.start();
     sc.stop();
     expect(w.spawned).toEqual([]);
     expect(w.alive.has(42)).toBe(true);
+    expect(w.server.last.sent.map((f) => f.type)).not.toContain("shutdown");
     expect(w.server.last.closed).toBe(true);
+  });
+
+  it("a running engine of another protocol (connection file) is said plainly and no second engine is started on its locked vault", async () => {
+    w.files.set(CONN, connFile(42, 4000, "secret", 99, "9.0.0"));
+    w.alive.add(42);
+    w.found = ENGINE;
+    const sc = newSidecar(w);
+    await sc.start();
+    expect(sc.state).toMatchObject({ kind: "offline", problem: { kind: "mismatch", version: "9.0.0", want: "0.1.0", source: "running", pid: 42 } });
+    expect(sc.state.kind === "offline" && sc.state.reason).toBe("The Quire engine running for this vault (pid 42) is version 9.0.0; this plugin needs 0.1.0.");
+    expect(w.setups).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(w.spawned).toEqual([]);
+    expect(w.server.sockets).toEqual([]);
+  });
+
+  it("an engine that refuses the handshake's protocol is a mismatch too, with no second engine", async () => {
+    w.files.set(CONN, connFile(42, 4000, "secret", 1, "0.2.0"));
+    w.alive.add(42);
+    w.found = ENGINE;
+    w.server.protocolError = true;
+    const sc = newSidecar(w);
+    await sc.start({ explicit: true });
+    expect(sc.state).toMatchObject({ kind: "offline", problem: { kind: "mismatch", version: "0.2.0" } });
+    expect(w.notices).toHaveLength(1);
+    expect(w.notices[0]!.message).toContain("is version 0.2.0; this plugin needs 0.1.0");
+    expect(w.notices[0]!.actions.map((a) => a.label)).toEqual(["Update the engine"]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(w.spawned).toEqual([]);
+  });
+
+  it("a running engine of the same protocol but another version works, with a notice offering the update", async () => {
+    w.files.set(CONN, connFile(42, 4000, "secret", 1, "0.0.9"));
+    w.alive.add(42);
+    w.server.version = "0.0.9";
+    const sc = newSidecar(w);
+    await sc.start();
+    expect(sc.state.kind).toBe("online");
+    expect(sc.engine).toMatchObject({ version: "0.0.9", mismatch: true });
+    expect(w.notices.map((n) => n.message)).toEqual(["Quire's engine is version 0.0.9; this plugin is 0.1.0. It works, but update the engine to match."]);
+    w.notices[0]!.actions[0]!.run();
+    expect(w.setups).toEqual([{ kind: "mismatch", version: "0.0.9", want: "0.1.0", source: "running", pid: 42 }]);
+    sc.stop();
+  });
+
+  it("an engine found on disk of another version is not started; the update replaces it with the downloaded one", async () => {
+    w.found = { path: "/usr/local/bin/quire", source: "install", version: "0.0.9" };
+    serveOnSpawn(w);
+    const sc = newSidecar(w);
+    await sc.start();
+    expect(sc.state).toMatchObject({ kind: "offline", problem: { kind: "mismatch", version: "0.0.9", source: "install", path: "/usr/local/bin/quire" } });
+    expect(sc.state.kind === "offline" && sc.state.reason).toBe("The Quire engine at /usr/local/bin/quire is version 0.0.9; this plugin needs 0.1.0.");
+    expect(w.spawned).toEqual([]);
+    // The first-run panel downloaded the right build: discovery now finds it first.
+    w.found = { path: "/home/u/.local/share/quire/engines/0.1.0/quire", source: "downloaded", version: "0.1.0" };
+    await sc.replace();
+    expect(sc.state.kind).toBe("online");
+    expect(w.spawned.map((s) => s.cmd)).toEqual(["/home/u/.local/share/quire/engines/0.1.0/quire"]);
+    expect(sc.engine).toMatchObject({ source: "downloaded", version: "0.1.0" });
+    sc.stop();
+  });
+
+  it("replace stops the engine it started (shutdown first) before it starts the new one", async () => {
+    w.found = ENGINE;
+    serveOnSpawn(w);
+    const sc = newSidecar(w);
+    await sc.start();
+    const old = w.spawned[0]!.child;
+    w.server.reply = (f, s) => {
+      if (f.type !== "shutdown") return;
+      s.push({ id: f.id!, type: "shutdown.result", payload: { pid: old.pid } });
+      setTimeout(() => {
+        w.files.delete(CONN);
+        old.exit(0, "exit code 0");
+      }, 50);
+    };
+    w.found = { path: "/new/quire", source: "downloaded", version: "0.1.0" };
+    const done = sc.replace();
+    await vi.advanceTimersByTimeAsync(200);
+    await done;
+    expect(old.killed).toBe(false);
+    expect(w.spawned.map((s) => s.cmd)).toEqual(["/bin/quire", "/new/quire"]);
+    expect(sc.state.kind).toBe("online");
+    expect(w.notices).toEqual([]); // the old engine's exit was no crash
+    sc.stop();
   });
 });

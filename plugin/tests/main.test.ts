@@ -62,11 +62,11 @@ describe("QuirePlugin", () => {
     const tab = p.settingTabs[0]!;
     tab.display();
     const names = [...tab.containerEl.querySelectorAll(".setting-item-name")].map((e) => e.textContent);
-    expect(names.slice(0, 3)).toEqual(["Quire program", "State folder", "Models and indexing"]);
+    expect(names.slice(0, 4)).toEqual(["Quire program", "State folder", "Engine download address", "Models and indexing"]);
 
     await (Setting.all[1]!.components[0] as TextComponent).commitForTest("  /var/lib/quire  ");
     expect(p.settings.stateFolder).toBe("/var/lib/quire");
-    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "" });
+    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", releaseUrl: "", apiKey: "" });
     // The save started the sidecar's lifecycle (the plugin is offline): unload
     // stops it, so none of its file reads or notices outlive the test.
     p.unloadForTest();
@@ -116,9 +116,9 @@ describe("mergeSettings", () => {
   it.each([
     ["nothing stored", null, DEFAULT_SETTINGS],
     ["not an object", "oops", DEFAULT_SETTINGS],
-    ["wrong types dropped", { binaryPath: 3, stateFolder: "s" }, { binaryPath: "", stateFolder: "s", apiKey: "" }],
-    ["unknown keys dropped", { binaryPath: "b", extra: true }, { binaryPath: "b", stateFolder: "", apiKey: "" }],
-    ["the API key kept", { apiKey: "sk-1" }, { binaryPath: "", stateFolder: "", apiKey: "sk-1" }],
+    ["wrong types dropped", { binaryPath: 3, stateFolder: "s" }, { binaryPath: "", stateFolder: "s", releaseUrl: "", apiKey: "" }],
+    ["unknown keys dropped", { binaryPath: "b", extra: true }, { binaryPath: "b", stateFolder: "", releaseUrl: "", apiKey: "" }],
+    ["the API key kept", { apiKey: "sk-1" }, { binaryPath: "", stateFolder: "", releaseUrl: "", apiKey: "sk-1" }],
   ])("%s", (_name, stored, want) => {
     expect(mergeSettings(stored)).toEqual(want);
   });

@@ -1,17 +1,30 @@
-// The sidecar's lifecycle as the plugin sees it: attach to the sidecar that
-// serves this vault, or start one; reconnect with backoff after a drop;
-// stop the process on unload only if the plugin started it. No Obsidian
+// The engine's lifecycle as the plugin sees it: attach to the engine that
+// serves this vault, or find (or be told to download) the engine of the
+// plugin's own version and start it; restart it with backoff when it dies;
+// stop it on unload, politely first, if the plugin started it. No Obsidian
 // here: everything that touches the machine comes in through SidecarDeps.
-import { Client, type SocketFactory } from "./client";
+import { PROTOCOL_VERSION } from "../../../proto/proto.gen";
+import { Client, ClientError, type SocketFactory } from "./client";
 import { type ConnFile, connFilePath, parseConnFile } from "./connfile";
+import type { EngineSource, Found } from "./engine";
 
 /** ChildHandle is a process the plugin started (child_process in the app). */
 export interface ChildHandle {
   readonly pid: number | undefined;
-  /** kill asks the process to stop (SIGTERM): the sidecar then shuts down cleanly. */
+  /** terminate asks the process to stop (SIGTERM; on Windows, where there is none, it ends it). */
+  terminate(): void;
+  /** kill ends the process at once. */
   kill(): void;
   /** onExit is called once when the process ends or could not start. */
   onExit(cb: (code: number | null, why: string) => void): void;
+  /** stderrTail is the last lines the process wrote to stderr. */
+  stderrTail(): string[];
+}
+
+/** Action is a button on a notice. */
+export interface Action {
+  label: string;
+  run(): void;
 }
 
 /** SidecarDeps is everything the lifecycle needs from the machine and the app. */
@@ -20,19 +33,34 @@ export interface SidecarDeps {
   vaultPath: string;
   /** stateDir returns the state folder now (it follows the settings). */
   stateDir(): string;
-  /** binaryPath returns the `quire` executable configured now; empty when unset. */
-  binaryPath(): string;
+  /** locate finds the engine to start (see engine.findEngine), or null when there is none. */
+  locate(): Promise<Found | null>;
+  /** configured is the engine path in settings ("" when none), for the message when no engine is found. */
+  configured?(): string;
+  /** version is the engine version this plugin needs (its own). */
+  version: string;
+  /** parentPid is the app's process id, passed as --parent-pid so the engine ends with the app. */
+  parentPid: number;
   /** readFile returns a file's text, or null when it does not exist. */
   readFile(path: string): Promise<string | null>;
-  /** isExecutable reports whether path names a file that can be run. */
-  isExecutable(path: string): Promise<boolean>;
   /** spawn starts a process without a shell. */
   spawn(cmd: string, args: string[]): ChildHandle;
   /** isAlive reports whether a process id still runs (kill(pid, 0)). */
   isAlive(pid: number): boolean;
+  /** terminate asks another process to stop (an engine the plugin did not start, when it must be replaced). */
+  terminate(pid: number): void;
   socket: SocketFactory;
-  /** notify shows the user a short sentence (a Notice in the app). */
-  notify(message: string): void;
+  /** notify shows the user a short sentence (a Notice in the app), with buttons when actions are given. */
+  notify(message: string, actions?: Action[]): void;
+  /**
+   * setup opens the first-run panel for a problem (no engine, or one of
+   * another version), which downloads the right engine. The lifecycle opens
+   * it by itself once, at the first automatic start; after that, and when
+   * the user asked, a notice says the problem with a button to it.
+   */
+  setup?: (p: EngineProblem) => void;
+  /** showLog shows the engine's last stderr lines. */
+  showLog?(lines: string[]): void;
   /** log records detail for the developer console. */
   log(message: string, ...detail: unknown[]): void;
   clientName: string;
@@ -51,6 +79,12 @@ export interface Timing {
   startTimeoutMs: number;
   /** connectTimeoutMs bounds one handshake. */
   connectTimeoutMs: number;
+  /** restartMs is the delay before the first restart of a crashed engine; it doubles per try. */
+  restartMs: number;
+  /** stableMs is how long an engine must have served for its crash count to start over. */
+  stableMs: number;
+  /** stopTimeoutMs is how long an engine asked to stop gets before it is killed. */
+  stopTimeoutMs: number;
 }
 
 const DEFAULT_TIMING: Timing = {
@@ -59,7 +93,47 @@ const DEFAULT_TIMING: Timing = {
   pollMs: 250,
   startTimeoutMs: 60_000,
   connectTimeoutMs: 5000,
+  restartMs: 1000,
+  stableMs: 60_000,
+  stopTimeoutMs: 5000,
 };
+
+/** MAX_RESTARTS is how many times a crashed engine is started again before the plugin gives up and says so. */
+export const MAX_RESTARTS = 3;
+
+/** EngineProblem is why no engine can be started: none found, or one of another version. */
+export type EngineProblem =
+  | {
+      kind: "missing";
+      /** configured is the path in settings that holds no engine ("" when none is set). */
+      configured: string;
+    }
+  | {
+      kind: "mismatch";
+      /** version is the engine's ("" when it could not say). */
+      version: string;
+      /** want is the version this plugin needs. */
+      want: string;
+      source: EngineSource;
+      /** path is the engine's file, when the plugin found it. */
+      path?: string;
+      /** pid is the running engine's process, when one runs. */
+      pid?: number;
+    };
+
+/** EngineInfo is what the status view says about the engine. */
+export interface EngineInfo {
+  version: string;
+  source: EngineSource;
+  path: string;
+  pid: number;
+  /** restarts counts the restarts after crashes since it last served steadily. */
+  restarts: number;
+  /** lastExit says how the last crashed engine ended ("" when none did). */
+  lastExit: string;
+  /** mismatch is set when the running engine's version is not the plugin's. */
+  mismatch: boolean;
+}
 
 /** SidecarState is what the status bar and the views show. */
 export type SidecarState =
@@ -70,14 +144,18 @@ export type SidecarState =
       kind: "offline";
       /** reason is a short sentence for people. */
       reason: string;
-      /** canStart says whether a Start button can help (a binary is configured). */
+      /** canStart says whether a Start button can help (an engine is there to start). */
       canStart: boolean;
-      /** retryInMs is set while a reconnect is scheduled. */
+      /** retryInMs is set while a reconnect or restart is scheduled. */
       retryInMs?: number;
+      /** problem is set when the engine is missing or of another version: the first-run panel helps. */
+      problem?: EngineProblem;
     };
 
+type AttachResult = "online" | "none" | "busy" | "mismatch";
+
 /**
- * Sidecar owns the connection to this vault's sidecar and, when the plugin
+ * Sidecar owns the connection to this vault's engine and, when the plugin
  * started it, the process. Views read its state and subscribe to changes;
  * they never hold a client past a state change.
  */
@@ -87,12 +165,24 @@ export class Sidecar {
   private readonly timing: Timing;
   private child: ChildHandle | null = null;
   private childExited = false;
+  /** found is the engine the plugin started last. */
+  private found: Found | null = null;
+  private info: EngineInfo | null = null;
   private attempt = 0;
+  private restarts = 0;
+  private lastExit = "";
+  private onlineSince = 0;
   private timer: number | null = null;
   private disposed = false;
+  /** stopping is set while the plugin itself stops its engine: its exit is no crash. */
+  private stopping = false;
   /** run increases on every start/stop so that a stale async step can tell it lost. */
   private run = 0;
   private missingNoticed = "";
+  /** explicit says the user asked for the current start (a command, a button, a settings change). */
+  private explicit = false;
+  /** panelOffered is set once the first-run panel has opened by itself. */
+  private panelOffered = false;
 
   constructor(private readonly deps: SidecarDeps) {
     this.timing = { ...DEFAULT_TIMING, ...deps.timing };
@@ -108,9 +198,14 @@ export class Sidecar {
     return this.st.kind === "online" ? this.st.client : null;
   }
 
-  /** startedProcess reports whether the plugin runs the sidecar process itself. */
+  /** startedProcess reports whether the plugin runs the engine process itself. */
   get startedProcess(): boolean {
     return this.child !== null && !this.childExited;
+  }
+
+  /** engine describes the engine served by now (or last), or null before any. */
+  get engine(): EngineInfo | null {
+    return this.info ? { ...this.info, restarts: this.restarts, lastExit: this.lastExit } : null;
   }
 
   /** onChange calls cb on every state change; it returns the unsubscribe. */
@@ -120,40 +215,111 @@ export class Sidecar {
   }
 
   /**
-   * start attaches to a running sidecar, or starts one when none serves
-   * the vault and a binary is configured. It resolves when the sidecar is
-   * online or the attempt has ended offline (with a retry scheduled when
-   * one might help). explicit says the user asked (a command, a button):
-   * its notices show even when the same was said before.
+   * start attaches to a running engine, or starts one when none serves the
+   * vault. It resolves when the engine is online or the attempt has ended
+   * offline (with a retry scheduled when one might help). explicit says
+   * the user asked (a command, a button): its notices show even when the
+   * same was said before, and a crashed engine gets its tries anew.
    */
   async start(opts: { explicit?: boolean } = {}): Promise<void> {
     if (this.disposed) return;
-    // An explicit action (a command, a button) always gets its answer, even one given before.
-    if (opts.explicit) this.missingNoticed = "";
+    this.explicit = opts.explicit === true;
+    if (opts.explicit) {
+      this.missingNoticed = "";
+      this.restarts = 0;
+    }
     this.clearTimer();
     const run = ++this.run;
     this.attempt = 0;
     this.set({ kind: "connecting" });
-    if (await this.attach(run)) return;
-    if (run !== this.run) return;
+    const got = await this.attach(run);
+    if (run !== this.run || got === "online" || got === "mismatch") return;
+    if (got === "busy") {
+      // An engine runs for this vault but does not answer (yet): starting
+      // another would only fail on the index lock.
+      this.scheduleReconnect("Quire runs for this vault but does not answer yet.");
+      return;
+    }
     await this.launch(run);
   }
 
   /**
-   * stop closes the connection and, when the plugin started the sidecar,
-   * stops it. A sidecar someone else started keeps running.
+   * replace stops the engine that runs now (the plugin's, or another one
+   * when the user asked to update it) and starts the one locate finds: the
+   * freshly downloaded engine after "Update the engine".
+   */
+  async replace(): Promise<void> {
+    if (this.disposed) return;
+    this.clearTimer();
+    this.run++;
+    // The engine's exit and its socket's close are this step's doing, not a crash.
+    this.stopping = true;
+    const cf = await this.readConnFile();
+    const child = this.child && !this.childExited ? this.child : null;
+    if (child) {
+      await this.stopChild(child);
+    } else if (cf && cf.pid > 0 && this.deps.isAlive(cf.pid)) {
+      const client = this.client;
+      if (client) void client.request("shutdown", {}, { timeoutMs: this.timing.stopTimeoutMs }).catch(() => undefined);
+      else this.deps.terminate(cf.pid);
+      await this.waitGone(cf.pid);
+    }
+    this.client?.close();
+    this.stopping = false;
+    await this.start({ explicit: true });
+  }
+
+  /**
+   * stop closes the connection and, when the plugin started the engine,
+   * stops it: a shutdown request over the websocket (or SIGTERM when not
+   * connected), then a kill if it is still there after stopTimeoutMs. An
+   * engine someone else started keeps running.
    */
   stop(): void {
     this.disposed = true;
     this.run++;
     this.clearTimer();
-    this.client?.close();
-    if (this.child && !this.childExited) {
-      this.deps.log("stopping the sidecar the plugin started", this.child.pid);
-      this.child.kill();
+    const child = this.child && !this.childExited ? this.child : null;
+    if (child) {
+      this.deps.log("stopping the engine the plugin started", child.pid);
+      void this.stopChild(child);
+    } else {
+      this.client?.close();
     }
     this.set({ kind: "offline", reason: "stopped", canStart: false });
     this.listeners.clear();
+  }
+
+  /** stopChild asks the plugin's engine to stop and kills it after the timeout; it resolves once it is gone. */
+  private stopChild(child: ChildHandle): Promise<void> {
+    this.stopping = true;
+    const exited = new Promise<void>((resolve) => child.onExit(() => resolve()));
+    const client = this.client;
+    if (client) {
+      void client
+        .request("shutdown", {}, { timeoutMs: this.timing.stopTimeoutMs })
+        .catch((err: unknown) => {
+          // An engine from before the shutdown request: SIGTERM stops it cleanly (not on Windows).
+          this.deps.log("shutdown request", err);
+          child.terminate();
+        })
+        .finally(() => client.close());
+    } else {
+      child.terminate();
+    }
+    const killer = window.setTimeout(() => {
+      this.deps.log("the engine did not stop in time: killing it", child.pid);
+      child.kill();
+    }, this.timing.stopTimeoutMs);
+    return exited.then(() => window.clearTimeout(killer));
+  }
+
+  /** waitGone polls until pid has ended or the stop timeout has passed. */
+  private async waitGone(pid: number): Promise<void> {
+    const deadline = Date.now() + this.timing.stopTimeoutMs;
+    while (this.deps.isAlive(pid) && Date.now() < deadline) {
+      await new Promise<void>((resolve) => window.setTimeout(resolve, this.timing.pollMs));
+    }
   }
 
   private set(s: SidecarState): void {
@@ -174,14 +340,23 @@ export class Sidecar {
     return text === null ? null : parseConnFile(text);
   }
 
-  /** attach connects to the sidecar named by the connection file; it reports success. */
-  private async attach(run: number, wantPid?: number): Promise<boolean> {
+  /**
+   * attach connects to the engine named by the connection file. It says
+   * what it found: online; none (no file, or its process is gone); busy (a
+   * live engine that does not answer); mismatch (one that speaks another
+   * protocol, said to the user).
+   */
+  private async attach(run: number, wantPid?: number): Promise<AttachResult> {
     const cf = await this.readConnFile();
-    if (run !== this.run || !cf) return false;
-    if (wantPid !== undefined && cf.pid !== wantPid) return false; // a stale file from an earlier sidecar
+    if (run !== this.run || !cf) return "none";
+    if (wantPid !== undefined && cf.pid !== wantPid) return "none"; // a stale file from an earlier engine
     if (cf.pid > 0 && !this.deps.isAlive(cf.pid)) {
       this.deps.log("connection file names a process that is gone", cf.pid);
-      return false;
+      return "none";
+    }
+    if (cf.protocol !== 0 && cf.protocol !== PROTOCOL_VERSION) {
+      this.mismatch({ kind: "mismatch", version: cf.version, want: this.deps.version, source: "running", pid: cf.pid });
+      return "mismatch";
     }
     let client: Client;
     try {
@@ -194,61 +369,143 @@ export class Sidecar {
       });
     } catch (err) {
       this.deps.log("connect", err);
-      return false;
+      if (run !== this.run) return "none";
+      if (err instanceof ClientError && err.code === "unsupported_version") {
+        this.mismatch({ kind: "mismatch", version: cf.version, want: this.deps.version, source: "running", pid: cf.pid });
+        return "mismatch";
+      }
+      return cf.pid > 0 ? "busy" : "none";
     }
     if (run !== this.run) {
       client.close();
-      return false;
+      return "none";
     }
     this.attempt = 0;
+    const ours = this.child !== null && !this.childExited && cf.pid === this.child.pid && this.found !== null;
+    const version = client.welcome.version || cf.version;
+    this.info = {
+      version,
+      source: ours && this.found ? this.found.source : "running",
+      path: ours && this.found ? this.found.path : "",
+      pid: cf.pid,
+      restarts: 0,
+      lastExit: "",
+      mismatch: version !== this.deps.version,
+    };
+    this.onlineSince = Date.now();
     client.onClose((reason) => this.dropped(client, reason));
     this.set({ kind: "online", client });
-    return true;
+    if (version !== this.deps.version) {
+      // Same protocol, so it works; the plugin still says that it wants its own version.
+      const p: EngineProblem = { kind: "mismatch", version, want: this.deps.version, source: "running", pid: cf.pid };
+      const setup = this.deps.setup;
+      this.noticeOnce(
+        `version:${version}`,
+        `Quire's engine is version ${version}; this plugin is ${this.deps.version}. It works, but update the engine to match.`,
+        setup ? [{ label: "Update the engine", run: () => setup(p) }] : [],
+      );
+    }
+    return "online";
   }
 
-  /** launch starts the configured binary, or goes offline saying why it cannot. */
+  /** mismatch goes offline saying which engine version runs or was found and which is needed. */
+  private mismatch(p: Extract<EngineProblem, { kind: "mismatch" }>): void {
+    const what = p.version ? `version ${p.version}` : "an older version";
+    const where = p.source === "running" ? `The Quire engine running for this vault (pid ${p.pid ?? "?"}) is ${what}` : `The Quire engine at ${p.path ?? "?"} is ${what}`;
+    const reason = `${where}; this plugin needs ${p.want}.`;
+    this.set({ kind: "offline", reason, canStart: false, problem: p });
+    this.report(`mismatch:${p.version}:${p.path ?? p.pid ?? ""}`, p, `Quire: ${reason}${this.deps.setup ? "" : " Install the matching engine, or set its path in Settings → Quire."}`);
+  }
+
+  /**
+   * report tells the user about a problem once: the first-run panel at the
+   * first automatic start, else a notice with a button that opens it.
+   */
+  private report(key: string, p: EngineProblem, message: string): void {
+    const setup = this.deps.setup;
+    if (setup && !this.explicit && !this.panelOffered) {
+      this.panelOffered = true;
+      this.missingNoticed = key;
+      setup(p);
+      return;
+    }
+    this.noticeOnce(key, message, setup ? [{ label: p.kind === "missing" ? "Set up the engine" : "Update the engine", run: () => setup(p) }] : []);
+  }
+
+  /** launch finds the engine and starts it, or goes offline saying why it cannot. */
   private async launch(run: number): Promise<void> {
     if (this.child && !this.childExited) {
       // Ours is still starting or restarting its listener: wait for it.
       await this.waitForChild(run, this.child);
       return;
     }
-    const bin = this.deps.binaryPath().trim();
-    if (bin === "") {
-      this.set({ kind: "offline", reason: "Quire does not run for this vault and no quire program is set.", canStart: false });
-      this.noticeOnce("no-binary", "Quire does not run for this vault yet. Set the quire program in Settings → Quire to start it.");
-      return;
-    }
-    if (!(await this.deps.isExecutable(bin))) {
-      if (run !== this.run) return;
-      this.set({ kind: "offline", reason: `The quire program was not found at ${bin}.`, canStart: false });
-      this.noticeOnce(`missing:${bin}`, `Quire: the quire program was not found at ${bin}. Set its path in Settings → Quire.`);
-      return;
-    }
+    const found = await this.deps.locate();
     if (run !== this.run) return;
-    const args = ["serve", "--vault", this.deps.vaultPath, "--state", this.deps.stateDir()];
-    this.deps.log("starting", bin, args);
+    if (!found) {
+      const configured = this.deps.configured?.() ?? "";
+      const p: EngineProblem = { kind: "missing", configured };
+      const reason = configured ? `The quire program was not found at ${configured}, nor anywhere else Quire looks.` : "Quire's engine is not on this computer yet.";
+      this.set({ kind: "offline", reason, canStart: false, problem: p });
+      this.report(`missing:${configured}`, p, `Quire: ${configured ? `the quire program was not found at ${configured}` : "Quire's engine was not found on this computer"}. ${this.deps.setup ? "Download it, or set" : "Set"} its path in Settings → Quire.`);
+      return;
+    }
+    if (found.version !== this.deps.version) {
+      this.mismatch({ kind: "mismatch", version: found.version, want: this.deps.version, source: found.source, path: found.path });
+      return;
+    }
+    const args = ["serve", "--vault", this.deps.vaultPath, "--state", this.deps.stateDir(), "--parent-pid", String(this.deps.parentPid)];
+    this.deps.log("starting", found.path, args);
     this.set({ kind: "starting" });
     let child: ChildHandle;
     try {
-      child = this.deps.spawn(bin, args);
+      child = this.deps.spawn(found.path, args);
     } catch (err) {
-      this.set({ kind: "offline", reason: `Could not start ${bin}: ${String(err)}`, canStart: true });
+      this.set({ kind: "offline", reason: `Could not start ${found.path}: ${String(err)}`, canStart: true });
       return;
     }
+    this.found = found;
     this.child = child;
     this.childExited = false;
-    child.onExit((code, why) => {
-      if (this.child !== child) return;
-      this.childExited = true;
-      this.deps.log("sidecar exited", code, why);
-      if (this.disposed) return;
-      if (this.st.kind === "starting") {
-        this.set({ kind: "offline", reason: `Quire stopped while starting: ${why}`, canStart: true });
-        this.deps.notify(`Quire stopped while starting (${why}). The developer console has the detail.`);
-      }
-    });
+    child.onExit((code, why) => this.exited(child, code, why));
     await this.waitForChild(run, child);
+  }
+
+  /** exited reacts to the end of a process the plugin started: a crash is restarted with backoff, three times. */
+  private exited(child: ChildHandle, code: number | null, why: string): void {
+    if (this.child !== child) return;
+    this.childExited = true;
+    this.deps.log("engine exited", code, why);
+    if (this.disposed || this.stopping) return;
+    this.lastExit = why;
+    if (this.onlineSince > 0 && Date.now() - this.onlineSince >= this.timing.stableMs) this.restarts = 0;
+    this.onlineSince = 0;
+    this.clearTimer();
+    const run = ++this.run;
+    // The socket closes too; dropped leaves the crash to this handler.
+    this.client?.close();
+    if (this.restarts >= MAX_RESTARTS) {
+      const tail = child.stderrTail();
+      this.set({ kind: "offline", reason: `Quire's engine stopped ${MAX_RESTARTS + 1} times (${why}).`, canStart: true });
+      this.deps.notify(
+        `Quire's engine stopped again (${why}) after ${MAX_RESTARTS} restarts, so it was left stopped. Start it again from the status view.`,
+        this.deps.showLog ? [{ label: "Show log", run: () => this.deps.showLog?.(tail) }] : [],
+      );
+      return;
+    }
+    const delay = this.timing.restartMs * 2 ** this.restarts;
+    this.restarts++;
+    this.set({
+      kind: "offline",
+      reason: `Quire's engine stopped (${why}); starting it again (try ${this.restarts} of ${MAX_RESTARTS}).`,
+      canStart: true,
+      retryInMs: delay,
+    });
+    this.timer = window.setTimeout(() => {
+      this.timer = null;
+      if (run !== this.run || this.disposed) return;
+      this.set({ kind: "starting" });
+      void this.launch(run);
+    }, delay);
   }
 
   /** waitForChild polls for the started process's connection file and attaches. */
@@ -256,20 +513,20 @@ export class Sidecar {
     const deadline = Date.now() + this.timing.startTimeoutMs;
     while (run === this.run && this.child === child && !this.childExited) {
       // No pid yet means the spawn has not happened (or failed: onExit follows).
-      if (child.pid !== undefined && (await this.attach(run, child.pid))) return;
+      if (child.pid !== undefined && (await this.attach(run, child.pid)) === "online") return;
       if (Date.now() >= deadline) {
         this.set({ kind: "offline", reason: "Quire did not start in time.", canStart: true });
         return;
       }
-      await new Promise<void>((resolve) => {
-        this.timer = window.setTimeout(resolve, this.timing.pollMs);
-      });
+      // Not this.timer: clearTimer (a crash, a stop) would leave this wait, and start, hanging for good.
+      await new Promise<void>((resolve) => window.setTimeout(resolve, this.timing.pollMs));
     }
   }
 
-  /** dropped reacts to a lost connection: retry with backoff. */
+  /** dropped reacts to a lost connection: retry with backoff, unless the plugin's engine died (exited restarts it). */
   private dropped(client: Client, reason: string): void {
-    if (this.disposed || this.client !== client) return;
+    if (this.disposed || this.client !== client || this.stopping) return;
+    if (this.child && this.childExited) return;
     this.deps.log("connection lost", reason);
     this.scheduleReconnect(`Connection lost: ${reason}.`);
   }
@@ -277,8 +534,7 @@ export class Sidecar {
   private scheduleReconnect(reason: string): void {
     const delay = Math.min(this.timing.backoffMs * 2 ** this.attempt, this.timing.maxBackoffMs);
     this.attempt++;
-    const canStart = this.deps.binaryPath().trim() !== "";
-    this.set({ kind: "offline", reason, canStart, retryInMs: delay });
+    this.set({ kind: "offline", reason, canStart: this.child !== null || this.found !== null, retryInMs: delay });
     const run = ++this.run;
     this.clearTimer();
     this.timer = window.setTimeout(() => {
@@ -288,21 +544,22 @@ export class Sidecar {
   }
 
   /**
-   * reconnect only attaches: a sidecar that went away may be restarting or
+   * reconnect only attaches: an engine that went away may be restarting or
    * may have been stopped on purpose, and starting another behind the
-   * user's back could loop on a crash. The Start button calls start.
+   * user's back could loop. The plugin's own engine, when it dies, is
+   * restarted by exited; the Start button calls start.
    */
   private async reconnect(run: number): Promise<void> {
     if (run !== this.run) return;
     this.set({ kind: "connecting" });
-    if (await this.attach(run)) return;
-    if (run !== this.run) return;
-    this.scheduleReconnect("Quire is not answering.");
+    const got = await this.attach(run);
+    if (run !== this.run || got === "online" || got === "mismatch") return;
+    this.scheduleReconnect(got === "busy" ? "Quire runs for this vault but does not answer yet." : "Quire is not answering.");
   }
 
-  private noticeOnce(key: string, message: string): void {
+  private noticeOnce(key: string, message: string, actions: Action[] = []): void {
     if (this.disposed || this.missingNoticed === key) return;
     this.missingNoticed = key;
-    this.deps.notify(message);
+    this.deps.notify(message, actions);
   }
 }

@@ -1,6 +1,8 @@
 import { type App, Modal } from "obsidian";
 import type { QueueItem, SkippedFile } from "../../../proto/proto.gen";
 import { type Batch, plainReason } from "../ingest";
+import { ENGINE_VERSION, SOURCE_TEXT } from "../sidecar/engine";
+import type { EngineInfo, EngineProblem } from "../sidecar/lifecycle";
 import { type IndexSnapshot, indexingPercent, percent, statusBarText, vectorPercent } from "../sidecar/status";
 
 /** StatusBarDeps is what the status bar item needs. */
@@ -60,6 +62,12 @@ export interface StatusDeps {
   ingest?: IngestFollower;
   /** model says which language model answers, or null when unknown. */
   model?(): string | null;
+  /** engine describes the engine (version, where it came from), or null before any. */
+  engine?(): EngineInfo | null;
+  /** problem is why no engine can start (missing, another version), or null. */
+  problem?(): EngineProblem | null;
+  /** setup opens the first-run panel for a problem. */
+  setup?: (p: EngineProblem) => void;
 }
 
 // The system locale, as the dates beside these numbers use.
@@ -157,6 +165,12 @@ export class StatusModal extends Modal {
     summary.setAttr("aria-live", "polite");
     if (s.state === "offline") {
       el.createDiv({ cls: "quire-status-line", text: s.offlineReason });
+      const problem = this.deps.problem?.() ?? null;
+      if (problem && this.deps.setup) {
+        const setup = this.deps.setup;
+        const btn = el.createEl("button", { cls: "mod-cta", text: problem.kind === "missing" ? "Set up the engine" : "Update the engine" });
+        btn.addEventListener("click", () => setup(problem));
+      }
       // Offer Start only when it can work; else say what would make it work.
       if (s.canStart) {
         const btn = el.createEl("button", { cls: "mod-cta", text: "Start Quire" });
@@ -194,7 +208,14 @@ export class StatusModal extends Modal {
       row("Last indexed", st.lastIndexed ? new Date(st.lastIndexed).toLocaleString() : "not yet");
       const model = this.deps.model?.() ?? null;
       if (model !== null) row("Model", model);
-      row("Quire", `version ${st.version}`);
+      const eng = this.deps.engine?.() ?? null;
+      if (eng) {
+        row("Engine", `${eng.version}, ${SOURCE_TEXT[eng.source]}${eng.path ? ` (${eng.path})` : ""}${eng.pid > 0 ? `, pid ${eng.pid}` : ""}`);
+        if (eng.mismatch) row("Engine version", `not this plugin's (${ENGINE_VERSION}): update the engine`);
+        if (eng.restarts > 0) row("Restarts", `${eng.restarts} after a crash (last: ${eng.lastExit})`);
+      } else {
+        row("Quire", `version ${st.version}`);
+      }
       if (s.progress && s.progress.done < s.progress.total) {
         row("Running", `${s.progress.phase} ${count.format(s.progress.done)} / ${count.format(s.progress.total)}`);
       }
