@@ -11,7 +11,7 @@ import type { EngineSource, Found } from "./engine";
 /** ChildHandle is a process the plugin started (child_process in the app). */
 export interface ChildHandle {
   readonly pid: number | undefined;
-  /** terminate asks the process to stop (SIGTERM; on Windows, where there is none, it ends it). */
+  /** terminate asks the process to stop: its stdin pipe closed, and SIGTERM where there is one. */
   terminate(): void;
   /** kill ends the process at once. */
   kill(): void;

@@ -120,7 +120,10 @@ export function spawnProcess(cmd: string, args: string[], log: (msg: string) => 
       return child.pid;
     },
     terminate: () => {
-      child.kill("SIGTERM");
+      // The engine stops cleanly when its stdin closes, on every OS; SIGTERM
+      // too where there is one (on Windows kill("SIGTERM") is a hard kill).
+      child.stdin?.end();
+      if (process.platform !== "win32") child.kill("SIGTERM");
     },
     kill: () => {
       child.kill("SIGKILL");

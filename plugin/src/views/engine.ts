@@ -49,7 +49,8 @@ export class EngineModal extends Modal {
     const inst = this.deps.installer;
     const p = this.deps.problem;
     if (p.kind === "missing") {
-      el.createEl("p", { text: "Quire's engine, the program that indexes and searches your notes on this computer, was not found: not in the plugin's settings, not downloaded by the plugin, not on the system path or in the usual install folders." });
+      const where = p.configured ? `not found at ${p.configured} (the path in the plugin's settings)` : "not found: not in the plugin's settings";
+      el.createEl("p", { text: `Quire's engine, the program that indexes and searches your notes on this computer, was ${where}, not downloaded by the plugin, and not on the system path or in the usual install folders.` });
     } else {
       const where = p.source === "running" ? `The engine running for this vault` : `The engine at ${p.path ?? "?"}`;
       el.createEl("p", { text: `${where} is ${p.version ? `version ${p.version}` : "an older version"}; this plugin needs version ${p.want}.` });

@@ -11,6 +11,7 @@
 //   HARNESS_OUT=DIR     screenshots there (default: the repository's tmp/harness-screenshots, gitignored)
 //   HARNESS_QUIRE=PATH  use this quire binary instead of building sidecar/
 //   HARNESS_KEEP=1      keep the temporary vaults and profile
+//   HARNESS_ONLY=engine run only the engine's first-run scenarios (engine.mjs)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -20,6 +21,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import esbuild from "esbuild";
 import { chromium } from "playwright-core";
+import { engineScenarios, makeRelease } from "./engine.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pluginDir = join(here, "..", "..");
@@ -318,6 +320,14 @@ async function main() {
   const manifest = JSON.parse(readFileSync(join(repo, "manifest.json"), "utf8"));
   const mainJs = join(pluginDir, "main.js");
   log(`main.js is ${statSync(mainJs).size} bytes`);
+  // A release build of main.js: the fake release's engine hash compiled in, as scripts/release does with dist/.
+  const release = await makeRelease(join(tmp, "release"), manifest.version, bin);
+  const releaseMain = join(tmp, "main-release.js");
+  execFileSync(process.execPath, ["esbuild.config.mjs", "production"], {
+    cwd: pluginDir,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, QUIRE_ENGINE_DIR: release.folder, QUIRE_PLUGIN_OUT: releaseMain },
+  });
   const read = (p) => () => readFileSync(p);
   const pages = await startPageServer({
     "/page.html": { type: "text/html", body: read(join(here, "page.html")) },
@@ -326,6 +336,7 @@ async function main() {
     "/theme.css": { type: "text/css", body: read(join(here, "theme.css")) },
     "/styles.css": { type: "text/css", body: read(join(repo, "styles.css")) },
     "/main.js": { type: "text/javascript", body: read(mainJs) },
+    "/main-release.js": { type: "text/javascript", body: read(releaseMain) },
     "/obsidian-stub.js": { type: "text/javascript", body: () => stub.outputFiles[0].contents },
     "/codemirror.js": {
       type: "text/javascript",
@@ -334,7 +345,7 @@ async function main() {
     },
   });
   const proxy = await startOriginProxy();
-  const pageUrl = `http://127.0.0.1:${pages.address().port}/?proxy=${proxy.address().port}`;
+  const pageUrl = `http://127.0.0.1:${pages.address().port}/?proxy=${proxy.address().port}&pid=${process.pid}`;
 
   const context = await chromium.launchPersistentContext(join(tmp, "profile"), {
     executablePath: CHROMIUM,
@@ -355,13 +366,35 @@ async function main() {
   // What the page's fs and child_process shims forward to.
   const pageOf = new Map();
   const kids = new Map();
-  await context.exposeFunction("harnessFs", async ({ op, path, mode, text }) => {
+  // Every process the pages started, in order (kids is keyed by a page's own counter, which each page starts at 1).
+  const allKids = [];
+  await context.exposeFunction("harnessFs", async ({ op, path, mode, text, base64, to }) => {
     try {
       if (op === "read") return { text: await fsp.readFile(path, "utf8") };
       if (op === "stat") return { isFile: (await fsp.stat(path)).isFile() };
       if (op === "list") return { files: vaultFiles(path) };
       if (op === "write") {
         await fsp.writeFile(path, text);
+        return {};
+      }
+      if (op === "writeBytes") {
+        await fsp.writeFile(path, Buffer.from(base64, "base64"), mode === undefined ? {} : { mode });
+        return {};
+      }
+      if (op === "mkdir") {
+        await fsp.mkdir(path, { recursive: true });
+        return {};
+      }
+      if (op === "chmod") {
+        await fsp.chmod(path, mode);
+        return {};
+      }
+      if (op === "rename") {
+        await fsp.rename(path, to);
+        return {};
+      }
+      if (op === "unlink") {
+        await fsp.unlink(path);
         return {};
       }
       if (op === "access") {
@@ -374,15 +407,20 @@ async function main() {
     }
   });
   let currentPage = null;
-  await context.exposeFunction("harnessSpawn", (id, cmd, args) => {
+  await context.exposeFunction("harnessSpawn", (id, cmd, args, stdio) => {
     try {
-      const child = spawn(cmd, args, { stdio: ["ignore", "ignore", "pipe"] });
+      // The plugin's stdio choice is kept: the engine gets a stdin pipe from this process, as from Obsidian's.
+      const child = spawn(cmd, args, { stdio: stdio ?? ["ignore", "ignore", "pipe"] });
       const page = currentPage;
       kids.set(id, child);
+      allKids.push(child);
       pageOf.set(id, page);
-      child.stderr.setEncoding("utf8");
-      child.stderr.on("data", (d) => void page.evaluate(([i, d]) => window.__harnessChild(i, "stderr", d), [id, d]).catch(() => {}));
-      child.on("exit", (code, signal) => {
+      child.stderr?.setEncoding("utf8");
+      child.stderr?.on("data", (d) => void page.evaluate(([i, d]) => window.__harnessChild(i, "stderr", d), [id, d]).catch(() => {}));
+      child.stdout?.setEncoding("utf8");
+      child.stdout?.on("data", (d) => void page.evaluate(([i, d]) => window.__harnessChild(i, "stdout", d), [id, d]).catch(() => {}));
+      // close, not exit: it comes after the last stdout and stderr data, as the page must see them.
+      child.on("close", (code, signal) => {
         void page.evaluate(([i, c, s]) => window.__harnessChild(i, "exit", c, s), [id, code, signal]).catch(() => {});
       });
       return new Promise((resolve) => {
@@ -459,6 +497,11 @@ async function main() {
   const sidecars = [];
   const servers = [];
   try {
+    // 0. The engine's first run: discovery, the first-run panel, a fake release server.
+    await engineScenarios({ tmp, bin, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles, servers, release });
+    // (A labelled block, not an if, so that the scenarios below keep their indentation.)
+    rest: {
+    if (process.env.HARNESS_ONLY === "engine") break rest;
     // 1. Attach to a running sidecar; the related panel lists neighbours.
     const vaultA = await copyVault(join(tmp, "vault-a"));
     const scA = new Sidecar(bin, vaultA);
@@ -647,7 +690,7 @@ async function main() {
       await pageB.evaluate(() => window.harness.command("open-related"));
       await pageB.evaluate(() => window.harness.open("Garden/Monstera care.md"));
       await waitFor(pageB, () => window.harness.relatedTitles().length > 0);
-      const kid = [...kids.values()].at(-1);
+      const kid = allKids.filter((k) => k.spawnargs.includes("serve")).at(-1);
       expect(kid && kid.exitCode === null, "no sidecar process was started");
       const exited = new Promise((r) => (kid.exitCode !== null ? r() : kid.once("exit", r)));
       await pageB.evaluate(() => window.harness.unload());
@@ -663,11 +706,14 @@ async function main() {
         settings: { binaryPath: join(tmp, "no-such-quire"), stateFolder: "" },
         manifest,
       });
+      // The first automatic start opens the first-run panel, which names the path that holds nothing.
+      await pageC.waitForSelector(".quire-engine-modal", { timeout: 20_000 });
+      const panel = await pageC.textContent(".quire-engine-modal");
+      expect(panel.includes(`not found at ${join(tmp, "no-such-quire")}`), `panel: ${panel}`);
+      await pageC.evaluate(() => window.harness.closeModals());
       await pageC.evaluate(() => window.harness.command("open-related"));
       await pageC.evaluate(() => window.harness.open("Welcome.md"));
       await pageC.waitForSelector(".quire-related-offline", { timeout: 5000 });
-      const notices = await pageC.evaluate(() => window.harness.stub.Notice.shown);
-      expect(notices.some((n) => n.includes("not found") && n.includes("Settings")), `notices: ${notices}`);
       expect((await pageC.evaluate(() => window.harness.statusText())) === "Quire: offline", "status bar");
       // Typing a program path letter by letter: nothing is saved or started until the field is left.
       const noticesBefore = (await pageC.evaluate(() => window.harness.notices())).length;
@@ -1086,6 +1132,7 @@ async function main() {
       await pageF.close();
       await scF.stop();
     });
+    } // rest
   } finally {
     await context.close().catch(() => {});
     for (const s of sidecars) await s.stop().catch(() => {});
