@@ -41,6 +41,8 @@ func (e *Engine) compileOptions() compile.Options {
 		Exists:   worker.Exists(e.vault, snap.entries),
 		MaxCalls: cfg.Ingest.MaxCalls,
 		Private:  cfg.Private,
+		// A source note the indexer would skip as too large is no note.
+		MaxNoteBytes: cfg.MaxFileBytes,
 	}
 	if m := e.answerModel(); m != nil {
 		opt.Model = m

@@ -78,6 +78,10 @@ type Options struct {
 	// planning; config ingest.max_calls). 0 means DefaultMaxCalls; below 2
 	// counts as 2 (one read, one plan).
 	MaxCalls int
+	// MaxNoteBytes caps the size of a source note (config max_file_bytes,
+	// so the indexer reads it): the clean text of an unsummarised note is
+	// cut to fit and the note says so. 0 means DefaultMaxNoteBytes.
+	MaxNoteBytes int64
 	// Progress reports the step and, for reading, chunk i of n. May be nil.
 	Progress func(step ingest.Step, i, n int)
 	// Written is told of every note written, as it is written. May be nil.
@@ -85,6 +89,9 @@ type Options struct {
 	// Reviewed is told of every review item written. May be nil.
 	Reviewed func(ingest.Reviewed)
 }
+
+// DefaultMaxNoteBytes is config's default max_file_bytes.
+const DefaultMaxNoteBytes = 5 << 20
 
 // Result is what Compile wrote.
 type Result struct {

@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/quire-app/quire/sidecar/ingest/extract"
 	"github.com/quire-app/quire/sidecar/markdown"
 )
@@ -204,10 +206,59 @@ func renderSource(c *compiler, d draft) ([]byte, error) {
 		}
 	} else {
 		b.WriteString("## Text\n\n")
-		b.WriteString(demote(strings.TrimSpace(doc.Markdown)))
+		text := demote(strings.TrimSpace(doc.Markdown))
+		front, err := yaml.Marshal(meta)
+		if err != nil {
+			return nil, err
+		}
+		// What the note holds besides the text: frontmatter (and its
+		// hash), the sections above, the notice below.
+		room := c.maxNoteBytes() - int64(len(front)+b.Len()+1024)
+		if int64(len(text)) > room {
+			kept := cutText(text, int(max(room, 0)))
+			where := "the source"
+			if c.src.Raw != "" {
+				where = "the " + rawLink(c.src.Raw)
+			}
+			fmt.Fprintf(&b, "> [!note] Text shortened\n> The source's text is %s; this note keeps the first %s, so that Quire can index it. The whole text is in %s.\n\n",
+				megabytes(len(text)), megabytes(len(kept)), where)
+			text = kept
+		}
+		b.WriteString(text)
 		b.WriteString("\n")
 	}
 	return seal(meta, b.String())
+}
+
+func (c *compiler) maxNoteBytes() int64 {
+	if c.opt.MaxNoteBytes > 0 {
+		return c.opt.MaxNoteBytes
+	}
+	return DefaultMaxNoteBytes
+}
+
+// cutText returns at most n bytes of s, ending at a paragraph break (or a
+// line, or a character) in its second half.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	if i := strings.LastIndex(s, "\n\n"); i > n/2 {
+		return s[:i]
+	}
+	if i := strings.LastIndexByte(s, '\n'); i > n/2 {
+		return s[:i]
+	}
+	return strings.ToValidUTF8(s, "") // the last character may be cut
+}
+
+// megabytes prints a size for a reader: "30.2 MB", "850 KB".
+func megabytes(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d KB", (n+1023)/1024)
 }
 
 // leftOut says what extraction removed from the text, or "".

@@ -3,11 +3,13 @@ package compile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/quire-app/quire/sidecar/ingest/extract"
 	"github.com/quire-app/quire/sidecar/vault"
 )
 
@@ -104,5 +106,34 @@ func TestCompileMendsItsLog(t *testing.T) {
 	defer f.close()
 	if err := f.write("x.md", []byte("a\x00b"), true); !errors.Is(err, vault.ErrBinary) {
 		t.Errorf("writing a NUL: %v, want %v", err, vault.ErrBinary)
+	}
+}
+
+// TestLongSourceNoteCapped: the clean text of a source far larger than
+// max_file_bytes is cut so the note stays under it, and the note says what
+// was left out and where the whole text is.
+func TestLongSourceNoteCapped(t *testing.T) {
+	dir := t.TempDir()
+	var md strings.Builder
+	for i := 0; md.Len() < 600<<10; i++ {
+		fmt.Fprintf(&md, "Paragraph %d of a very long log, with words enough to fill a line or two of text. čeština\n\n", i)
+	}
+	doc := &extract.Doc{Title: "Long log", Markdown: md.String(), Text: md.String()}
+	const limit = 100 << 10
+	res, err := Compile(context.Background(), source(doc, "/tmp/long.txt"), Options{Vault: dir, Folder: "Quire", MaxNoteBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note, err := vault.Read(dir, res.Note, limit)
+	if err != nil {
+		t.Fatalf("the indexer skips the note: %v", err)
+	}
+	body := string(note.Raw)
+	if !strings.Contains(body, "> [!note] Text shortened\n> The source's text is 601 KB; this note keeps the first 99 KB, so that Quire can index it.") ||
+		!strings.Contains(body, "The whole text is in the [[Quire/raw/page.html|original]].") {
+		t.Errorf("the note does not say it was cut:\n%.1500s", body)
+	}
+	if !strings.Contains(body, "Paragraph 0 of a very long log") || !strings.HasSuffix(body, "čeština\n") {
+		t.Errorf("the note does not keep the text's start, cut at a paragraph:\n…%s", body[len(body)-300:])
 	}
 }
