@@ -46,7 +46,7 @@ type Info struct {
 // to what the Go toolchain stamped (vcs.revision, vcs.time) when -ldflags
 // did not set them.
 func Get() Info {
-	in := Info{Version: strings.TrimPrefix(version, "v"), Commit: commit, Date: date, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, PDF: cgoEnabled}
+	in := Info{Version: strings.TrimPrefix(version, "v"), Commit: stamped(commit), Date: stamped(date), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, PDF: cgoEnabled}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch {
@@ -58,6 +58,17 @@ func Get() Info {
 		}
 	}
 	return in
+}
+
+// stamped drops the placeholders GoReleaser writes when it cannot read the
+// commit (seen in a git worktree: "none" and the zero time), so that they
+// read as unknown rather than as a commit named none built in year 1.
+func stamped(s string) string {
+	switch s {
+	case "none", "unknown", "0001-01-01T00:00:00Z":
+		return ""
+	}
+	return s
 }
 
 // Version is the release version alone.

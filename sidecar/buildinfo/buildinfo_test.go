@@ -41,3 +41,23 @@ func TestGetAndString(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceholdersReadAsUnknown: GoReleaser's "none" commit and zero date
+// (what it stamps when it cannot read git) are not shown as if real.
+func TestPlaceholdersReadAsUnknown(t *testing.T) {
+	oldCommit, oldDate := commit, date
+	t.Cleanup(func() { commit, date = oldCommit, oldDate })
+	commit, date = "none", "0001-01-01T00:00:00Z"
+	in := Get()
+	if in.Commit == "none" || strings.HasPrefix(in.Date, "0001-") {
+		t.Fatalf("placeholders kept: commit %q, date %q", in.Commit, in.Date)
+	}
+	commit, date = "0123456789abcdef", "2026-12-01T22:00:00Z"
+	in = Get()
+	if in.Commit != "0123456789abcdef" || in.Date != "2026-12-01T22:00:00Z" {
+		t.Fatalf("real stamps lost: commit %q, date %q", in.Commit, in.Date)
+	}
+	if s := in.String(); !strings.Contains(s, "(0123456789ab, 2026-12-01T22:00:00Z)") {
+		t.Fatalf("String() = %q", s)
+	}
+}
