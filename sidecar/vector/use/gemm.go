@@ -297,58 +297,100 @@ func madd6(c0, c1, c2, c3, c4, c5 float32, g []float32, b float32) (float32, flo
 	return c0 + g[0]*b, c1 + g[1]*b, c2 + g[2]*b, c3 + g[3]*b, c4 + g[4]*b, c5 + g[5]*b
 }
 
-// sparseMax is the share of nonzero values in A below which mulSparse
-// skips the zeros. The hidden rows of the feed-forward layers come out of a
-// ReLU and are about nine tenths zeros on English passages.
-const sparseMax = 0.25
+// sparseMax is the share of nonzero values in A below which gemmSparse
+// runs instead of the dense kernel. The hidden rows of the feed-forward
+// layers come out of a ReLU and are about 7% nonzero on English passages;
+// there BenchmarkGemmSparse measured the sparse product at about half the
+// CPU time of the SSE kernel and an eighth of the portable one. Its cost
+// grows with the share of nonzeros, so the cut-offs keep a margin.
+func sparseMax() float64 {
+	if haveSSE {
+		return 0.1
+	}
+	return 0.3
+}
 
-// gemmSparse is gemm for an A whose rows are mostly zeros, done row by row
-// over the nonzero values only: about a tenth of the multiply-adds on the
-// ReLU output, in plain Go. B must be float32 (only the kernels without
-// float16 weights call it); idx and val are scratch of A's width.
-func gemmSparse(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []float32, flags int, idx []int32, val []float32) {
+// sparseRows is how many rows gemmSparse lists the nonzeros of before it
+// walks the weights: each 16-column panel (96 KiB for 1536 rows) is then
+// read once for all of them while it sits in L2, instead of once a row.
+const sparseRows = 64
+
+// sparseScratch holds the nonzero values of up to sparseRows rows of A:
+// row i's are idx[start[i]:start[i+1]] (their column in A times 16, an
+// offset into a panel) and the same range of val.
+type sparseScratch struct {
+	idx   []int32
+	val   []float32
+	start [sparseRows + 1]int
+}
+
+func newSparseScratch(k int) *sparseScratch {
+	return &sparseScratch{idx: make([]int32, sparseRows*k), val: make([]float32, sparseRows*k)}
+}
+
+// gemmSparse is gemm for an A whose rows are mostly zeros, done over the
+// nonzero values only: about a tenth of the multiply-adds on the ReLU
+// output, in plain Go. B must be float32 (only the kernels without float16
+// weights call it); s must have been made for at least b.k columns.
+func gemmSparse(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []float32, flags int, s *sparseScratch) {
 	if bias == nil {
 		bias = zeros[:b.n]
 	}
 	k := b.k
 	panel := k * tileCols
-	for i := 0; i < m; i++ {
+	for r0 := 0; r0 < m; r0 += sparseRows {
+		rows := min(sparseRows, m-r0)
 		nz := 0
-		for p, v := range a[i*lda : i*lda+k] {
-			if v != 0 {
-				idx[nz], val[nz] = int32(p*tileCols), v
-				nz++
+		for i := 0; i < rows; i++ {
+			s.start[i] = nz
+			for p, v := range a[(r0+i)*lda : (r0+i)*lda+k] {
+				if v != 0 {
+					s.idx[nz], s.val[nz] = int32(p*tileCols), v
+					nz++
+				}
 			}
 		}
-		ix := idx[:nz]
-		vs := val[:len(ix)]
-		row := c[i*ldc : i*ldc+b.n]
+		s.start[rows] = nz
 		for p := 0; p < b.n/tileCols; p++ {
 			w := b.data[p*panel : (p+1)*panel]
-			for q := 0; q < tileCols; q += 4 {
-				out := row[p*tileCols+q : p*tileCols+q+4 : p*tileCols+q+4]
-				bs := bias[p*tileCols+q : p*tileCols+q+4 : p*tileCols+q+4]
-				c0, c1, c2, c3 := bs[0], bs[1], bs[2], bs[3]
-				if flags&accumulate != 0 {
-					c0, c1, c2, c3 = c0+out[0], c1+out[1], c2+out[2], c3+out[3]
-				}
-				// Four columns at a time: four accumulators, four products
-				// and the A value fit the registers of every architecture.
-				wq := w[q:]
-				for t, off := range ix {
-					o := int(off)
-					g := wq[o : o+4 : o+4] // the one check in this loop
-					v := vs[t]
-					c0 += v * g[0]
-					c1 += v * g[1]
-					c2 += v * g[2]
-					c3 += v * g[3]
-				}
-				if flags&relu != 0 {
-					c0, c1, c2, c3 = max(c0, 0), max(c1, 0), max(c2, 0), max(c3, 0)
-				}
-				out[0], out[1], out[2], out[3] = c0, c1, c2, c3
+			for i := 0; i < rows; i++ {
+				ix := s.idx[s.start[i]:s.start[i+1]]
+				vs := s.val[s.start[i]:s.start[i+1]]
+				out := c[(r0+i)*ldc+p*tileCols : (r0+i)*ldc+(p+1)*tileCols]
+				sparseRow(out, w, ix, vs, bias[p*tileCols:(p+1)*tileCols], flags)
 			}
 		}
+	}
+}
+
+// sparseRow computes 16 columns of one row of C from the row's nonzero
+// values (vs, at panel offsets ix) and a weight panel w.
+func sparseRow(out, w []float32, ix []int32, vs []float32, bias []float32, flags int) {
+	vs = vs[:len(ix)]
+	out, bias = out[:tileCols], bias[:tileCols]
+	for q := 0; q < tileCols; q += 4 {
+		o := out[q : q+4 : q+4]
+		bs := bias[q : q+4 : q+4]
+		c0, c1, c2, c3 := bs[0], bs[1], bs[2], bs[3]
+		if flags&accumulate != 0 {
+			c0, c1, c2, c3 = c0+o[0], c1+o[1], c2+o[2], c3+o[3]
+		}
+		// Four columns at a time: four accumulators, four products and
+		// the A value fit the registers of every architecture. (Sixteen
+		// sums kept in memory, or two nonzeros a step, measured slower.)
+		wq := w[q:]
+		for t, off := range ix {
+			j := int(off)
+			g := wq[j : j+4 : j+4] // the one check in this loop
+			v := vs[t]
+			c0 += v * g[0]
+			c1 += v * g[1]
+			c2 += v * g[2]
+			c3 += v * g[3]
+		}
+		if flags&relu != 0 {
+			c0, c1, c2, c3 = max(c0, 0), max(c1, 0), max(c2, 0), max(c3, 0)
+		}
+		o[0], o[1], o[2], o[3] = c0, c1, c2, c3
 	}
 }

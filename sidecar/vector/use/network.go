@@ -170,9 +170,8 @@ type workspace struct {
 	// worth it when one short input (a query) would leave cores idle.
 	split bool
 	s2    scratch
-	// idx and val list one row's nonzero hidden values for gemmSparse.
-	idx []int32
-	val []float32
+	// sparse lists nonzero hidden values for gemmSparse.
+	sparse *sparseScratch
 }
 
 func (n *network) newWorkspace(rows int) *workspace {
@@ -190,8 +189,7 @@ func (n *network) newWorkspace(rows int) *workspace {
 		scores:  make([]float32, n.maxTokens*t16),
 		pooled:  make([]float32, rows*dims),
 		pooled2: make([]float32, rows*dims),
-		idx:     make([]int32, n.ffnWidth),
-		val:     make([]float32, n.ffnWidth),
+		sparse:  newSparseScratch(n.ffnWidth),
 	}
 }
 
@@ -301,11 +299,11 @@ func mul(ws *workspace, c []float32, ldc int, a []float32, lda, m int, b packed,
 // AVX2 and NEON do the dense product faster than plain Go does the sparse
 // one.
 func mulHidden(ws *workspace, c []float32, ldc int, a []float32, lda, m int, b packed, bias []float32, flags int) {
-	if haveSIMD || b.data == nil || density(a, lda, m, b.k) >= sparseMax {
+	if haveSIMD || b.data == nil || density(a, lda, m, b.k) >= sparseMax() {
 		mul(ws, c, ldc, a, lda, m, b, bias, flags)
 		return
 	}
-	gemmSparse(c, ldc, a, lda, m, b, bias, flags, ws.idx, ws.val)
+	gemmSparse(c, ldc, a, lda, m, b, bias, flags, ws.sparse)
 }
 
 // density is the share of nonzero values among m rows of k values of a
