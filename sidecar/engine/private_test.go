@@ -1,0 +1,164 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/ingest"
+	"github.com/quire-app/quire/sidecar/llm/llmtest"
+)
+
+// marker is planted in a private note; no request to the remote model and
+// no note Quire writes may carry it.
+const marker = "PRIVMARK-93c1"
+
+// TestPrivateNotesNeverReachRemoteModel drives every path that calls a
+// model — the remote embedder (dense.embedder: model), ask with rewrite,
+// and ingest (reading, planning, connections) — against one recording
+// fake on loopback that the config calls remote (model.remote: true). A
+// private note is the best match for all of them.
+func TestPrivateNotesNeverReachRemoteModel(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.SetResponder(func(req llmtest.Request) llmtest.Reply {
+		if req.API == llmtest.OpenAIEmbeddings {
+			return llmtest.Reply{}
+		}
+		sys := ""
+		if len(req.Messages) > 0 {
+			sys = req.Messages[0].Content
+		}
+		var v any
+		switch {
+		case strings.HasPrefix(sys, "Task: take notes"), strings.HasPrefix(sys, "Task: merge"):
+			v = map[string]any{"points": []string{"A starter is fed rye flour and water."}, "terms": []any{}, "quotes": []string{},
+				"entities": []any{}, "relations": []any{}}
+		case strings.HasPrefix(sys, "Task: plan"):
+			v = map[string]any{"title": "Feeding a sourdough starter", "oneLiner": "Feed it daily.",
+				"summary": "A sourdough starter is fed rye flour and water every day.", "keyIdeas": []string{"Feed it daily."},
+				"tags": []string{}, "concepts": []any{}, "entities": []any{},
+				"connections":    []map[string]string{{"page": "Sourdough diary", "reason": "The diary feeds a starter too."}, {"page": "Sourdough", "reason": "About starters."}},
+				"contradictions": []any{}}
+		case strings.HasPrefix(sys, "You turn a question into search terms"):
+			v = map[string]any{"terms": []string{"sourdough starter feeding"}}
+		default:
+			return llmtest.Reply{Text: "Feed the starter rye flour and water [1]."}
+		}
+		b, _ := json.Marshal(v)
+		return llmtest.Reply{Text: string(b)}
+	})
+
+	dir := t.TempDir()
+	vaultDir, stateDir := filepath.Join(dir, "vault"), filepath.Join(dir, "state")
+	notes := map[string]string{
+		"Journal/2026-01-05.md": "# Sourdough diary\n\nMy sourdough starter " + marker + " smelled of acetone today, so I fed the sourdough starter rye flour and water twice.\n",
+		"Kitchen/Sourdough.md":  "# Sourdough\n\nA sourdough starter is a culture of yeast kept in flour and water.\n",
+	}
+	for p, body := range notes {
+		full := filepath.Join(vaultDir, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(stateDir, 0o755)
+	cfg := "private: [Journal/]\nask:\n  rewrite: true\ndense:\n  embedder: model\n" +
+		"model:\n  provider: openai\n  endpoint: " + srv.URL + "\n  model: fake\n  embed_model: fake-embed\n  remote: \"true\"\n"
+	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "starter.html")
+	os.WriteFile(page, []byte(`<!doctype html><html><head><title>Feeding a sourdough starter</title></head><body><article>
+<h1>Feeding a sourdough starter</h1><p>A sourdough starter is fed rye flour and water every day; a starter that smells of acetone is hungry and wants feeding twice.</p>
+<p>Keep the sourdough starter warm, feed it at the same hour, and discard half before each feeding so the flour and water can do their work.</p>
+</article></body></html>`), 0o644)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := engine.Open(engine.Setup{Vault: vaultDir, State: stateDir, Queue: true, Engine: engine.Options{InboxPoll: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.EnableDense(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Reindex(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := e.Status(ctx)
+	if st.Vectors.Embedded == 0 {
+		t.Fatalf("no vectors: %+v", st.Vectors)
+	}
+
+	// ask, with the question rewritten, over hybrid search.
+	ans, err := e.Ask(ctx, engine.Question{Text: "How do I feed my sourdough starter when it smells of acetone?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.SaveAnswer(ans); err != nil {
+		t.Fatal(err)
+	}
+
+	// ingest, with the private note the best related page.
+	done := make(chan ingest.Event, 4)
+	defer e.Subscribe(func(ev engine.Event) {
+		if ie, ok := ev.(*engine.IngestEvent); ok {
+			switch ie.Event.(type) {
+			case ingest.Done, ingest.Failed:
+				done <- ie.Event
+			}
+		}
+	})()
+	go e.RunIngest(ctx)
+	if _, _, err := e.AddSource(page, false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-done:
+		if d, ok := ev.(ingest.Done); !ok || !d.Summarised {
+			t.Fatalf("ingest: %+v, want a summarised note", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("ingest did not finish")
+	}
+
+	kinds := map[string]int{}
+	for i, req := range srv.Requests() {
+		kind := string(req.API)
+		if len(req.Messages) > 0 {
+			kind += " " + req.Messages[0].Content[:min(len(req.Messages[0].Content), 16)]
+		}
+		kinds[kind]++
+		var all []string
+		for _, m := range req.Messages {
+			all = append(all, m.Content)
+		}
+		all = append(all, req.Input...)
+		if s := strings.Join(all, "\n"); strings.Contains(s, marker) || strings.Contains(s, "acetone today") {
+			t.Errorf("request %d (%s) carries the private note", i, kind)
+		}
+	}
+	t.Logf("requests: %v", kinds)
+	for _, want := range []string{"openai.embeddings", "openai.chat Task: take notes", "openai.chat Task: plan a sou", "openai.chat You answer a que", "openai.chat You turn a quest"} {
+		if kinds[want] == 0 {
+			t.Errorf("no %q request: %v", want, kinds)
+		}
+	}
+	filepath.WalkDir(filepath.Join(vaultDir, "Quire"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), marker) || strings.Contains(string(b), "Journal/") {
+			t.Errorf("%s quotes or links the private note:\n%s", p, b)
+		}
+		return nil
+	})
+}
