@@ -56,7 +56,14 @@ export default class QuirePlugin extends Plugin {
       panel = new EngineModal(this.app, {
         installer,
         problem,
-        installed: () => sidecar.replace(),
+        installed: async () => {
+          await sidecar.replace();
+          // Once the new engine serves, the panel has nothing left to say.
+          if (sidecar.state.kind === "online") {
+            panel?.close();
+            new Notice(`Quire's engine ${ENGINE_VERSION} is installed and running.`, 6000);
+          }
+        },
         openSettings: () => openQuireSettings(this.app, this.manifest.id),
       });
       const m = panel;

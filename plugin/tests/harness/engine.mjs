@@ -112,6 +112,18 @@ export async function engineScenarios(h) {
     await shot(page, "first-run.png");
     await axeCheck(page, "first-run panel", ".quire-engine-modal");
   });
+  await scenario("first run: Cancel stops the download and keeps nothing", async () => {
+    const release = state.hold();
+    await page.click(".quire-engine-modal button.mod-cta");
+    await waitFor(page, () => Number(/\((\d+)%\)/.exec(document.querySelector(".quire-engine-progress-text")?.textContent ?? "")?.[1] ?? 0) >= 35);
+    await page.click(".quire-engine-modal button:text-is('Cancel')");
+    await page.waitForSelector(".quire-engine-modal button.mod-cta:text-matches('^Download')", { timeout: 10_000 });
+    release();
+    const dir = join(first.home, ".local", "share", "quire", "engines", version);
+    const left = existsSync(dir) ? await fsp.readdir(dir) : [];
+    expect(left.length === 0, `left after Cancel in ${dir}: ${left}`);
+    expect(serveKids().length === 0, "an engine was started");
+  });
   await scenario("first run: Download shows progress, checks the file, keeps it in the data folder and starts it with --parent-pid", async () => {
     const release = state.hold();
     await page.click(".quire-engine-modal button.mod-cta");
@@ -130,8 +142,11 @@ export async function engineScenarios(h) {
     expect(kid && kid.spawnfile === path, `started ${kid?.spawnfile}`);
     const args = kid.spawnargs;
     expect(args[args.indexOf("--parent-pid") + 1] === String(process.pid), `args: ${args.join(" ")}`);
-    expect(state.hits.filter((u) => u.endsWith(".gz")).length === 1, `release hits: ${state.hits}`);
-    await page.evaluate(() => window.harness.closeModals());
+    expect(state.hits.filter((u) => u.endsWith(".gz")).length === 2, `release hits (one cancelled, one whole): ${state.hits}`);
+    // The panel closes once the engine serves, and a notice says so.
+    await waitFor(page, () => !document.querySelector(".quire-engine-modal"));
+    const notices = await page.evaluate(() => window.harness.notices());
+    expect(notices.some((n) => n.includes(`Quire's engine ${version} is installed and running.`)), `notices: ${notices}`);
   });
   await scenario("an engine the plugin started that is killed is started again, and the status view says so", async () => {
     const before = serveKids().at(-1);
