@@ -108,7 +108,7 @@ type notifier struct {
 	indexTotal int
 	last       float64
 	lastSent   time.Time
-	message    string
+	sent       bool // a notification has gone out
 }
 
 func newNotifier(ctx context.Context, req *sdk.CallToolRequest) *notifier {
@@ -139,14 +139,16 @@ func (n *notifier) progress(p engine.Progress) {
 		value, total = float64(n.indexTotal+p.Done), float64(n.indexTotal+p.Total)
 		msg = fmt.Sprintf("vectors: %d/%d passages", p.Done, p.Total)
 	}
-	if value < n.last || value == n.last && msg == n.message {
+	// The protocol wants every notification's value above the last one's:
+	// a new message at the same value waits for the value to move.
+	if n.sent && value <= n.last {
 		return
 	}
 	final := total > 0 && value >= total
 	if !final && time.Since(n.lastSent) < progressEvery && value > 0 {
 		return
 	}
-	n.last, n.message, n.lastSent = value, msg, time.Now()
+	n.last, n.lastSent, n.sent = value, time.Now(), true
 	n.send(value, total, msg)
 }
 
@@ -155,6 +157,7 @@ func (n *notifier) say(msg string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.last++
+	n.sent = true
 	n.send(n.last, 0, msg)
 }
 
