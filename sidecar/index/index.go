@@ -37,7 +37,7 @@ const schema = "bm25-v2"
 // they change so that the keyword index is rebuilt and notes' languages
 // detected anew, while vectors, which depend on the passages only, are
 // kept.
-const analysis = "lang-3"
+const analysis = "lang-4"
 
 // Index is an open index over one vault.
 type Index struct {

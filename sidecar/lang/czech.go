@@ -9,11 +9,35 @@ import "strings"
 // cause (ruce → ruk like ruka, knize → knih like kniha). It leaves
 // derivational suffixes alone, which the paper found to cost precision.
 // Lengths in the rules count letters, not bytes.
+//
+// One derivational step is taken: a verb's infinitive and its verbal noun
+// meet (zálohovat and zálohování → záloh, nastavit and nastavení →
+// nastav), as a question is often asked with the verb ("jak zálohovat")
+// of a page titled with the noun ("Zálohování").
 func stemCzech(word string) string {
 	r := []rune(word)
 	r = czechCase(r)
+	r = czechVerbal(r)
 	r = czechPossessive(r)
 	return string(r)
+}
+
+// czechVerbal strips what is left of an infinitive or a verbal noun once
+// the case ending is gone: -ován (-ování), -án (-ání), -en/-ěn (-ení,
+// -ění), and the infinitives -it, -et, -ět (-at and -ovat already lose
+// -at as a case ending). The stem must keep three letters.
+func czechVerbal(r []rune) []rune {
+	n := len(r)
+	if n > 6 && hasSuffix(r, "ován") {
+		return r[:n-4]
+	}
+	if n > 5 {
+		switch suffix(r, 2) {
+		case "án", "en", "ěn", "it", "et", "ět":
+			return r[:n-2]
+		}
+	}
+	return r
 }
 
 // czechCase strips one case ending, the longest the word is long enough

@@ -15,6 +15,11 @@ func TestStemCzechGroups(t *testing.T) {
 		{"stroj", "stroje", "strojem", "strojů", "strojích"},
 		{"kolo", "kola", "kolem", "kolech"},
 		{"pražský", "pražského", "pražském", "pražskému", "pražských"},
+		// A verb and its verbal noun.
+		{"zálohovat", "zálohování", "zálohováním", "zálohováních"},
+		{"nastavit", "nastavení", "nastavením", "nastaveních"},
+		{"hledat", "hledání", "hledáním"},
+		{"importovat", "importování", "import", "importu"},
 	}
 	for _, g := range groups {
 		want := Stem(Czech, g[0])
