@@ -421,6 +421,13 @@ export interface ModelSettings {
    */
   embedModel: string;
   /**
+   * Remote says whether the model server sends what it is given off this
+   * machine, which keeps private notes from it: "auto" (remote unless
+   * the endpoint is loopback), "true" (say so for a local proxy to a
+   * hosted API) or "false". Empty in config.set keeps the setting.
+   */
+  remote?: string;
+  /**
    * APIKey is sent by a client to set the key; the sidecar never sends it
    * back (empty in config.result) and never writes it to disk.
    */

@@ -101,6 +101,11 @@ const EMBEDDERS: Record<string, string> = {
   model: "Embedding model on the model server",
   none: "None (keyword search only)",
 };
+const REMOTE: Record<string, string> = {
+  auto: "Off this machine unless the address is this machine's",
+  true: "Off this machine (a local proxy to a hosted API)",
+  false: "On this machine",
+};
 const PROVIDERS: Record<string, string> = {
   "": "None (answers quote your notes)",
   ollama: "Ollama",
@@ -242,6 +247,17 @@ export class QuireSettingTab extends PluginSettingTab {
     text("Endpoint", "The model server's address. Empty for the provider's usual one.", "http://127.0.0.1:11434", () => d.model.endpoint ?? "", (v) => (d.model.endpoint = v));
     text("Model", "The chat model's name.", "qwen3:8b", () => d.model.model ?? "", (v) => (d.model.model = v));
     text("Embedding model", "Used when the embedder is the model server's, e.g. bge-m3.", "bge-m3", () => d.model.embedModel ?? "", (v) => (d.model.embedModel = v));
+    new Setting(el)
+      .setName("Where the model runs")
+      .setDesc("Notes in private folders are never sent to a model off this machine. Say so when the endpoint is a local proxy to a hosted API.")
+      .addDropdown((dd) =>
+        dd
+          .addOptions(REMOTE)
+          .setValue(d.model.remote || "auto")
+          .onChange((v) => {
+            d.model.remote = v;
+          }),
+      );
     const key = this.store.key;
     const where = key.secure
       ? "Kept in Obsidian's secret storage on this device, not in the vault,"

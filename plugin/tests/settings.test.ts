@@ -117,7 +117,7 @@ describe("QuireSettingTab", () => {
     setup();
     await settle();
     const names = [...tab.containerEl.querySelectorAll(".setting-item-name")].map((e) => e.textContent);
-    expect(names).toEqual(["Quire program", "State folder", "Engine download address", "Models and indexing", "Embedder", "Language model", "Endpoint", "Model", "Embedding model", "API key", "Ignore", "Generated notes folder", "Apply"]);
+    expect(names).toEqual(["Quire program", "State folder", "Engine download address", "Models and indexing", "Embedder", "Language model", "Endpoint", "Model", "Embedding model", "Where the model runs", "API key", "Ignore", "Generated notes folder", "Apply"]);
     expect((Setting.namedForTest("Ignore").components[0] as TextAreaComponent).getValue()).toBe("Templates/");
 
     await (Setting.namedForTest("Embedder").components[0] as DropdownComponent).typeForTest("model");
@@ -125,6 +125,7 @@ describe("QuireSettingTab", () => {
     await text("Endpoint").typeForTest(" http://127.0.0.1:9999 ");
     await text("Model").typeForTest("fake");
     await text("Embedding model").typeForTest("bge-m3");
+    await (Setting.namedForTest("Where the model runs").components[0] as DropdownComponent).typeForTest("true");
     await text("API key").commitForTest("sk-secret");
     expect(text("API key").inputEl.type).toBe("password");
     expect(stored.apiKey).toBe("sk-secret");
@@ -137,7 +138,7 @@ describe("QuireSettingTab", () => {
       ignore: ["Templates/", "Archive/"],
       folder: "Wiki",
       embedder: "model",
-      model: { provider: "openai", endpoint: "http://127.0.0.1:9999", model: "fake", embedModel: "bge-m3", apiKey: "sk-secret", apiKeySet: false },
+      model: { provider: "openai", endpoint: "http://127.0.0.1:9999", model: "fake", embedModel: "bge-m3", remote: "true", apiKey: "sk-secret", apiKeySet: false },
     });
     expect(tab.containerEl.querySelector(".quire-settings-status")!.textContent).toBe("Applied.");
     expect(sync.folder).toBe("Wiki");

@@ -13,8 +13,8 @@ import (
 )
 
 // Update writes the settings a client may change at run time (ignore,
-// folder, dense.embedder and the model's provider, endpoint, model and
-// embed_model) from c into <stateDir>/config.yaml, keeping every other key
+// folder, dense.embedder and the model's provider, endpoint, model,
+// embed_model and remote) from c into <stateDir>/config.yaml, keeping every other key
 // and the comments the user wrote there. The API key is never written: a
 // key given by the plugin lives in the sidecar's memory only.
 func Update(stateDir string, c Config) error {
@@ -47,6 +47,9 @@ func Update(stateDir string, c Config) error {
 	set(root, scalar(c.Model.Endpoint), "model", "endpoint")
 	set(root, scalar(c.Model.Model), "model", "model")
 	set(root, scalar(c.Model.EmbedModel), "model", "embed_model")
+	if c.Model.Remote != "" {
+		set(root, scalar(c.Model.Remote), "model", "remote")
+	}
 
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)

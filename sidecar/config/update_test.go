@@ -24,6 +24,7 @@ func TestUpdateKeepsOtherKeysAndComments(t *testing.T) {
 	cfg.Model.Endpoint = "http://127.0.0.1:8080"
 	cfg.Model.Model = "qwen"
 	cfg.Model.APIKey = "sk-secret"
+	cfg.Model.Remote = "true"
 	if err := Update(dir, cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestUpdateKeepsOtherKeysAndComments(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(data)
-	for _, want := range []string{"# my settings", "# tuned by hand", "max_tokens: 300", "timeout: 90s", "api_key_env: MY_KEY"} {
+	for _, want := range []string{"# my settings", "# tuned by hand", "max_tokens: 300", "timeout: 90s", "api_key_env: MY_KEY", "remote: \"true\""} {
 		if !strings.Contains(text, want) {
 			t.Errorf("config.yaml lost %q:\n%s", want, text)
 		}

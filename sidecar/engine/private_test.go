@@ -93,8 +93,16 @@ func TestPrivateNotesNeverReachRemoteModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := e.Status(ctx)
-	if st.Vectors.Embedded == 0 {
-		t.Fatalf("no vectors: %+v", st.Vectors)
+	if st.Vectors.Embedded == 0 || st.Vectors.Withheld != 1 || st.Vectors.Embedded+st.Vectors.Withheld != st.Vectors.Passages {
+		t.Fatalf("vectors %+v, want every passage but the private one embedded", st.Vectors)
+	}
+	// Status says why coverage is below 100%.
+	said := false
+	for _, w := range st.Warnings {
+		said = said || w.Path == "Journal/" && strings.Contains(w.Reason, "1 passages are not sent to the embedder")
+	}
+	if !said {
+		t.Errorf("status does not say why vectors cover %d of %d passages: %+v", st.Vectors.Embedded, st.Vectors.Passages, st.Warnings)
 	}
 
 	// ask, with the question rewritten, over hybrid search.

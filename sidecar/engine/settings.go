@@ -34,7 +34,7 @@ func (e *Engine) Settings() Settings { return settingsOf(e.Config()) }
 // vectors rebuilt with another model, which happens when the engine next
 // starts, so it is listed in restart and also kept. Only the model fields
 // of s.Model that a front end edits (provider, endpoint, model, embed
-// model, API key) are taken.
+// model, API key, and remote when not empty) are taken.
 func (e *Engine) SetSettings(s Settings) (applied Settings, restart []string, err error) {
 	e.cfgMu.Lock()
 	old := e.cfg
@@ -45,6 +45,12 @@ func (e *Engine) SetSettings(s Settings) (applied Settings, restart []string, er
 	m := s.Model
 	cfg.Model.Provider, cfg.Model.Endpoint, cfg.Model.Model, cfg.Model.EmbedModel = m.Provider, m.Endpoint, m.Model, m.EmbedModel
 	cfg.Model.APIKey = m.APIKey
+	if m.Remote != "" {
+		// Empty keeps what is set: a front end that does not know the
+		// field must not turn a proxy the user called remote into a local
+		// model that private notes reach.
+		cfg.Model.Remote = m.Remote
+	}
 	if err := cfg.Validate(); err != nil {
 		e.cfgMu.Unlock()
 		return Settings{}, nil, errorf(Invalid, "%v", err)

@@ -74,6 +74,10 @@ type DenseStats struct {
 	// TextSeen is the share of words of the embedded passages that lie
 	// inside some window, so that the model actually read them.
 	TextSeen float64 `json:"textSeen,omitempty"`
+	// Withheld counts the passages of private folders that are never sent
+	// to the embedder because it is remote: they have no vectors and
+	// are found by keywords only. Coverage is below 1 by them.
+	Withheld int `json:"withheld,omitempty"`
 }
 
 // Coverage is the share of passages with vectors.
@@ -194,10 +198,7 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	withheld := false
-	if r, ok := d.emb.(remoteEmbedder); ok && r.Remote() {
-		withheld = len(ix.cfg.Private) > 0
-	}
+	withheld := ix.withholds()
 	for _, p := range paths {
 		if withheld && ix.private(p) {
 			continue
@@ -289,6 +290,13 @@ func (ix *Index) checkpointVectors() int {
 	return checkpointVectors
 }
 
+// withholds reports whether passages of private folders are kept from
+// the embedder: it is remote and there are private folders.
+func (ix *Index) withholds() bool {
+	r, ok := ix.dense.emb.(remoteEmbedder)
+	return ok && r.Remote() && len(ix.cfg.Private) > 0
+}
+
 // private reports whether the vault-relative path lies in a folder of
 // config private (case ignored, as macOS and Windows do).
 func (ix *Index) private(p string) bool {
@@ -368,8 +376,12 @@ func (ix *Index) DenseStatsOf(entries map[string]Entry) DenseStats {
 		return DenseStats{}
 	}
 	st := DenseStats{Embedder: ix.dense.emb.Name(), Vectors: ix.dense.store.Len(), TextSeen: ix.textSeen}
+	withheld := ix.withholds()
 	for p, e := range entries {
 		st.Passages += e.Chunks
+		if withheld && ix.private(p) {
+			st.Withheld += e.Chunks
+		}
 		for i := 0; i < e.Chunks; i++ {
 			if ix.dense.store.Has(p + "#" + strconv.Itoa(i) + "@0") {
 				st.Embedded++

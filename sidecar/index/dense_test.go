@@ -252,6 +252,11 @@ func TestRemoteEmbedderGetsNoPrivatePassage(t *testing.T) {
 		if !strings.Contains(sent, "Boats") {
 			t.Errorf("remote %v: the public note was not embedded: %q", remote, sent)
 		}
+		// Status says why coverage is below 1: the withheld passages.
+		st := f.ix.DenseStats()
+		if want := map[bool]int{true: 1, false: 0}[remote]; st.Withheld != want || st.Embedded+st.Withheld != st.Passages {
+			t.Errorf("remote %v: %+v, want %d withheld and every other passage embedded", remote, st, want)
+		}
 	}
 }
 

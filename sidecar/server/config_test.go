@@ -146,3 +146,41 @@ func TestConfigSetRefusesBadSettings(t *testing.T) {
 		t.Errorf("folder Kitchen: %v, want an error naming Kitchen/log.md", err)
 	}
 }
+
+// TestConfigSetRemote: model.remote is set through config.set and kept in
+// config.yaml; a config.set without it (an older plugin) keeps it, so a
+// loopback proxy the user called remote never turns local; a bad value is
+// refused.
+func TestConfigSetRemote(t *testing.T) {
+	stateDir := t.TempDir()
+	h := start(t, map[string]string{"a.md": "# A\n\nText.\n"}, func(o *setup) { o.StateDir = stateDir })
+	c := h.dial()
+	defer c.Close()
+	ctx := context.Background()
+	var got proto.ConfigResult
+	if err := c.Call(ctx, proto.TypeConfigGet, proto.ConfigGet{}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Settings.Model.Remote != "auto" {
+		t.Errorf("remote %q, want auto by default", got.Settings.Model.Remote)
+	}
+	set := got.Settings
+	set.Model = proto.ModelSettings{Provider: "openai", Endpoint: "http://127.0.0.1:4000", Model: "gpt-4.1-mini", Remote: "true"}
+	if err := c.Call(ctx, proto.TypeConfigSet, proto.ConfigSet{Settings: set}, &got); err != nil {
+		t.Fatal(err)
+	}
+	set.Model.Remote = ""
+	if err := c.Call(ctx, proto.TypeConfigSet, proto.ConfigSet{Settings: set}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Settings.Model.Remote != "true" {
+		t.Errorf("remote %q after a config.set without it, want true kept", got.Settings.Model.Remote)
+	}
+	if data, _ := os.ReadFile(filepath.Join(stateDir, config.FileName)); !strings.Contains(string(data), `remote: "true"`) {
+		t.Errorf("config.yaml lacks remote:\n%s", data)
+	}
+	set.Model.Remote = "maybe"
+	if err := c.Call(ctx, proto.TypeConfigSet, proto.ConfigSet{Settings: set}, &got); err == nil || !strings.Contains(err.Error(), "remote") {
+		t.Errorf("remote maybe: %v, want an error naming remote", err)
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -238,6 +239,7 @@ func toSettings(st engine.Settings) proto.Settings {
 			Endpoint:   st.Model.Endpoint,
 			Model:      st.Model.Model,
 			EmbedModel: st.Model.EmbedModel,
+			Remote:     cmp.Or(st.Model.Remote, "auto"),
 			APIKeySet:  st.Model.APIKey != "",
 		},
 	}
@@ -248,6 +250,7 @@ func (s *Server) configSet(q proto.ConfigSet) (proto.ConfigResult, error) {
 	st.Ignore, st.Folder, st.Embedder = q.Settings.Ignore, q.Settings.Folder, q.Settings.Embedder
 	m := q.Settings.Model
 	st.Model.Provider, st.Model.Endpoint, st.Model.Model, st.Model.EmbedModel, st.Model.APIKey = m.Provider, m.Endpoint, m.Model, m.EmbedModel, m.APIKey
+	st.Model.Remote = m.Remote // empty keeps it
 	applied, restart, err := s.e.SetSettings(st)
 	if err != nil {
 		return proto.ConfigResult{}, prefixed(proto.TypeConfigSet, err)
