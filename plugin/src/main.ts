@@ -11,10 +11,10 @@ import { wikiLink } from "./search";
 import { PushedNotices } from "./notices";
 import { type QuireSettings, QuireSettingTab, type SecretStorageLike, keyStore, mergeSettings } from "./settings";
 import { stateDir } from "./sidecar/connfile";
-import { DEFAULT_RELEASE_URL, ENGINE_VERSION, type Platform, RELEASE_BUILDS, candidates, findEngine, platformKey } from "./sidecar/engine";
+import { DEFAULT_RELEASE_URL, ENGINE_VERSION, type Platform, RELEASE_BUILDS, candidates, enginesDir, findEngine, platformKey } from "./sidecar/engine";
 import { Installer } from "./sidecar/install";
 import { type EngineProblem, Sidecar } from "./sidecar/lifecycle";
-import { downloadEngine, isAlive, isExecutable, probeVersion, readFileOrNull, spawnProcess, terminate } from "./sidecar/node";
+import { downloadEngine, isAlive, isExecutable, probeVersion, pruneEngines, readFileOrNull, spawnProcess, terminate } from "./sidecar/node";
 import { EngineModal, LogModal, openQuireSettings } from "./views/engine";
 import { StatusTracker } from "./sidecar/status";
 import { liveNotice, showNotice } from "./views/notice";
@@ -62,6 +62,8 @@ export default class QuirePlugin extends Plugin {
           if (sidecar.state.kind === "online") {
             panel?.close();
             new Notice(`Quire's engine ${ENGINE_VERSION} is installed and running.`, 6000);
+            const dir = enginesDir(platform);
+            if (dir) void pruneEngines(dir, ENGINE_VERSION).then((gone) => gone.length > 0 && log("removed older engines", gone));
           }
         },
         openSettings: () => openQuireSettings(this.app, this.manifest.id),

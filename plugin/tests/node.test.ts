@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isExecutable, probeVersion, spawnProcess } from "../src/sidecar/node";
+import { isExecutable, probeVersion, pruneEngines, spawnProcess } from "../src/sidecar/node";
 
 let dir = "";
 beforeEach(async () => {
@@ -51,5 +51,25 @@ describe.skipIf(process.platform === "win32")("engine processes", () => {
     expect(await isExecutable(await script("plain", "true", 0o644))).toBe(false);
     expect(await isExecutable(dir)).toBe(false);
     expect(await isExecutable(join(dir, "missing"))).toBe(false);
+  });
+});
+
+describe("pruneEngines", () => {
+  it("removes the engines downloaded for other versions, and only the files it downloads", async () => {
+    const put = async (rel: string) => {
+      await fs.mkdir(join(dir, rel, ".."), { recursive: true });
+      await fs.writeFile(join(dir, rel), "x");
+    };
+    await put("0.0.9/quire");
+    await put("0.1.0/quire");
+    await put("0.0.8/quire.exe");
+    await put("0.0.8/notes.txt");
+    await put("mine/quire");
+    expect(await pruneEngines(dir, "0.1.0")).toEqual(["0.0.9"]);
+    expect((await fs.readdir(dir)).sort()).toEqual(["0.0.8", "0.1.0", "mine"]);
+    expect(await fs.readdir(join(dir, "0.0.8"))).toEqual(["notes.txt"]);
+    expect(await fs.readdir(join(dir, "0.1.0"))).toEqual(["quire"]);
+    expect(await fs.readdir(join(dir, "mine"))).toEqual(["quire"]);
+    expect(await pruneEngines(join(dir, "missing"), "0.1.0")).toEqual([]);
   });
 });

@@ -104,10 +104,16 @@ export function dataDir(p: Platform): string | null {
   return home ? joinPath(p, home, ".local", "share", "quire") : null;
 }
 
+/** enginesDir is the folder of the engines the plugin downloaded, one folder per version. */
+export function enginesDir(p: Platform): string | null {
+  const d = dataDir(p);
+  return d ? joinPath(p, d, "engines") : null;
+}
+
 /** downloadedPath is where the plugin keeps the engine of version it downloaded. */
 export function downloadedPath(p: Platform, version: string): string | null {
-  const d = dataDir(p);
-  return d ? joinPath(p, d, "engines", version, exeName(p)) : null;
+  const d = enginesDir(p);
+  return d ? joinPath(p, d, version, exeName(p)) : null;
 }
 
 /**

@@ -84,6 +84,36 @@ export function probeVersion(bin: string, timeoutMs = 10_000): Promise<string> {
   });
 }
 
+/**
+ * pruneEngines removes the engines the plugin downloaded for other
+ * versions (dir/<version>/quire[.exe], some 70 MB each) once the current
+ * one serves. It deletes only those files and then the folder if it is
+ * empty: anything else someone put there stays, and an engine still
+ * running (Windows refuses to delete it) is left for next time. It
+ * returns the versions whose folders went.
+ */
+export async function pruneEngines(dir: string, keep: string): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return removed;
+  }
+  for (const v of names) {
+    if (v === keep || !/^\d+\.\d+\.\d+(?:[-+][\w.-]+)?$/.test(v)) continue;
+    const sub = `${dir}/${v}`;
+    for (const f of ["quire", "quire.exe", "quire.download", "quire.exe.download"]) await fs.unlink(`${sub}/${f}`).catch(() => undefined);
+    try {
+      await fs.rmdir(sub);
+      removed.push(v);
+    } catch {
+      // not empty, or still in use
+    }
+  }
+  return removed;
+}
+
 /** STDERR_LINES is how many of the engine's last stderr lines are kept for "Show log". */
 const STDERR_LINES = 40;
 

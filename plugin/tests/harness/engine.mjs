@@ -99,6 +99,10 @@ export async function engineScenarios(h) {
   };
 
   // 1. Nothing anywhere: the first-run panel, the download with its progress, the engine started from it.
+  // (An engine an earlier plugin version downloaded is not this version's: it is removed once the new one serves.)
+  const olderEngine = join(tmp, "home-first-run", ".local", "share", "quire", "engines", "0.0.1", "quire");
+  await fsp.mkdir(join(olderEngine, ".."), { recursive: true });
+  await fsp.writeFile(olderEngine, "#!/bin/sh\nexit 1\n", { mode: 0o755 });
   const first = await load("first-run");
   const { page } = first;
   await scenario("first run: no engine anywhere opens the first-run panel with the download's size and address", async () => {
@@ -147,6 +151,9 @@ export async function engineScenarios(h) {
     await waitFor(page, () => !document.querySelector(".quire-engine-modal"));
     const notices = await page.evaluate(() => window.harness.notices());
     expect(notices.some((n) => n.includes(`Quire's engine ${version} is installed and running.`)), `notices: ${notices}`);
+    const deadline = Date.now() + 10_000;
+    while (existsSync(join(olderEngine, "..")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(!existsSync(join(olderEngine, "..")), `the older engine was not removed: ${olderEngine}`);
   });
   await scenario("an engine the plugin started that is killed is started again, and the status view says so", async () => {
     const before = serveKids().at(-1);

@@ -48,6 +48,14 @@
         const r = await call("harnessFs", { op: "unlink", path });
         if (r.error) fail(r, path);
       },
+      async rmdir(path) {
+        const r = await call("harnessFs", { op: "rmdir", path });
+        if (r.error) fail(r, path);
+      },
+      async readdir(path) {
+        const r = await call("harnessFs", { op: "readdir", path });
+        return r.error ? fail(r, path) : r.names;
+      },
     },
   };
 

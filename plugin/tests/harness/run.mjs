@@ -397,6 +397,11 @@ async function main() {
         await fsp.unlink(path);
         return {};
       }
+      if (op === "rmdir") {
+        await fsp.rmdir(path);
+        return {};
+      }
+      if (op === "readdir") return { names: await fsp.readdir(path) };
       if (op === "access") {
         await fsp.access(path, mode ?? constants.F_OK);
         return {};
