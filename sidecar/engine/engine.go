@@ -20,6 +20,7 @@ import (
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/ingest"
+	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/ingest/fetch"
 	"github.com/quire-app/quire/sidecar/ingest/worker"
 	"github.com/quire-app/quire/sidecar/search"
@@ -77,9 +78,13 @@ type Engine struct {
 	trigger    chan struct{}
 	passMu     sync.Mutex // one pass (Watch's or Reindex's) at a time
 
-	cfgMu sync.RWMutex  // guards cfg and model, which SetSettings replaces
+	cfgMu sync.RWMutex  // guards cfg, model and folderErr, which SetSettings replaces
 	cfg   config.Config // the configuration in force
 	model ask.Model     // nil: answers are extracted
+	// folderErr is why cfg.Folder may not be written to (it holds the
+	// user's notes, or is a file), found by Open: nothing is written
+	// there until the settings name another folder.
+	folderErr error
 
 	ingest *worker.Worker // nil without Options.Queue
 
@@ -232,3 +237,23 @@ func (e *Engine) answerModel() ask.Model {
 // answersFolder is where saved answers go, and what ask leaves out of
 // its sources: an answer must not cite an earlier answer.
 func (e *Engine) answersFolder() string { return e.Config().Folder + "/Answers" }
+
+// folderProblem is why the generated folder may not be written to, or nil.
+func (e *Engine) folderProblem() error {
+	e.cfgMu.RLock()
+	defer e.cfgMu.RUnlock()
+	return e.folderErr
+}
+
+// checkFolder refuses a generated folder that is a file or holds notes
+// Quire did not write, naming them.
+func checkFolder(vaultDir, folder string) error {
+	err := config.CheckFolder(vaultDir, folder)
+	if err == nil {
+		err = compile.CheckOwned(vaultDir, folder)
+	}
+	if err != nil {
+		return fmt.Errorf("folder: %w; Quire writes nothing until the settings or config.yaml name another", err)
+	}
+	return nil
+}

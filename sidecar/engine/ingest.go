@@ -68,6 +68,9 @@ func (e *Engine) AddSource(source string, resummarise bool) (ingest.Item, int, e
 		return ingest.Item{}, 0, errorf(NotReady, "this sidecar has no ingest queue")
 	}
 	src := strings.TrimSpace(source)
+	if err := e.folderProblem(); err != nil {
+		return ingest.Item{}, 0, errorf(Invalid, "%s: %v", src, err)
+	}
 	it, pos, err := e.ingest.Add(src, resummarise)
 	var dup *ingest.DuplicateError
 	switch {

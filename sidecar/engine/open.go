@@ -70,7 +70,15 @@ func Open(s Setup) (*Engine, error) {
 	for _, w := range warns {
 		warn(w)
 	}
-	ix, err := index.Open(s.Vault, st, cfg)
+	// A config.yaml edited by hand may name a folder of the user's own
+	// notes: caught here, not only when ingest would write there.
+	folderErr := checkFolder(s.Vault, cfg.Folder)
+	ixCfg := cfg
+	if folderErr != nil {
+		warn(folderErr.Error())
+		ixCfg.Folder = "" // its raw/ and Inbox/ are the user's: index them
+	}
+	ix, err := index.Open(s.Vault, st, ixCfg)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -109,6 +117,7 @@ func Open(s Setup) (*Engine, error) {
 	e.close = closeAll
 	e.st = st
 	e.warn = warn
+	e.folderErr = folderErr
 	return e, nil
 }
 

@@ -63,6 +63,9 @@ func (e *Engine) Status(context.Context) (Status, error) {
 	if st.Skipped == nil {
 		st.Skipped = []vault.Skip{}
 	}
+	if err := e.folderProblem(); err != nil {
+		st.Warnings = append(st.Warnings, vault.Skip{Path: e.Config().Folder, Reason: err.Error()})
+	}
 	if n := snap.dense.Withheld; n > 0 {
 		// Why coverage stays below 100%, said where status shows problems.
 		st.Warnings = append(st.Warnings, vault.Skip{Path: strings.Join(e.Config().Private, ", "),

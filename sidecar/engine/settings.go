@@ -55,6 +55,7 @@ func (e *Engine) SetSettings(s Settings) (applied Settings, restart []string, er
 		e.cfgMu.Unlock()
 		return Settings{}, nil, errorf(Invalid, "%v", err)
 	}
+	folderErr := e.folderErr
 	if cfg.Folder != old.Folder {
 		// A folder that is a file, or holds notes Quire did not write, is
 		// refused by name: Quire would otherwise move, append to or
@@ -67,6 +68,7 @@ func (e *Engine) SetSettings(s Settings) (applied Settings, restart []string, er
 			e.cfgMu.Unlock()
 			return Settings{}, nil, errorf(Invalid, "folder: %v", err)
 		}
+		folderErr = nil
 	}
 	if e.opts.StateDir != "" {
 		if err := config.Update(e.opts.StateDir, cfg); err != nil {
@@ -75,6 +77,7 @@ func (e *Engine) SetSettings(s Settings) (applied Settings, restart []string, er
 		}
 	}
 	e.cfg = cfg
+	e.folderErr = folderErr
 	if cfg.Model != old.Model {
 		e.model = ask.ModelFor(cfg.Model)
 	}
@@ -85,7 +88,11 @@ func (e *Engine) SetSettings(s Settings) (applied Settings, restart []string, er
 		restart = append(restart, "embedder")
 	}
 	if !slices.Equal(cfg.Ignore, old.Ignore) || cfg.Folder != old.Folder {
-		e.ix.SetPaths(cfg.Ignore, cfg.Folder)
+		folder := cfg.Folder
+		if folderErr != nil {
+			folder = "" // still the user's: index its raw/ and Inbox/
+		}
+		e.ix.SetPaths(cfg.Ignore, folder)
 		e.kick()
 	}
 	e.log.Info("settings changed", "folder", cfg.Folder, "embedder", cfg.Dense.Embedder, "provider", cfg.Model.Provider, "model", cfg.Model.Model)
