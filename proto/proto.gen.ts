@@ -842,6 +842,11 @@ export interface RelatedNote {
    */
   score: number;
   passage: Passage;
+  /**
+   * More are the note's other passages that matched, best first (a
+   * few at most), shown when the note's row is expanded.
+   */
+  more?: Passage[];
 }
 /**
  * Passage is a slice of a note: the raw Markdown between two byte offsets.

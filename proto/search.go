@@ -103,4 +103,7 @@ type RelatedNote struct {
 	Score float64 `json:"score"`
 	// Passage is the note's passage closest to the query.
 	Passage Passage `json:"passage"`
+	// More are the note's other passages that matched, best first (a
+	// few at most), shown when the note's row is expanded.
+	More []Passage `json:"more,omitempty"`
 }

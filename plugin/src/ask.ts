@@ -1,7 +1,7 @@
 // Asking the vault, without Obsidian: the questions of this session, one
 // question's life (streamed text, then the checked answer), and saving an
 // answer as a note. The Ask modal draws what this reports.
-import type { AskDone, Citation as WireCitation } from "../../proto/proto.gen";
+import type { AskDone, AskTurn, Citation as WireCitation } from "../../proto/proto.gen";
 import type { Citation } from "./hover/citation";
 import { type Client, ClientError, Latest, isSuperseded } from "./sidecar/client";
 
@@ -73,6 +73,75 @@ export class HistoryCursor {
   }
 }
 
+/** Turn is a finished question of a conversation, as it is shown. */
+export type Turn = Extract<AskState, { kind: "done" | "stopped" | "error" }>;
+
+/** sentTurns is how many earlier turns go with a follow-up (the engine trims them further to its budget). */
+const sentTurns = 8;
+
+/**
+ * Conversation is the questions asked one after another in an Ask modal
+ * or the Ask sidebar view, and their answers: a follow-up is sent with
+ * the earlier answered turns, so "and the vegetarian ones?" means
+ * something. The sidebar's conversation lives in the plugin, so closing
+ * and reopening the view keeps it.
+ */
+export class Conversation {
+  private items: Turn[] = [];
+
+  /** turns are the finished questions, oldest first. */
+  get turns(): readonly Turn[] {
+    return this.items;
+  }
+
+  /** add records a finished question. */
+  add(t: Turn): void {
+    this.items.push(t);
+  }
+
+  /** clear starts a new conversation. */
+  clear(): void {
+    this.items = [];
+  }
+
+  /** history is what goes with a follow-up: the checked answers, oldest first (a stopped or failed answer was never checked, so it is left out). */
+  history(): AskTurn[] {
+    return this.items
+      .filter((t): t is Extract<Turn, { kind: "done" }> => t.kind === "done")
+      .slice(-sentTurns)
+      .map((t) => ({ question: t.question, answer: t.answer.answer }));
+  }
+}
+
+/** SourceLine is one cited passage in the Sources list, with every number the answer cites it by. */
+export interface SourceLine {
+  numbers: number[];
+  citation: WireCitation;
+}
+
+/**
+ * sourceLines lists the cited passages once each, in order of first
+ * citation: two numbers for one passage, or for passages under the same
+ * heading of the same note (which would read as the same line twice),
+ * share a line.
+ */
+export function sourceLines(citations: readonly WireCitation[]): SourceLine[] {
+  const out: SourceLine[] = [];
+  const byKey = new Map<string, SourceLine>();
+  for (const c of citations) {
+    const keys = [`id:${c.id}`, `at:${c.path}\u0000${(c.headingPath ?? []).join("\u0000")}`];
+    const line = keys.map((k) => byKey.get(k)).find((l) => l !== undefined);
+    if (line) {
+      if (!line.numbers.includes(c.number)) line.numbers.push(c.number);
+    } else {
+      const l = { numbers: [c.number], citation: c };
+      out.push(l);
+      for (const k of keys) byKey.set(k, l);
+    }
+  }
+  return out;
+}
+
 /** toCitation is a wire citation in the shape the hover takes. */
 export function toCitation(c: WireCitation): Citation {
   return { n: c.number, id: c.id, path: c.path, start: c.start, end: c.end, title: c.title, headingPath: c.headingPath ?? [], text: c.text, hash: c.hash };
@@ -118,8 +187,8 @@ export class AskSession {
     return this.st;
   }
 
-  /** ask sends question and streams its answer; it resolves when the answer is done or failed. */
-  async ask(question: string): Promise<void> {
+  /** ask sends question, with the conversation's earlier turns for a follow-up, and streams its answer; it resolves when the answer is done or failed. */
+  async ask(question: string, history: AskTurn[] = []): Promise<void> {
     const q = question.trim();
     if (q === "") return;
     this.history.add(q);
@@ -135,7 +204,7 @@ export class AskSession {
     try {
       const answer = await client.stream(
         "ask.query",
-        { question: q },
+        history.length > 0 ? { question: q, history } : { question: q },
         (frame) => {
           if (signal.aborted || frame.type !== "ask.delta" || this.st.kind !== "streaming") return;
           this.set({ ...this.st, text: this.st.text + frame.payload.text });
@@ -150,14 +219,15 @@ export class AskSession {
     }
   }
 
-  /** save writes the done answer to a note through the sidecar and returns its vault path. */
-  async save(): Promise<string> {
+  /** save writes a done answer (the current one unless askId names another) to a note through the sidecar and returns its vault path. */
+  async save(askId?: string): Promise<string> {
     const s = this.st;
-    if (s.kind !== "done") throw new Error("no answer to save yet");
+    const id = askId ?? (s.kind === "done" ? s.askId : "");
+    if (id === "") throw new Error("no answer to save yet");
     const client = this.deps.client();
     if (!client) throw new Error("Quire is offline; the answer cannot be saved.");
     try {
-      const res = await client.request("answer.save", { askId: s.askId }, { timeoutMs: 30_000 });
+      const res = await client.request("answer.save", { askId: id }, { timeoutMs: 30_000 });
       return res.path;
     } catch (err) {
       if (err instanceof ClientError && err.code === "not_found") throw new Error("Quire no longer holds this answer (it restarted or many questions followed). Ask again to save it.");

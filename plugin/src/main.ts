@@ -1,5 +1,5 @@
 import { type App, FileSystemAdapter, MarkdownView, Modal, Notice, Plugin, TFile, getAllTags } from "obsidian";
-import { History } from "./ask";
+import { Conversation, History } from "./ask";
 import { ConfigSync, modelText } from "./config";
 import { answerNoteProcessor } from "./hover/answer-note";
 import { CitationHover } from "./hover/citation";
@@ -20,6 +20,7 @@ import { StatusTracker } from "./sidecar/status";
 import { liveNotice, showNotice } from "./views/notice";
 import { NoteOpener } from "./views/open";
 import { lineAtByte } from "./passage";
+import { ASK_VIEW, type AskPanelDeps, AskView, openAskView } from "./views/ask";
 import { RELATED_VIEW, RelatedView, openRelatedView, workspaceEvents } from "./views/related";
 import { REVIEW_VIEW, ReviewView, openReviewView, refreshReviewViews } from "./views/review";
 import { StatusBar, StatusModal } from "./views/status";
@@ -198,27 +199,37 @@ export default class QuirePlugin extends Plugin {
     );
 
     const history = new History();
+    /** askDeps are the Ask panel's deps; editing is the note that Insert at cursor writes to. */
+    const askDeps = (editing: () => MarkdownView | null): Omit<AskPanelDeps, "conversation" | "leave"> => ({
+      linkText: (path) => {
+        const f = vault.getAbstractFileByPath(path);
+        return f instanceof TFile ? metadataCache.fileToLinktext(f, editing()?.file?.path ?? "", true) : path.replace(/\.md$/, "");
+      },
+      insert: (md) => {
+        const view = editing();
+        if (!view?.file) return false;
+        view.editor.replaceSelection(md);
+        return true;
+      },
+      copy: (text) => navigator.clipboard.writeText(text),
+      client: () => sidecar.client,
+      history,
+      noteText: (path) => opener.read(path),
+      openPassage: (path, at) => void opener.open(path, at),
+      openNote: openGenerated,
+    });
     const ask = () => {
       // Insert at cursor goes to the note being edited when the question began.
       const editing = workspace.getActiveViewOfType(MarkdownView);
-      new AskModal(this.app, {
-        linkText: (path) => {
-          const f = vault.getAbstractFileByPath(path);
-          return f instanceof TFile ? metadataCache.fileToLinktext(f, editing?.file?.path ?? "", true) : path.replace(/\.md$/, "");
-        },
-        insert: (md) => {
-          if (!editing?.file) return false;
-          editing.editor.replaceSelection(md);
-          return true;
-        },
-        copy: (text) => navigator.clipboard.writeText(text),
-        client: () => sidecar.client,
-        history,
-        noteText: (path) => opener.read(path),
-        openPassage: (path, at) => void opener.open(path, at),
-        openNote: openGenerated,
-      }).open();
+      new AskModal(this.app, askDeps(() => editing)).open();
     };
+    // The sidebar's conversation outlives its view; its Insert at cursor goes to the last note edited in the main area.
+    const sidebarConversation = new Conversation();
+    const lastEditor = () => {
+      const view = workspace.getMostRecentLeaf(workspace.rootSplit)?.view;
+      return view instanceof MarkdownView ? view : workspace.getActiveViewOfType(MarkdownView);
+    };
+    this.registerView(ASK_VIEW, (leaf) => new AskView(leaf, { ...askDeps(lastEditor), conversation: sidebarConversation }));
     const search = () => {
       // The link goes where the cursor was when the search began.
       const editing = workspace.getActiveViewOfType(MarkdownView);
@@ -260,6 +271,7 @@ export default class QuirePlugin extends Plugin {
 
     this.addCommand({ id: "search-vault", name: "Search vault", callback: search });
     this.addCommand({ id: "ask-vault", name: "Ask vault", callback: ask });
+    this.addCommand({ id: "open-ask-view", name: "Ask vault in the sidebar", callback: () => void openAskView(workspace) });
     this.addCommand({ id: "ingest-clipboard", name: "Ingest the URL on the clipboard", callback: ingestClipboard });
     this.addCommand({ id: "open-related", name: "Open related pages", callback: () => void openRelatedView(workspace) });
     this.addCommand({ id: "open-review", name: "Open review items", callback: () => void openReviewView(workspace) });

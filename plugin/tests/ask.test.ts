@@ -1,13 +1,14 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AskDone } from "../../proto/proto.gen";
-import { AskSession, History, HistoryCursor, answerMarkdown } from "../src/ask";
+import { AskSession, Conversation, History, HistoryCursor, answerMarkdown, sourceLines } from "../src/ask";
 import { answerNoteProcessor, savedCitations } from "../src/hover/answer-note";
 import { linkCitationMarkers } from "../src/hover/markers";
 import { AskModal } from "../src/modals/ask";
+import { ASK_VIEW, AskView } from "../src/views/ask";
 import { sha256Hex } from "../src/passage";
 import { type FakeLifecycle, type FakeServer, type FakeSocket, online, settle } from "./fake-sidecar";
-import { App, MarkdownRenderer, Modal, Plugin, parseFrontmatterForTest } from "./obsidian-stub";
+import { App, MarkdownRenderer, Modal, Plugin, WorkspaceLeaf, parseFrontmatterForTest } from "./obsidian-stub";
 
 const note = "# Bread\n\n## Method\n\nKnead the dough for ten minutes.\n";
 const enc = new TextEncoder();
@@ -239,12 +240,16 @@ describe("AskModal", () => {
     m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "Who won in 1930?";
     await m.submit();
     await settle();
-    expect(m.contentEl.querySelector(".quire-ask-answer")!.classList.contains("is-extracted")).toBe(true);
-    expect(m.contentEl.querySelector(".quire-ask-extracted-label")).not.toBeNull();
+    // The second question is a second turn of the conversation, below the first.
+    const turns = m.contentEl.querySelectorAll(".quire-ask-turn");
+    expect(turns).toHaveLength(2);
+    const last = turns[1]!;
+    expect(last.querySelector(".quire-ask-answer")!.classList.contains("is-extracted")).toBe(true);
+    expect(last.querySelector(".quire-ask-extracted-label")).not.toBeNull();
     // The label says it once; the engine's own note about it is not repeated, and the way out is the settings tab.
-    expect(m.contentEl.querySelector(".quire-ask-warning")).toBeNull();
-    expect(m.contentEl.querySelector(".quire-ask-notes")!.textContent).toContain("Settings → Quire");
-    expect(m.contentEl.querySelector(".quire-ask-note")!.textContent).toBe("2 invented citations were removed.");
+    expect(last.querySelector(".quire-ask-warning")).toBeNull();
+    expect(last.querySelector(".quire-ask-notes")!.textContent).toContain("Settings → Quire");
+    expect(last.querySelector(".quire-ask-note")!.textContent).toBe("2 invented citations were removed.");
   });
 
   it("keeps the session's questions: listed when it opens, and up recalls them", async () => {
@@ -269,6 +274,113 @@ describe("AskModal", () => {
     m.close();
     await asked;
     expect(m.state.kind).toBe("streaming");
+  });
+});
+
+describe("a conversation", () => {
+  let server: FakeServer;
+  let sidecar: FakeLifecycle;
+  let app: App;
+  beforeEach(async () => {
+    ({ server, sidecar } = await online());
+    app = new App({ files: { "Kitchen/Bread.md": note } });
+  });
+  afterEach(() => {
+    for (const m of [...Modal.openForTest]) m.close();
+    document.body.replaceChildren();
+  });
+
+  /** asked records the payloads of ask.query and answers each with done(). */
+  const asked = () => {
+    const payloads: { question: string; history?: { question: string; answer: string }[] }[] = [];
+    server.reply = (f, s) => {
+      if (f.type !== "ask.query") return;
+      const p = f.payload as (typeof payloads)[number];
+      payloads.push(p);
+      s.push({ id: f.id!, type: "ask.delta", payload: { text: "Some " } });
+      s.push({ id: f.id!, type: "ask.done", payload: done({ answer: `Answer to ${p.question} [1].` }) });
+    };
+    return payloads;
+  };
+  const deps = (conversation: Conversation) => ({
+    client: () => sidecar.client,
+    history: new History(),
+    conversation,
+    noteText: async () => note,
+    openPassage: () => {},
+    openNote: async () => {},
+    frameMs: 0,
+  });
+  const ask = async (root: HTMLElement, panel: { submit(): Promise<void> }, q: string) => {
+    root.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = q;
+    await panel.submit();
+    await settle();
+  };
+
+  it("sends a follow-up with the earlier questions and answers, keeps earlier turns as they were drawn, and starts afresh on New conversation", async () => {
+    const payloads = asked();
+    const m = new AskModal(app as never, { client: () => sidecar.client, history: new History(), noteText: async () => note, openPassage: () => {}, openNote: async () => {}, frameMs: 0 });
+    m.open();
+    await ask(m.contentEl, m, "How long do I knead?");
+    const first = m.contentEl.querySelector(".quire-ask-turn .quire-ask-sources")!;
+    await ask(m.contentEl, m, "And then?");
+    expect(payloads[0]!.history).toBeUndefined();
+    expect(payloads[1]!.history).toEqual([{ question: "How long do I knead?", answer: "Answer to How long do I knead? [1]." }]);
+    // The first turn was not drawn again: its sources are the same element.
+    expect(m.contentEl.querySelector(".quire-ask-turn .quire-ask-sources")).toBe(first);
+    const questions = [...m.contentEl.querySelectorAll(".quire-ask-question")].map((e) => e.textContent);
+    expect(questions).toEqual(["How long do I knead?", "And then?"]);
+    m.contentEl.querySelector<HTMLButtonElement>(".quire-ask-new")!.click();
+    expect(m.contentEl.querySelectorAll(".quire-ask-turn")).toHaveLength(0);
+    await ask(m.contentEl, m, "Fresh question?");
+    expect(payloads[2]!.history).toBeUndefined();
+  });
+
+  it("leaves a stopped answer out of what a follow-up sends", async () => {
+    const c = new Conversation();
+    c.add({ kind: "stopped", question: "a?", text: "half" });
+    c.add({ kind: "done", question: "b?", askId: "2", answer: done({ answer: "B [1]." }) });
+    c.add({ kind: "error", question: "c?", message: "offline" });
+    expect(c.history()).toEqual([{ question: "b?", answer: "B [1]." }]);
+  });
+
+  it("the sidebar view keeps its conversation when it is closed and opened again; Insert at cursor leaves it open", async () => {
+    const payloads = asked();
+    const conversation = new Conversation();
+    const inserted: string[] = [];
+    const viewDeps = { ...deps(conversation), linkText: (p: string) => p.replace(/\.md$/, ""), insert: (md: string) => (inserted.push(md), true) };
+    app.viewRegistryForTest.set(ASK_VIEW, (leaf: WorkspaceLeaf) => new AskView(leaf as never, viewDeps) as never);
+    const leaf = app.workspace.getRightLeaf(false)!;
+    await leaf.setViewState({ type: ASK_VIEW });
+    const view = leaf.view as unknown as AskView;
+    await ask(view.contentEl, view.panelForTest!, "How long do I knead?");
+    view.contentEl.querySelector<HTMLButtonElement>(".quire-ask-insert")!.click();
+    expect(inserted[0]).toContain("[[Kitchen/Bread#Method|1]]");
+    expect(leaf.view).toBe(view);
+    expect(view.contentEl.querySelector(".quire-ask-status")!.textContent).toMatch(/^Inserted/);
+    leaf.detach();
+
+    const again = app.workspace.getRightLeaf(false)!;
+    await again.setViewState({ type: ASK_VIEW });
+    const v2 = again.view as unknown as AskView;
+    await settle();
+    expect([...v2.contentEl.querySelectorAll(".quire-ask-question")].map((e) => e.textContent)).toEqual(["How long do I knead?"]);
+    expect(v2.contentEl.querySelector(".quire-ask-body")!.textContent).toContain("Answer to How long do I knead?");
+    await ask(v2.contentEl, v2.panelForTest!, "And then?");
+    expect(payloads[1]!.history).toHaveLength(1);
+    again.detach();
+  });
+});
+
+describe("sourceLines", () => {
+  it("lists each passage once, with every number citing it; the same heading of the same note shares a line", () => {
+    const c = (number: number, id: string, path: string, headingPath: string[]) => ({ number, id, path, start: 0, end: 1, title: "", headingPath, text: "", hash: "" });
+    const lines = sourceLines([c(1, "a#1", "a.md", ["H"]), c(2, "b#1", "b.md", []), c(3, "a#1", "a.md", ["H"]), c(4, "a#2", "a.md", ["H"]), c(5, "a#3", "a.md", ["Other"])]);
+    expect(lines.map((l) => [l.numbers, l.citation.id])).toEqual([
+      [[1, 3, 4], "a#1"],
+      [[2], "b#1"],
+      [[5], "a#3"],
+    ]);
   });
 });
 

@@ -43,7 +43,7 @@ describe("QuirePlugin", () => {
     expect(p.settings).toEqual(DEFAULT_SETTINGS);
 
     const ids = (p as unknown as { commands: { id: string }[] }).commands.map((c) => c.id);
-    expect(ids).toEqual(["search-vault", "ask-vault", "ingest-clipboard", "open-related", "open-review", "show-status", "start-sidecar", "rebuild-index"]);
+    expect(ids).toEqual(["search-vault", "ask-vault", "open-ask-view", "ingest-clipboard", "open-related", "open-review", "show-status", "start-sidecar", "rebuild-index"]);
     expect((p as unknown as { ribbonIcons: HTMLElement[] }).ribbonIcons).toHaveLength(2);
     expect((p as unknown as { postProcessorsForTest: unknown[] }).postProcessorsForTest).toHaveLength(1);
 

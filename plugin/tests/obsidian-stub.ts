@@ -37,6 +37,9 @@ function installDomHelpers(): void {
   proto["toggleClass"] ??= function (this: HTMLElement, cls: string, on: boolean) {
     this.classList.toggle(cls, on);
   };
+  proto["setCssProps"] ??= function (this: HTMLElement, props: Record<string, string>) {
+    for (const [k, v] of Object.entries(props)) this.style.setProperty(k, v);
+  };
   proto["hasClass"] ??= function (this: HTMLElement, cls: string) {
     return this.classList.contains(cls);
   };
@@ -393,6 +396,11 @@ export class Workspace extends Events {
     for (const l of this.getLeavesOfType(type)) l.detach();
   }
   async revealLeaf(_leaf: WorkspaceLeaf): Promise<void> {}
+  /** rootSplit stands for the main area; getMostRecentLeaf gives its leaf. */
+  rootSplit = {};
+  getMostRecentLeaf(_root?: unknown): WorkspaceLeaf | null {
+    return this.mainLeaf;
+  }
   getActiveViewOfType<T>(type: abstract new (...args: never[]) => T): T | null {
     const v = this.mainLeaf?.view;
     return v instanceof type ? v : null;

@@ -29,6 +29,9 @@ const (
 	// relatedPool is how many passages Related ranks per note it returns,
 	// so that a few long notes cannot fill the result.
 	relatedPool = 5
+	// relatedMore is how many other passages a related note carries for
+	// its expanded row: enough to see why it matched, not a second list.
+	relatedMore = 3
 	// MaxNote bounds Note: well under any front end's frame limits.
 	MaxNote = 16 << 20
 )
@@ -173,7 +176,7 @@ type Related struct {
 // Related returns up to K notes closest to r's note or text, one passage
 // (its best) per note, never the note itself, and a warning when the
 // result may be partial.
-func (e *Engine) Related(ctx context.Context, r Related) ([]search.Passage, string, error) {
+func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string, error) {
 	if (r.Path == "") == (r.Text == "") {
 		return nil, "", errorf(Invalid, "related.query needs exactly one of path and text")
 	}
@@ -197,19 +200,33 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]search.Passage, stri
 	if err != nil {
 		return nil, "", err
 	}
-	out := []search.Passage{}
-	seen := map[string]bool{r.Path: true}
+	out := []RelatedNote{}
+	at := map[string]int{}
 	for _, p := range res.Passages {
-		if seen[p.Path] {
-			continue // not the note itself; one passage, its best, per note
+		if p.Path == r.Path {
+			continue // not the note itself
 		}
-		seen[p.Path] = true
-		out = append(out, p)
+		if i, ok := at[p.Path]; ok {
+			if len(out[i].More) < relatedMore {
+				out[i].More = append(out[i].More, p)
+			}
+			continue
+		}
 		if len(out) == k {
-			break
+			continue // the notes are chosen; later passages may still add to them
 		}
+		at[p.Path] = len(out)
+		out = append(out, RelatedNote{Passage: p})
 	}
 	return out, res.Warning, nil
+}
+
+// RelatedNote is a note close to the query: its best passage, and its
+// other passages among those ranked, best first, for a reader who expands
+// the note's row.
+type RelatedNote struct {
+	search.Passage
+	More []search.Passage
 }
 
 // clip cuts s to at most n bytes at a word boundary, never inside a rune.

@@ -222,7 +222,10 @@ func (s *Server) related(ctx context.Context, q proto.RelatedQuery) (proto.Relat
 	}
 	res := proto.RelatedResult{Warning: warning, Notes: make([]proto.RelatedNote, len(ps))}
 	for i, p := range ps {
-		res.Notes[i] = proto.RelatedNote{Path: p.Path, Title: p.Title, Score: p.Score, Passage: toPassage(p)}
+		res.Notes[i] = proto.RelatedNote{Path: p.Path, Title: p.Title, Score: p.Score, Passage: toPassage(p.Passage)}
+		for _, m := range p.More {
+			res.Notes[i].More = append(res.Notes[i].More, toPassage(m))
+		}
 	}
 	return res, nil
 }

@@ -345,3 +345,41 @@ func TestSkipWarning(t *testing.T) {
 		t.Errorf("status skipped %+v, %d notes; want Inbox/scan.md skipped, 4 notes", st.Skipped, st.Notes)
 	}
 }
+
+// A related note carries its other matching passages, for its expanded
+// row: of that note only, not its best passage again, best first, a few.
+func TestRelatedNoteCarriesItsOtherPassages(t *testing.T) {
+	// Sections long enough to be passages of their own.
+	filler := strings.Repeat("Crumb, crust and a slow fermentation matter more than the recipe says. ", 30)
+	h := start(t, map[string]string{
+		"Rye.md": "# Rye\n\n## Levain\n\nBuild the rye levain from a ripe sourdough starter. " + filler + "\n\n" +
+			"## Proofing\n\nA rye sourdough proofs faster once the levain is ripe. " + filler + "\n\n" +
+			"## Baking\n\nBake the rye sourdough loaf in a hot oven with steam. " + filler + "\n\n" +
+			"## Storage\n\nKeep rye sourdough bread wrapped in linen. " + filler + "\n\n" +
+			"## Flour\n\nWhole rye flour feeds a sourdough starter well. " + filler + "\n",
+		"Tomatoes.md": "# Tomatoes\n\nWater the tomatoes in the morning.\n",
+	})
+	c := h.dial()
+	res, err := call[proto.RelatedResult](t, c, proto.TypeRelatedQuery, proto.RelatedQuery{Text: "rye sourdough levain starter", K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) == 0 || res.Notes[0].Path != "Rye.md" {
+		t.Fatalf("related: %+v, want Rye.md first", res.Notes)
+	}
+	n := res.Notes[0]
+	if len(n.More) == 0 || len(n.More) > 3 {
+		t.Fatalf("Rye.md carries %d more passages, want 1 to 3", len(n.More))
+	}
+	seen := map[string]bool{n.Passage.ID: true}
+	last := n.Passage.Score
+	for _, m := range n.More {
+		if m.Path != "Rye.md" || seen[m.ID] {
+			t.Errorf("more passage %s of %s: want another passage of Rye.md", m.ID, m.Path)
+		}
+		if m.Score > last {
+			t.Errorf("more passages out of order: %v after %v", m.Score, last)
+		}
+		seen[m.ID], last = true, m.Score
+	}
+}

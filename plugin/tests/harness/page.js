@@ -339,6 +339,8 @@
     liveNotices() { return stub.Notice.liveForTest.map((n) => n.message); },
     modal() { return stub.Modal.openForTest.at(-1) ?? null; },
     closeModals() { for (const m of stub.Modal.openForTest.slice()) m.close(); },
+    /** closeView closes every leaf of a view type, as closing its tab does. */
+    closeView(type) { for (const l of app.workspace.getLeavesOfType(type)) l.detach(); },
     /** reading draws a vault note as the reading view would, running the plugin's post processors. */
     async reading(path) {
       const text = app.vault.files.get(path);

@@ -139,8 +139,11 @@ function startFakeModel() {
         reply = { answer: "", citations: [], quotes: [], notFound: true };
       } else {
         const note = first[2].replace(/\.md$/, "").split("/").at(-1);
+        // A follow-up comes with the earlier turns; the reply says which question it follows.
+        const earlier = [...user.matchAll(/<asked>\s*([\s\S]*?)\s*<\/asked>/g)].map((m) => m[1]);
+        const follows = earlier.length > 0 ? `Following up on “${earlier.at(-1)}”: ` : "";
         reply = {
-          answer: `Your notes answer this in **${note}**: keep to the routine it describes and check on it daily [${first[1]}].`,
+          answer: `${follows}Your notes answer this in **${note}**: keep to the routine it describes and check on it daily [${first[1]}].`,
           citations: [Number(first[1])],
           quotes: [],
           notFound: false,
@@ -890,16 +893,101 @@ async function main() {
       await waitFor(pageD, () => /^Stopped/.test(document.querySelector(".quire-ask-status")?.textContent ?? ""));
       expect(!(await pageD.$(".quire-ask-body")), "a stopped answer was rendered as checked");
       await shots(pageD, "ask-stop");
-      await pageD.fill(".quire-ask-input", "How often do I feed the starter?");
+      // A stopped answer was never checked, so it does not go with a follow-up; a finished one does.
+      await pageD.fill(".quire-ask-input", "How do I keep my sourdough starter alive?");
       await pageD.press(".quire-ask-input", "Enter");
-      await pageD.waitForSelector(".quire-ask-insert", { timeout: 30_000 });
+      await pageD.waitForSelector(".quire-ask-turn:nth-of-type(2) .quire-ask-insert", { timeout: 30_000 });
+      const asked = model.requests.length;
+      await pageD.fill(".quire-ask-input", "How often do I feed it?");
+      await pageD.press(".quire-ask-input", "Enter");
+      await pageD.waitForSelector(".quire-ask-turn:nth-of-type(3) .quire-ask-insert", { timeout: 30_000 });
+      const sent = model.requests.slice(asked).map((r) => r.messages.filter((m) => m.role === "user").map((m) => m.content).join("\n")).at(-1) ?? "";
+      const conversation = /<conversation>[\s\S]*<\/conversation>/.exec(sent)?.[0] ?? "";
+      log(`follow-up prompt's conversation: ${conversation.replace(/\n/g, " ").slice(0, 240)}`);
+      expect(/<asked>\s*How do I keep my sourdough starter alive\?\s*<\/asked>/.test(conversation), `the follow-up did not carry the earlier question: ${conversation || sent.slice(0, 200)}`);
+      expect((conversation.match(/<asked>/g) ?? []).length === 1, "the stopped answer went with the follow-up");
+      const followUp = await pageD.textContent(".quire-ask-turn:nth-of-type(3) .quire-ask-body");
+      expect(/^Following up on/.test(followUp), `follow-up answer: ${followUp}`);
+      const questions = await pageD.$$eval(".quire-ask-question", (els) => els.map((e) => e.textContent));
+      expect(questions.length === 3 && questions.at(-1) === "How often do I feed it?", `questions shown: ${JSON.stringify(questions)}`);
       await shots(pageD, "ask-follow-up-answer");
-      await pageD.click(".quire-ask-insert");
+      await pageD.$eval(".quire-ask-conversation", (el) => (el.scrollTop = 0));
+      await shots(pageD, "ask-follow-up-conversation");
+      await pageD.$eval(".quire-ask-conversation", (el) => (el.scrollTop = el.scrollHeight));
+      await pageD.click(".quire-ask-turn:nth-of-type(3) .quire-ask-insert");
       await waitFor(pageD, () => !window.harness.modal());
       const inserted = (await pageD.evaluate(() => window.harness.noteText())).slice(before.length);
       log(`inserted answer: ${inserted.replace(/\n/g, " / ")}`);
       expect(/\(\[\[[^\]]+\|1\]\]\)/.test(inserted) && /Sources:\n1\. \[\[/.test(inserted), `inserted ${JSON.stringify(inserted)}`);
       await shots(pageD, "ask-insert-at-cursor");
+    });
+
+    await scenario("ask in the sidebar: a follow-up streams without moving anything on screen, and the conversation outlives the view", async () => {
+      await pageD.evaluate(() => window.harness.open("Welcome.md"));
+      await pageD.evaluate(() => window.harness.command("open-ask-view"));
+      await pageD.waitForSelector(".quire-ask-view .quire-ask-input", { timeout: 5000 });
+      await pageD.fill(".quire-ask-view .quire-ask-input", "How do I keep my sourdough starter alive?");
+      await pageD.press(".quire-ask-view .quire-ask-input", "Enter");
+      await pageD.waitForSelector(".quire-ask-view .quire-ask-turn .quire-ask-body", { timeout: 30_000 });
+      await shots(pageD, "ask-sidebar-view");
+      await axeCheck(pageD, "ask-sidebar", ".quire-ask-view");
+      // The reader keeps the first answer's sources in view and asks a follow-up: sample the layout on every frame while it streams.
+      await pageD.evaluate(() => {
+        const conv = document.querySelector(".quire-ask-view .quire-ask-conversation");
+        const samples = [];
+        window.layoutSamples = samples;
+        const take = () => {
+          const turns = conv.querySelectorAll(".quire-ask-turn");
+          const first = turns[0].querySelector(".quire-ask-sources").getBoundingClientRect();
+          const last = turns[turns.length - 1];
+          samples.push({
+            turns: turns.length,
+            scrollTop: conv.scrollTop,
+            firstSourcesTop: first.top,
+            firstSourcesHeight: first.height,
+            question: last.querySelector(".quire-ask-question")?.getBoundingClientRect().top ?? null,
+            height: last.getBoundingClientRect().height,
+            streaming: !!last.querySelector(".quire-ask-stream") && !last.querySelector(".quire-ask-body"),
+            done: !!last.querySelector(".quire-ask-body") && turns.length === 2,
+          });
+          if (!window.layoutStop) requestAnimationFrame(take);
+        };
+        window.layoutStop = false;
+        requestAnimationFrame(take);
+      });
+      await pageD.fill(".quire-ask-view .quire-ask-input", "How often do I feed it?");
+      await pageD.press(".quire-ask-view .quire-ask-input", "Enter");
+      await pageD.waitForSelector(".quire-ask-view .quire-ask-turn:nth-of-type(2) .quire-ask-body", { timeout: 30_000 });
+      await pageD.waitForTimeout(300);
+      const samples = await pageD.evaluate(() => {
+        window.layoutStop = true;
+        return window.layoutSamples;
+      });
+      // From the first frame that shows the follow-up's turn to the last after its checked answer replaced the stream.
+      const during = samples.filter((x) => x.turns === 2);
+      const streamed = during.filter((x) => x.streaming).length;
+      const spread = (k) => Math.max(...during.map((x) => x[k])) - Math.min(...during.map((x) => x[k]));
+      let shrank = 0;
+      for (let i = 1; i < during.length; i++) shrank = Math.max(shrank, during[i - 1].height - during[i].height);
+      log(`ask layout while a follow-up streamed: ${during.length} frames (${streamed} streaming, ${during.filter((x) => x.done).length} after the answer was checked); scrollTop moved ${spread("scrollTop")} px, the follow-up's question ${spread("question")} px, the first answer's sources ${spread("firstSourcesTop")} px (height ${spread("firstSourcesHeight")} px); the new turn shrank by at most ${shrank} px`);
+      expect(streamed >= 3 && during.some((x) => x.done), `too few frames sampled: ${streamed} streaming`);
+      for (const k of ["scrollTop", "question", "firstSourcesTop", "firstSourcesHeight"]) expect(spread(k) <= 1, `${k} moved by ${spread(k)} px while the answer streamed`);
+      expect(shrank <= 1, `the answer's turn shrank by ${shrank} px when the checked answer replaced the stream`);
+      await shots(pageD, "ask-sidebar-follow-up");
+      // Insert at cursor writes into the note and keeps the view and its conversation.
+      const before = await pageD.evaluate(() => window.harness.noteText());
+      await pageD.click(".quire-ask-view .quire-ask-turn:nth-of-type(2) .quire-ask-insert");
+      const inserted = (await pageD.evaluate(() => window.harness.noteText())).slice(before.length);
+      expect(/\(\[\[[^\]]+\|1\]\]\)/.test(inserted), `inserted from the sidebar: ${JSON.stringify(inserted.slice(0, 120))}`);
+      expect(await pageD.$(".quire-ask-view .quire-ask-turn:nth-of-type(2)"), "the sidebar lost its conversation on insert");
+      // Closing the view and opening it again keeps the conversation.
+      await pageD.evaluate(() => window.harness.closeView("quire-ask"));
+      expect(!(await pageD.$(".quire-ask-view")), "the view did not close");
+      await pageD.evaluate(() => window.harness.command("open-ask-view"));
+      await pageD.waitForSelector(".quire-ask-view .quire-ask-turn:nth-of-type(2) .quire-ask-body", { timeout: 5000 });
+      const kept = await pageD.$$eval(".quire-ask-view .quire-ask-question", (els) => els.map((e) => e.textContent));
+      expect(kept.length === 2, `after reopening, the sidebar shows ${JSON.stringify(kept)}`);
+      await shots(pageD, "ask-sidebar-reopened");
     });
 
     await scenario("settings: the sidecar's settings round trip through config.get and config.set", async () => {
