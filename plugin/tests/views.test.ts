@@ -254,7 +254,7 @@ describe("RelatedView", () => {
     answer(0, [relNote("b.md", 0.3), relNote("c.md", 0.25)]);
     await flush();
     const items = view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item");
-    expect(view.contentEl.querySelector(".quire-related-list")!.getAttribute("role")).toBe("listbox");
+    expect(view.contentEl.querySelector(".quire-related-list")!.getAttribute("role")).toBe("tree");
     expect([...items].map((i) => i.getAttribute("tabindex"))).toEqual(["0", "-1"]);
     items[0]!.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));
     expect([...items].map((i) => i.getAttribute("tabindex"))).toEqual(["-1", "0"]);
@@ -267,6 +267,40 @@ describe("RelatedView", () => {
     Object.defineProperty(drag, "dataTransfer", { value: { setData: (k: string, v: string) => data.set(k, v), effectAllowed: "" } });
     items[0]!.dispatchEvent(drag);
     expect(data.get("text/plain")).toBe("[[b]]");
+  });
+
+  it("a note with more matching passages expands to list them, from the keyboard or a click; each opens the note at its passage", async () => {
+    active = "a.md";
+    const view = await openView();
+    const sub = (start: number, heading: string) => ({ id: `b.md#${start}`, path: "b.md", title: "b", headingPath: [heading], start, end: start + 20, text: `More about ${heading}.`, score: 0.1 });
+    answer(0, [{ ...relNote("b.md", 0.3), more: [sub(100, "Later"), sub(200, "Last")] }, relNote("c.md", 0.25)]);
+    await flush();
+    const rowOf = (p: string) => [...view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item")].find((e) => e.dataset["path"] === p)!;
+    expect(view.contentEl.querySelectorAll(".quire-related-item")).toHaveLength(2); // one row per note
+    expect(rowOf("b.md").getAttribute("aria-expanded")).toBe("false");
+    expect(rowOf("c.md").hasAttribute("aria-expanded")).toBe(false);
+    expect(rowOf("b.md").querySelector(".quire-related-expand")!.textContent).toBe("▸ 2 more passages");
+    expect(view.contentEl.querySelector(".quire-related-sub")).toBeNull();
+
+    rowOf("b.md").dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true }));
+    expect(rowOf("b.md").getAttribute("aria-expanded")).toBe("true");
+    const subs = [...rowOf("b.md").querySelectorAll<HTMLElement>(".quire-related-sub")];
+    expect(subs.map((e) => e.querySelector(".quire-related-heading")!.textContent)).toEqual(["Later", "Last"]);
+    // Down walks into the passages, then on to the next note.
+    rowOf("b.md").dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown", bubbles: true }));
+    expect(subs[0]!.getAttribute("tabindex")).toBe("0");
+    subs[0]!.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    expect(opened).toEqual([["b.md", 100, false]]);
+    subs[1]!.click();
+    expect(opened.at(-1)).toEqual(["b.md", 200, false]);
+    subs[1]!.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown", bubbles: true }));
+    expect(rowOf("c.md").getAttribute("tabindex")).toBe("0");
+    // Left on a passage folds its note; a click on "more" unfolds it again.
+    [...rowOf("b.md").querySelectorAll<HTMLElement>(".quire-related-sub")][0]!.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowLeft", bubbles: true }));
+    expect(rowOf("b.md").getAttribute("aria-expanded")).toBe("false");
+    rowOf("b.md").querySelector<HTMLElement>(".quire-related-expand")!.click();
+    expect(rowOf("b.md").querySelectorAll(".quire-related-sub")).toHaveLength(2);
+    expect(opened).toHaveLength(2); // the click on "more" opened nothing
   });
 
   it("pinned, it stays on its note when another becomes active", async () => {

@@ -1,5 +1,5 @@
 import { type EventRef, type HoverParent, type HoverPopover, ItemView, type Workspace, type WorkspaceLeaf } from "obsidian";
-import type { RelatedNote } from "../../../proto/proto.gen";
+import type { Passage, RelatedNote } from "../../../proto/proto.gen";
 import { headingLabel, snippet } from "../passage";
 import { ClientError, Latest, isSuperseded } from "../sidecar/client";
 import type { Sidecar } from "../sidecar/lifecycle";
@@ -77,6 +77,8 @@ export class RelatedView extends ItemView implements HoverParent {
   /** pinned is the note the view stays on, or null to follow the active note. */
   private pinned: string | null = null;
   private showWeak = false;
+  /** expanded holds the notes whose other passages are shown, by path. */
+  private readonly expanded = new Set<string>();
   private pinEl: HTMLElement | null = null;
   private readonly latest = new Latest();
   private typingTimer: number | null = null;
@@ -310,14 +312,49 @@ export class RelatedView extends ItemView implements HoverParent {
     const strong = s.notes.filter((n) => rel(n) >= CUTOFF);
     const weak = s.notes.length - strong.length;
     const shown = this.showWeak ? s.notes : strong;
-    const list = el.createDiv({ cls: "quire-related-list", attr: { role: "listbox", "aria-label": "Related notes" } });
+    // A tree: one row per note with its best passage; a note with more matching passages expands (Right, or a click on "more") to list them under it.
+    const list = el.createDiv({ cls: "quire-related-list", attr: { role: "tree", "aria-label": "Related notes" } });
     const rows: HTMLElement[] = [];
+    const redraw = (focusPath: string, sub: boolean) => {
+      this.show(this.state);
+      const item = Array.from(this.contentEl.querySelectorAll<HTMLElement>(".quire-related-item")).find((e) => e.dataset["path"] === focusPath);
+      (sub ? item?.querySelector<HTMLElement>(".quire-related-sub") : item)?.focus();
+    };
+    const toggle = (path: string, open: boolean) => {
+      if (open) this.expanded.add(path);
+      else this.expanded.delete(path);
+      redraw(path, false);
+    };
+    const keys = (evt: KeyboardEvent, row: HTMLElement, open: (e: KeyboardEvent) => void, nav?: { path: string; expandable: boolean; expanded: boolean; child: boolean }) => {
+      const i = rows.indexOf(row);
+      if (evt.key === "Enter" || evt.key === " ") {
+        evt.preventDefault();
+        evt.stopPropagation();
+        open(evt);
+      } else if (evt.key === "ArrowDown" || evt.key === "ArrowUp" || evt.key === "Home" || evt.key === "End") {
+        evt.preventDefault();
+        evt.stopPropagation();
+        const to = evt.key === "Home" ? 0 : evt.key === "End" ? rows.length - 1 : Math.max(0, Math.min(rows.length - 1, i + (evt.key === "ArrowDown" ? 1 : -1)));
+        this.focusRow(rows, to);
+      } else if (nav && evt.key === "ArrowRight" && nav.expandable && !nav.expanded) {
+        evt.preventDefault();
+        evt.stopPropagation();
+        toggle(nav.path, true);
+      } else if (nav && evt.key === "ArrowLeft" && (nav.expanded || nav.child)) {
+        evt.preventDefault();
+        evt.stopPropagation();
+        toggle(nav.path, false);
+      }
+    };
     shown.forEach((n, i) => {
       const r = rel(n);
+      const more = n.more ?? [];
+      const isOpen = more.length > 0 && this.expanded.has(n.path);
       const item = list.createDiv({
-        cls: `quire-related-item${r < CUTOFF ? " is-weak" : ""}`,
-        attr: { role: "option", "aria-selected": "false", tabindex: i === 0 ? 0 : -1, "data-path": n.path, draggable: "true" },
+        cls: `quire-related-item${r < CUTOFF ? " is-weak" : ""}${isOpen ? " is-expanded" : ""}`,
+        attr: { role: "treeitem", "aria-selected": "false", tabindex: i === 0 ? 0 : -1, "data-path": n.path, draggable: "true" },
       });
+      if (more.length > 0) item.setAttr("aria-expanded", isOpen ? "true" : "false");
       rows.push(item);
       const head = item.createDiv({ cls: "quire-related-head" });
       head.createSpan({ cls: "quire-related-title", text: n.title || n.path });
@@ -326,19 +363,19 @@ export class RelatedView extends ItemView implements HoverParent {
       const crumb = headingLabel(n.passage.headingPath);
       if (crumb) item.createDiv({ cls: "quire-related-heading", text: crumb });
       item.createDiv({ cls: "quire-related-snippet", text: snippet(n.passage.text) });
+      if (more.length > 0) {
+        // Not a button inside the row (controls must not nest): the row itself expands from the keyboard, this text on a click.
+        const label = isOpen ? "Fewer passages" : `${more.length} more ${more.length === 1 ? "passage" : "passages"}`;
+        const t = item.createDiv({ cls: "quire-related-expand", text: `${isOpen ? "▾" : "▸"} ${label}` });
+        t.addEventListener("click", (evt) => {
+          evt.stopPropagation();
+          toggle(n.path, !isOpen);
+        });
+      }
       const open = (evt: MouseEvent | KeyboardEvent) => this.deps.openPassage(n.path, n.passage.start, evt.ctrlKey || evt.metaKey);
       item.addEventListener("click", open);
-      item.addEventListener("keydown", (evt) => {
-        if (evt.key === "Enter" || evt.key === " ") {
-          evt.preventDefault();
-          open(evt);
-        } else if (evt.key === "ArrowDown" || evt.key === "ArrowUp" || evt.key === "Home" || evt.key === "End") {
-          evt.preventDefault();
-          const to = evt.key === "Home" ? 0 : evt.key === "End" ? rows.length - 1 : Math.max(0, Math.min(rows.length - 1, i + (evt.key === "ArrowDown" ? 1 : -1)));
-          this.focusRow(rows, to);
-        }
-      });
-      item.addEventListener("focus", () => this.focusRow(rows, i, false));
+      item.addEventListener("keydown", (evt) => keys(evt, item, open, { path: n.path, expandable: more.length > 0, expanded: isOpen, child: false }));
+      item.addEventListener("focus", () => this.focusRow(rows, rows.indexOf(item), false));
       // Dragging a row into a note drops a link to it (the editor takes text/plain).
       item.addEventListener("dragstart", (evt) => {
         const link = `[[${this.deps.linkText?.(n.path, s.path) ?? n.path.replace(/\.md$/, "")}]]`;
@@ -347,7 +384,11 @@ export class RelatedView extends ItemView implements HoverParent {
         item.addClass("is-dragging");
       });
       item.addEventListener("dragend", () => item.removeClass("is-dragging"));
-      item.addEventListener("mouseover", (evt) => this.deps.hoverLink?.(evt, this, item, n.path, n.passage.start, s.path));
+      item.addEventListener("mouseover", (evt) => {
+        if (evt.target instanceof HTMLElement && evt.target.closest(".quire-related-sub")) return;
+        this.deps.hoverLink?.(evt, this, item, n.path, n.passage.start, s.path);
+      });
+      if (isOpen) this.renderMore(item, rows, n, more, s.path, keys);
     });
     if (weak > 0) {
       const more = el.createEl("button", {
@@ -358,6 +399,36 @@ export class RelatedView extends ItemView implements HoverParent {
         this.showWeak = !this.showWeak;
         this.show(this.state);
       });
+    }
+  }
+
+  /** renderMore lists a note's other matching passages under its row, each opening the note at that passage. */
+  private renderMore(
+    item: HTMLElement,
+    rows: HTMLElement[],
+    n: RelatedNote,
+    more: Passage[],
+    sourcePath: string,
+    keys: (evt: KeyboardEvent, row: HTMLElement, open: (e: KeyboardEvent) => void, nav?: { path: string; expandable: boolean; expanded: boolean; child: boolean }) => void,
+  ): void {
+    const group = item.createDiv({ cls: "quire-related-group", attr: { role: "group" } });
+    for (const p of more) {
+      const sub = group.createDiv({ cls: "quire-related-sub", attr: { role: "treeitem", "aria-selected": "false", tabindex: -1, "aria-level": 2 } });
+      rows.push(sub);
+      const crumb = headingLabel(p.headingPath);
+      if (crumb) sub.createDiv({ cls: "quire-related-heading", text: crumb });
+      sub.createDiv({ cls: "quire-related-snippet", text: snippet(p.text) });
+      const open = (evt: MouseEvent | KeyboardEvent) => this.deps.openPassage(n.path, p.start, evt.ctrlKey || evt.metaKey);
+      sub.addEventListener("click", (evt) => {
+        evt.stopPropagation();
+        open(evt);
+      });
+      sub.addEventListener("keydown", (evt) => keys(evt, sub, open, { path: n.path, expandable: false, expanded: false, child: true }));
+      sub.addEventListener("focus", (evt) => {
+        evt.stopPropagation();
+        this.focusRow(rows, rows.indexOf(sub), false);
+      });
+      sub.addEventListener("mouseover", (evt) => this.deps.hoverLink?.(evt, this, sub, n.path, p.start, sourcePath));
     }
   }
 

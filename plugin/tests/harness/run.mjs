@@ -141,7 +141,7 @@ function startFakeModel() {
         const note = first[2].replace(/\.md$/, "").split("/").at(-1);
         // A follow-up comes with the earlier turns; the reply says which question it follows.
         const earlier = [...user.matchAll(/<asked>\s*([\s\S]*?)\s*<\/asked>/g)].map((m) => m[1]);
-        const follows = earlier.length > 0 ? `Following up on “${earlier.at(-1)}”: ` : "";
+        const follows = earlier.length > 0 ? `Following up on your earlier question (${earlier.length} turn${earlier.length === 1 ? "" : "s"} before this one): ` : "";
         reply = {
           answer: `${follows}Your notes answer this in **${note}**: keep to the routine it describes and check on it daily [${first[1]}].`,
           citations: [Number(first[1])],
@@ -571,6 +571,32 @@ async function main() {
         document.querySelector(".quire-related-item").dispatchEvent(new DragEvent("dragend", { bubbles: true }));
       }, link);
       await shots(page, "related-drag-to-link");
+      // A note with more matching passages expands to list them under its row; one opens the note at that passage.
+      const expandable = await page.$$eval(".quire-related-item[aria-expanded]", (els) => els.map((e) => e.getAttribute("data-path")));
+      log(`related notes with more passages: ${expandable.join(" | ") || "none"}`);
+      expect(expandable.length > 0, "no related note offers more passages");
+      const row = `.quire-related-item[data-path="${expandable[0]}"]`;
+      await page.click(`${row} .quire-related-expand`);
+      await page.waitForSelector(`${row}[aria-expanded="true"] .quire-related-sub`, { timeout: 5000 });
+      const subs = await page.$$eval(`${row} .quire-related-sub`, (els) => els.map((e) => e.textContent));
+      log(`expanded ${expandable[0]}: ${subs.length} more passages: ${subs.map((t) => t.slice(0, 50)).join(" | ")}`);
+      expect(subs.length >= 1 && subs.length <= 3, `more passages: ${subs.length}`);
+      expect((await page.$$(".quire-related-item")).length === (await page.$$(".quire-related-item")).length, "rows changed");
+      await shots(page, "related-expanded");
+      await axeCheck(page, "related-expanded", ".quire-related");
+      await page.focus(`${row} .quire-related-sub`);
+      await page.keyboard.press("Enter");
+      await waitFor(page, (p) => window.harness.mainNote()?.path === p && window.harness.mainNote()?.line !== null, expandable[0]);
+      log(`a further passage opened ${expandable[0]} at line ${await page.evaluate(() => window.harness.mainNote().line)}`);
+      await page.evaluate(() => window.harness.open("Kitchen/Bread baking log.md"));
+      await waitFor(page, () => window.harness.relatedTitles().length > 0 && !document.querySelector(".quire-related.is-loading"));
+      // Folded again from the keyboard, for the scenarios that follow.
+      const again = `.quire-related-item[data-path="${expandable[0]}"]`;
+      if (await page.$(`${again}[aria-expanded="true"]`)) {
+        await page.focus(again);
+        await page.keyboard.press("ArrowLeft");
+        await page.waitForSelector(`${again}[aria-expanded="false"]`, { timeout: 5000 });
+      }
       // Pinned, the panel stays on its note while another opens.
       const settled = () => waitFor(page, () => window.harness.relatedTitles().length > 0 && !document.querySelector(".quire-related.is-loading"));
       await page.click(".view-action.quire-icon-pin");
@@ -975,6 +1001,7 @@ async function main() {
       expect(shrank <= 1, `the answer's turn shrank by ${shrank} px when the checked answer replaced the stream`);
       await shots(pageD, "ask-sidebar-follow-up");
       // Insert at cursor writes into the note and keeps the view and its conversation.
+      await pageD.evaluate(() => window.harness.cursorAtEnd());
       const before = await pageD.evaluate(() => window.harness.noteText());
       await pageD.click(".quire-ask-view .quire-ask-turn:nth-of-type(2) .quire-ask-insert");
       const inserted = (await pageD.evaluate(() => window.harness.noteText())).slice(before.length);
