@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
@@ -53,11 +54,33 @@ type Index struct {
 	// thirty languages the vault does not use.
 	famMu    sync.RWMutex
 	families map[string]bool
+
+	weights atomic.Pointer[FieldWeights]
 }
 
-// Field boosts. Headings already appear in the passage body, so their own
-// field counts half; measured on the dev set (README, "Figures").
-var boosts = map[string]float64{"title": 1, "aliases": 1, "headings": 0.5, "body": 1}
+// FieldWeights weigh a match in a note's title, aliases and headings
+// against one in a passage's body (1); 0 leaves the field out of the
+// query.
+type FieldWeights struct {
+	Title, Aliases, Headings float64
+}
+
+// DefaultFieldWeights: headings already appear in the passage body, so
+// their own field counts half. Checked on both dev sets: lower title and
+// heading weights help a vault of translated pages but cost cross-lingual
+// questions, whose translated words meet titles (README, "Figures").
+var DefaultFieldWeights = FieldWeights{Title: 1, Aliases: 1, Headings: 0.5}
+
+// SetFieldWeights sets the weights later queries use.
+func (x *Index) SetFieldWeights(w FieldWeights) { x.weights.Store(&w) }
+
+func (x *Index) boosts() map[string]float64 {
+	w := DefaultFieldWeights
+	if p := x.weights.Load(); p != nil {
+		w = *p
+	}
+	return map[string]float64{"title": w.Title, "aliases": w.Aliases, "headings": w.Headings, "body": 1}
+}
 
 // Open opens the index in dir, creating it when the folder does not exist.
 func Open(dir string) (*Index, error) {
@@ -269,7 +292,7 @@ type Prefer struct {
 // lifts into the top k is found even when other languages fill the
 // first k without it.
 func (x *Index) SearchPrefer(ctx context.Context, text string, extra []Term, p Prefer, k int) ([]Hit, error) {
-	q := buildQuery(text, extra, x.searched())
+	q := buildQuery(text, extra, x.searched(), x.boosts())
 	if q == nil {
 		return nil, nil
 	}
@@ -317,7 +340,7 @@ func (x *Index) Holding(ctx context.Context, text string) (matched, total uint64
 	if err != nil {
 		return 0, 0, fmt.Errorf("bm25 count: %w", err)
 	}
-	q := buildQuery(text, nil, x.searched())
+	q := buildQuery(text, nil, x.searched(), x.boosts())
 	if q == nil {
 		return 0, total, nil
 	}
@@ -372,12 +395,15 @@ func (x *Index) searched() []string {
 	return out
 }
 
-func buildQuery(text string, extra []Term, families []string) query.Query {
+func buildQuery(text string, extra []Term, families []string, boosts map[string]float64) query.Query {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
 	var qs []query.Query
 	add := func(text, field string, boost float64) {
+		if boost == 0 {
+			return
+		}
 		mq := query.NewMatchQuery(text)
 		mq.SetField(field)
 		mq.SetBoost(boost)

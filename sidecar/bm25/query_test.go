@@ -78,3 +78,27 @@ func TestBoostWeightBelowTheWords(t *testing.T) {
 		t.Errorf("got %v, want the user's own word first", got)
 	}
 }
+
+// A field weighted 0 is left out of the query: a passage the query's
+// words meet only in its note's title is no longer found.
+func TestFieldWeights(t *testing.T) {
+	x := openWith(t, []Doc{
+		{ID: "t", Path: "t.md", Lang: "en", Title: "Rennet", Body: "enzymes that curdle milk"},
+		{ID: "b", Path: "b.md", Lang: "en", Title: "Cheese", Body: "made with rennet and milk"},
+	})
+	ctx := context.Background()
+	hits, err := x.Search(ctx, "rennet", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 {
+		t.Fatalf("default weights: got %v, want both", ids(hits))
+	}
+	x.SetFieldWeights(FieldWeights{Title: 0, Aliases: 1, Headings: 0.5})
+	if hits, err = x.Search(ctx, "rennet", 5); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(hits); len(got) != 1 || got[0] != "b" {
+		t.Errorf("title weighted 0: got %v, want only the body match", got)
+	}
+}

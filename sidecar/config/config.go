@@ -117,6 +117,18 @@ type Search struct {
 	// DenseWeight is the dense channel's weight in hybrid fusion, keyword
 	// scores weighing 1 (README, "Figures").
 	DenseWeight float64 `yaml:"dense_weight"`
+	// Pool is how many passages each channel gives hybrid fusion.
+	Pool int `yaml:"pool"`
+	// Fields weigh a keyword match in a note's title, aliases and
+	// headings against one in its body (1); 0 leaves a field out.
+	Fields Fields `yaml:"fields"`
+}
+
+// Fields are the keyword fields' weights (search.fields).
+type Fields struct {
+	Title    float64 `yaml:"title"`
+	Aliases  float64 `yaml:"aliases"`
+	Headings float64 `yaml:"headings"`
 }
 
 // Default returns the configuration used when no file exists.
@@ -126,7 +138,7 @@ func Default() Config {
 		Folder:       "Quire",
 		Ingest:       Ingest{MaxCalls: 24, MaxBytes: 20 << 20},
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
-		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25},
+		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
 		Model:        llm.Default(),
 	}
@@ -153,6 +165,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("search.per_note: %d must be 0 (no cap) or more", c.Search.PerNote)
 	case c.Search.DenseWeight < 0 || c.Search.DenseWeight > 4:
 		return fmt.Errorf("search.dense_weight: %g must be between 0 and 4", c.Search.DenseWeight)
+	case c.Search.Pool < 1 || c.Search.Pool > 1000:
+		return fmt.Errorf("search.pool: %d must be between 1 and 1000", c.Search.Pool)
+	case min(c.Search.Fields.Title, c.Search.Fields.Aliases, c.Search.Fields.Headings) < 0 ||
+		max(c.Search.Fields.Title, c.Search.Fields.Aliases, c.Search.Fields.Headings) > 4:
+		return errors.New("search.fields: title, aliases and headings must be between 0 (left out) and 4")
 	case c.Search.PreferLanguage < 1 || c.Search.PreferLanguage > 4:
 		return fmt.Errorf("search.prefer_language: %g must be between 1 (off) and 4", c.Search.PreferLanguage)
 	case c.Dense.Embedder != "builtin" && c.Dense.Embedder != "model" && c.Dense.Embedder != "none":

@@ -122,9 +122,16 @@ type Searcher struct {
 
 // New returns a Searcher over the keyword index with the settings of
 // config.yaml's search section; set Dense when vectors exist.
+// It also sets the keyword index's field weights (search.fields).
 func New(kw *bm25.Index, langs []string, c config.Search) *Searcher {
 	f := DefaultFusion
 	f.Dense = c.DenseWeight
+	if c.Pool > 0 {
+		f.Pool = c.Pool
+	}
+	if kw != nil {
+		kw.SetFieldWeights(bm25.FieldWeights{Title: c.Fields.Title, Aliases: c.Fields.Aliases, Headings: c.Fields.Headings})
+	}
 	return &Searcher{BM25: kw, Langs: langs, Synonyms: SynonymsIf(c.Synonyms), Prefer: c.PreferLanguage, PerNote: c.PerNote, Fusion: f}
 }
 
