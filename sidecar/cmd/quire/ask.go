@@ -36,7 +36,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 		return err
 	}
 	if err := e.EnableDense(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "quire: warning: search by meaning is off:", err)
+		fmt.Fprintln(os.Stderr, "quire: warning: search by meaning is off:", shown(err.Error()))
 	}
 
 	var streamed strings.Builder
@@ -51,7 +51,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 		return err
 	}
 	for _, w := range ans.Warnings {
-		fmt.Fprintln(os.Stderr, "quire: warning:", w)
+		fmt.Fprintln(os.Stderr, "quire: warning:", shown(w))
 	}
 	if *save {
 		p, err := e.SaveAnswer(ans)

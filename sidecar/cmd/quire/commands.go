@@ -27,7 +27,7 @@ import (
 // (Foreground), unlike the sidecar's background ones.
 func open(c common, queue bool, fetchWith func(fetch.Options) *fetch.Client) (*engine.Engine, error) {
 	return engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: queue, Fetch: fetchWith, Foreground: true,
-		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", w) }})
+		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", shown(w)) }})
 }
 
 func closeEngine(e *engine.Engine) {
@@ -83,7 +83,7 @@ func warnSkips(st index.Stats) {
 		fmt.Fprintf(os.Stderr, "quire: skipped %s: %s\n", s.Path, s.Reason)
 	}
 	for _, s := range st.Warnings {
-		fmt.Fprintf(os.Stderr, "quire: warning: %s: %s\n", s.Path, s.Reason)
+		fmt.Fprintf(os.Stderr, "quire: warning: %s: %s\n", shown(s.Path), shown(s.Reason))
 	}
 }
 
@@ -200,7 +200,7 @@ func cmdSearch(ctx context.Context, args []string) error {
 // or by a running sidecar.
 func printSearch(c common, query string, res search.Result, took time.Duration) error {
 	if res.Warning != "" {
-		fmt.Fprintln(os.Stderr, "quire: warning:", res.Warning)
+		fmt.Fprintln(os.Stderr, "quire: warning:", shown(res.Warning))
 	}
 	if c.json {
 		return printJSON(map[string]any{"query": query, "channel": res.Channel, "warning": res.Warning,
@@ -416,7 +416,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		return nil
 	}
 	rep, logErr, err := e.Eval(ctx, engine.EvalRun{Gold: *gold, Questions: qs, K: *k, Channel: ch, Rewrite: *rewrite,
-		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", w) }})
+		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", shown(w)) }})
 	if errors.Is(err, engine.ErrNoModel) {
 		return usageErr("--rewrite needs a model: set model.provider and model.model in %s", filepath.Join(e.State(), config.FileName))
 	}

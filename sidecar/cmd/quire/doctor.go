@@ -24,7 +24,7 @@ func cmdDoctor(ctx context.Context, args []string) error {
 		return err
 	}
 	for _, w := range warns {
-		fmt.Fprintln(os.Stderr, "quire: warning:", w)
+		fmt.Fprintln(os.Stderr, "quire: warning:", shown(w))
 	}
 	checks := llm.Doctor(ctx, cfg.Model)
 	if c.json {
@@ -36,13 +36,16 @@ func cmdDoctor(ctx context.Context, args []string) error {
 		if !ch.OK {
 			mark, failed = "FAIL", failed+1
 		}
-		fmt.Printf("%s %s: %s\n", mark, ch.Name, ch.Detail)
+		// Names, details and fixes carry config values and what the
+		// model server answered: controls are shown escaped, never sent
+		// to the terminal.
+		fmt.Printf("%s %s: %s\n", mark, shown(ch.Name), shown(ch.Detail))
 		if ch.Fix != "" {
-			fmt.Printf("     fix: %s\n", ch.Fix)
+			fmt.Printf("     fix: %s\n", shown(ch.Fix))
 		}
 	}
 	if cfg.Model.Provider != "" && !cfg.Model.Local() {
-		fmt.Printf("note: %s is not on this machine: passages of your notes are sent there (folders under `private:` never are)\n", cfg.Model.Endpoint)
+		fmt.Printf("note: %s is not on this machine: passages of your notes are sent there (folders under `private:` never are)\n", shown(cfg.Model.Endpoint))
 	}
 	if failed > 0 {
 		return fmt.Errorf("doctor: %d check(s) failed", failed)

@@ -53,7 +53,7 @@ func cmdIngest(ctx context.Context, args []string) error {
 		return usageErr("--test-hosts: %v", err)
 	}
 	e, err := engine.Open(engine.Setup{Vault: c.vault, State: c.state, Queue: true, Fetch: th.client,
-		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", w) }, Engine: engine.Options{InboxPoll: -1}})
+		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", shown(w)) }, Engine: engine.Options{InboxPoll: -1}})
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func cmdIngest(ctx context.Context, args []string) error {
 		return err
 	}
 	if err := e.EnableDense(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "quire: warning: search by meaning is off:", err)
+		fmt.Fprintln(os.Stderr, "quire: warning: search by meaning is off:", shown(err.Error()))
 	}
 	defer e.Subscribe(func(ev engine.Event) {
 		if ie, ok := ev.(*engine.IngestEvent); ok {

@@ -64,7 +64,7 @@ func main() {
 	err := run(ctx, os.Args[1:])
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "quire:", err)
+		fmt.Fprintln(os.Stderr, "quire:", shown(err.Error()))
 		var ee *exitError
 		if errors.As(err, &ee) {
 			if ee.code == 2 {

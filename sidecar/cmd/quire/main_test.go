@@ -353,3 +353,18 @@ func TestStatusShowsControlsEscaped(t *testing.T) {
 		t.Errorf("status lacks the escaped model name:\n%s", out)
 	}
 }
+
+// TestDoctorShowsControlsEscaped: doctor prints config values (and what
+// the server answered) with control characters escaped.
+func TestDoctorShowsControlsEscaped(t *testing.T) {
+	v := writeVault(t)
+	os.MkdirAll(filepath.Join(v, ".quire"), 0o700)
+	os.WriteFile(filepath.Join(v, ".quire", "config.yaml"), []byte("model:\n  provider: openai\n  endpoint: http://127.0.0.1:9\n  model: \"m\\nok   forged\\e[2J\"\n  remote: \"true\"\n"), 0o644)
+	out, _ := runCLI(t, "doctor", "--vault", v)
+	if strings.Contains(out, "\nok   forged") || strings.Contains(out, "\x1b") {
+		t.Errorf("doctor printed the model name raw:\n%s", out)
+	}
+	if !strings.Contains(out, `m\nok   forged\x1b[2J`) {
+		t.Errorf("doctor lacks the escaped model name:\n%s", out)
+	}
+}

@@ -72,9 +72,9 @@ func cmdMCP(ctx context.Context, args []string) error {
 			*token = t
 			if fresh {
 				// Shown this once; after that it is only in the file.
-				fmt.Fprintf(os.Stderr, "quire: MCP token (kept in %s): %s\n", path, t)
+				fmt.Fprintf(os.Stderr, "quire: MCP token (kept in %s): %s\n", shown(path), t)
 			} else {
-				fmt.Fprintf(os.Stderr, "quire: MCP token in %s\n", path)
+				fmt.Fprintf(os.Stderr, "quire: MCP token in %s\n", shown(path))
 			}
 		}
 	}
