@@ -9,7 +9,9 @@
 //
 // Usage: npm --prefix plugin run harness
 //   HARNESS_OUT=DIR     screenshots there (default: the repository's tmp/harness-screenshots, gitignored)
-//   HARNESS_QUIRE=PATH  use this quire binary instead of building sidecar/
+//   HARNESS_QUIRE=PATH  use this quire binary instead of building sidecar/ (with
+//                       the quiretest tag, for serve's --test-hosts; without it,
+//                       the scenarios that ingest from a local site are pending)
 //   HARNESS_KEEP=1      keep the temporary vaults and profile
 //   HARNESS_ONLY=engine run only the engine's first-run scenarios (engine.mjs)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
@@ -297,7 +299,7 @@ async function main() {
   if (bin === "") {
     bin = join(tmp, "quire");
     log("building the sidecar");
-    execFileSync("go", ["build", "-o", bin, "./cmd/quire"], { cwd: join(repo, "sidecar"), stdio: "inherit" });
+    execFileSync("go", ["build", "-tags", "quiretest", "-o", bin, "./cmd/quire"], { cwd: join(repo, "sidecar"), stdio: "inherit" });
   }
   log("building the plugin");
   execFileSync(process.execPath, ["esbuild.config.mjs", "production"], { cwd: pluginDir, stdio: ["ignore", "ignore", "inherit"] });

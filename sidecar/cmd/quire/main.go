@@ -30,11 +30,6 @@ Usage:
   quire mcp    --vault DIR [--state DIR] [--http 127.0.0.1:PORT] [--token T] [--sidecar-idle 30s]
   quire version [--json]
 
-serve --test-hosts NAME=127.0.0.1:PORT[,…] is for tests only: ingest then
-resolves NAME to a stand-in public address that connects to the local port,
-so a browser harness can ingest from a local site; the fetch guard still
-refuses private and loopback addresses.
-
 --state is where the index lives (default <vault>/.quire; for a read-only
 vault, a folder in the user cache directory).
 `
