@@ -63,6 +63,13 @@ type Index struct {
 // query.
 type FieldWeights struct {
 	Title, Aliases, Headings float64
+	// Separate requires a match in the passage's body and scores the
+	// title, headings and aliases as optional clauses beside it, under
+	// their own coordination factor. Bleve multiplies a disjunction's
+	// summed score by the share of its clauses that matched, so with one
+	// disjunction of every field a title match (on every passage of its
+	// note) also multiplies each passage's body score.
+	Separate bool
 }
 
 // DefaultFieldWeights: headings already appear in the passage body, so
@@ -74,12 +81,11 @@ var DefaultFieldWeights = FieldWeights{Title: 1, Aliases: 1, Headings: 0.5}
 // SetFieldWeights sets the weights later queries use.
 func (x *Index) SetFieldWeights(w FieldWeights) { x.weights.Store(&w) }
 
-func (x *Index) boosts() map[string]float64 {
-	w := DefaultFieldWeights
+func (x *Index) fieldWeights() FieldWeights {
 	if p := x.weights.Load(); p != nil {
-		w = *p
+		return *p
 	}
-	return map[string]float64{"title": w.Title, "aliases": w.Aliases, "headings": w.Headings, "body": 1}
+	return DefaultFieldWeights
 }
 
 // Open opens the index in dir, creating it when the folder does not exist.
@@ -292,7 +298,7 @@ type Prefer struct {
 // lifts into the top k is found even when other languages fill the
 // first k without it.
 func (x *Index) SearchPrefer(ctx context.Context, text string, extra []Term, p Prefer, k int) ([]Hit, error) {
-	q := buildQuery(text, extra, x.searched(), x.boosts())
+	q := buildQuery(text, extra, x.searched(), x.fieldWeights())
 	if q == nil {
 		return nil, nil
 	}
@@ -340,7 +346,7 @@ func (x *Index) Holding(ctx context.Context, text string) (matched, total uint64
 	if err != nil {
 		return 0, 0, fmt.Errorf("bm25 count: %w", err)
 	}
-	q := buildQuery(text, nil, x.searched(), x.boosts())
+	q := buildQuery(text, nil, x.searched(), x.fieldWeights())
 	if q == nil {
 		return 0, total, nil
 	}
@@ -395,10 +401,11 @@ func (x *Index) searched() []string {
 	return out
 }
 
-func buildQuery(text string, extra []Term, families []string, boosts map[string]float64) query.Query {
+func buildQuery(text string, extra []Term, families []string, w FieldWeights) query.Query {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
+	boosts := map[string]float64{"title": w.Title, "aliases": w.Aliases, "headings": w.Headings, "body": 1}
 	var qs []query.Query
 	add := func(text, field string, boost float64) {
 		if boost == 0 {
@@ -441,7 +448,20 @@ func buildQuery(text string, extra []Term, families []string, boosts map[string]
 			add(joined, f+"_"+g.lang, boosts[f]*g.weight)
 		}
 	}
-	words := query.NewDisjunctionQuery(qs)
+	var words query.Query = query.NewDisjunctionQuery(qs)
+	nWords := len(qs)
+	if w.Separate {
+		var body, fields []query.Query
+		for _, q := range qs {
+			if strings.HasPrefix(q.(*query.MatchQuery).FieldVal, "body_") {
+				body = append(body, q)
+			} else {
+				fields = append(fields, q)
+			}
+		}
+		words = query.NewBooleanQuery([]query.Query{query.NewDisjunctionQuery(body)}, fields, nil)
+		nWords = len(body)
+	}
 	if len(boostOrder) == 0 {
 		return words
 	}
@@ -450,7 +470,6 @@ func buildQuery(text string, extra []Term, families []string, boosts map[string]
 	// their count over the words' clause count makes a boost term count
 	// as a word of that weight would under the words' factor, without
 	// raising the factor of the words' own matches.
-	nWords := len(qs)
 	qs = nil
 	for _, g := range boostOrder {
 		for _, f := range []string{"title", "headings", "body"} {

@@ -101,4 +101,17 @@ func TestFieldWeights(t *testing.T) {
 	if got := ids(hits); len(got) != 1 || got[0] != "b" {
 		t.Errorf("title weighted 0: got %v, want only the body match", got)
 	}
+	// Separate: a body match is required, and the title still counts.
+	x = openWith(t, []Doc{
+		{ID: "t", Path: "t.md", Lang: "en", Title: "Rennet", Body: "enzymes that curdle milk"},
+		{ID: "b", Path: "b.md", Lang: "en", Title: "Cheese", Body: "made with rennet and milk"},
+		{ID: "tb", Path: "tb.md", Lang: "en", Title: "Rennet", Body: "made with rennet and milk"},
+	})
+	x.SetFieldWeights(FieldWeights{Title: 1, Aliases: 1, Headings: 0.5, Separate: true})
+	if hits, err = x.Search(ctx, "rennet", 5); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(hits); len(got) != 2 || got[0] != "tb" || got[1] != "b" {
+		t.Errorf("separate: got %v, want tb (title and body) then b (body), and not t (title only)", got)
+	}
 }
