@@ -204,11 +204,23 @@ func (c *Client) Call(ctx context.Context, typ string, req, reply any) error {
 // error frame ends the stream as a *proto.Error; an error from part stops
 // listening and is returned.
 func (c *Client) Stream(ctx context.Context, typ string, req any, part func(proto.Envelope) error, done any) error {
+	_, err := c.StreamID(ctx, typ, req, part, done)
+	return err
+}
+
+// StreamID is Stream that also returns the request's id, which a later
+// request may name (answer.save names the ask.query whose answer it saves).
+func (c *Client) StreamID(ctx context.Context, typ string, req any, part func(proto.Envelope) error, done any) (string, error) {
 	m, ok := proto.Lookup(typ)
 	if !ok || m.Kind != proto.KindRequest || !m.Stream {
-		return fmt.Errorf("stream %s: not a streaming request", typ)
+		return "", fmt.Errorf("stream %s: not a streaming request", typ)
 	}
-	return c.roundTrip(ctx, m, req, part, done)
+	id, p, forget, err := c.begin(m.Type)
+	if err != nil {
+		return "", err
+	}
+	defer forget()
+	return id, c.exchange(ctx, m, id, p, req, part, done)
 }
 
 func (c *Client) roundTrip(ctx context.Context, m proto.Message, req any, part func(proto.Envelope) error, reply any) error {
@@ -217,6 +229,11 @@ func (c *Client) roundTrip(ctx context.Context, m proto.Message, req any, part f
 		return err
 	}
 	defer forget()
+	return c.exchange(ctx, m, id, p, req, part, reply)
+}
+
+// exchange sends request id and reads its frames until the reply.
+func (c *Client) exchange(ctx context.Context, m proto.Message, id string, p *pending, req any, part func(proto.Envelope) error, reply any) error {
 	if err := c.write(id, m.Type, req); err != nil {
 		return err
 	}

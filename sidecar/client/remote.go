@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/quire-app/quire/proto"
@@ -23,6 +24,9 @@ type Remote struct {
 	pid int
 	// Poll is how often Reindex asks whether a full rebuild has finished.
 	Poll time.Duration
+
+	mu      sync.Mutex
+	lastAsk string // the id of the last ask.query, for SaveAnswer
 }
 
 // NewRemote returns a Remote that asks the sidecar connected through c,
@@ -180,7 +184,7 @@ func (r *Remote) Ask(ctx context.Context, q engine.Question, onDelta func(string
 	for _, t := range q.History {
 		history = append(history, proto.AskTurn{Question: t.Question, Answer: t.Answer})
 	}
-	err := r.c.Stream(ctx, proto.TypeAskQuery, proto.AskQuery{Question: q.Text, K: q.K, Channel: proto.Channel(q.Channel), History: history},
+	id, err := r.c.StreamID(ctx, proto.TypeAskQuery, proto.AskQuery{Question: q.Text, K: q.K, Channel: proto.Channel(q.Channel), History: history},
 		func(env proto.Envelope) error {
 			var d proto.AskDelta
 			if onDelta != nil && env.Decode(&d) == nil {
@@ -191,7 +195,29 @@ func (r *Remote) Ask(ctx context.Context, q engine.Question, onDelta func(string
 	if err != nil {
 		return ask.Answer{}, r.wrap(err)
 	}
+	r.mu.Lock()
+	r.lastAsk = id
+	r.mu.Unlock()
 	return FromAskDone(q.Text, done), nil
+}
+
+// SaveAnswer saves the answer of this Remote's last Ask as a note, as
+// engine.Engine.SaveAnswer does: the sidecar keeps its recent answers and
+// saves the one its ask.query gave (ans must be that answer).
+func (r *Remote) SaveAnswer(ans ask.Answer) (string, error) {
+	r.mu.Lock()
+	id := r.lastAsk
+	r.mu.Unlock()
+	if id == "" {
+		return "", errors.New("save answer: no answer from " + r.Via() + " to save")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var res proto.AnswerResult
+	if err := r.c.Call(ctx, proto.TypeAnswerSave, proto.AnswerSave{AskID: id}, &res); err != nil {
+		return "", r.wrap(err)
+	}
+	return res.Path, nil
 }
 
 // FromAskDone maps an ask.done payload back to the answer it was made of.

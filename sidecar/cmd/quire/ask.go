@@ -10,7 +10,8 @@ import (
 	"github.com/quire-app/quire/sidecar/server"
 )
 
-// cmdAsk answers a question from the vault: with the configured model,
+// cmdAsk answers a question from the vault (through the running sidecar
+// when one holds it, else in this process): with the configured model,
 // streamed and then checked, or with extracted sentences when there is no
 // model or it fails. --json prints the ask.done payload; --save also writes
 // the answer as a note.
@@ -27,17 +28,13 @@ func cmdAsk(ctx context.Context, args []string) error {
 	if question == "" {
 		return usageErr("ask: a QUESTION is required")
 	}
-	e, err := open(c, false, nil)
+	// Through the running sidecar when one holds the vault, else in this
+	// process.
+	e, via, done, err := openVault(ctx, c, true)
 	if err != nil {
 		return err
 	}
-	defer closeEngine(e)
-	if _, err := e.Update(ctx); err != nil {
-		return err
-	}
-	if err := e.EnableDense(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "quire: warning: search by meaning is off:", shown(err.Error()))
-	}
+	defer done()
 
 	var streamed strings.Builder
 	onDelta := func(d string) {
@@ -48,6 +45,9 @@ func cmdAsk(ctx context.Context, args []string) error {
 	}
 	ans, err := e.Ask(ctx, engine.Question{Text: question, K: *k}, onDelta)
 	if err != nil {
+		if via != "" {
+			return fmt.Errorf("ask through %s: %w", via, err)
+		}
 		return err
 	}
 	for _, w := range ans.Warnings {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/llm/llmtest"
@@ -97,5 +98,32 @@ func TestAskWithModel(t *testing.T) {
 	note, err := os.ReadFile(filepath.Join(v, "Quire", "Answers", "what does rennet do.md"))
 	if err != nil || !strings.Contains(string(note), "[1] [[rennet|Rennet]]") {
 		t.Errorf("saved note: %q, %v", note, err)
+	}
+}
+
+// TestAskThroughSidecar: while a sidecar serves the vault (and holds its
+// lock), quire ask answers through it instead of failing on the lock, and
+// --save has the sidecar save that answer as a note.
+func TestAskThroughSidecar(t *testing.T) {
+	v := writeVault(t)
+	st := t.TempDir()
+	keywordsOnly(t, st)
+	c := startQuire(t, "serve", "--vault", v, "--state", st, "--port", "0")
+	cl, _ := attachTo(t, c, st)
+	waitIdle(t, cl, 20*time.Second)
+	out, err := runCLI(t, "ask", "--json", "--save", "--vault", v, "--state", st, "What curdles milk?")
+	if err != nil {
+		t.Fatalf("ask beside a sidecar: %v\n%s", err, out)
+	}
+	var done proto.AskDone
+	if err := json.Unmarshal([]byte(out), &done); err != nil {
+		t.Fatalf("ask --json printed %q: %v", out, err)
+	}
+	if len(done.Citations) == 0 || done.Citations[0].Path != "rennet.md" {
+		t.Errorf("answer through the sidecar: %+v, want rennet.md cited", done)
+	}
+	saved, _ := filepath.Glob(filepath.Join(v, "Quire", "Answers", "*.md"))
+	if len(saved) != 1 {
+		t.Errorf("saved answers: %v, want one note in Quire/Answers", saved)
 	}
 }

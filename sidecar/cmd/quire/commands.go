@@ -125,6 +125,8 @@ type reader interface {
 	Status(ctx context.Context) (engine.Status, error)
 	Search(ctx context.Context, q engine.Query) (search.Result, error)
 	Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error)
+	// SaveAnswer saves the answer the last Ask gave as a note.
+	SaveAnswer(ans ask.Answer) (string, error)
 	Explain(query string) string
 }
 
