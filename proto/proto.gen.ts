@@ -890,6 +890,13 @@ export interface Passage {
    * replies or channels.
    */
   score: number;
+  /**
+   * Matches are the passage's words that the query matched, lowercased,
+   * in the order they occur: the same stem as a query word or one of its
+   * translations, stop words left out. A front end marks them. Set in
+   * search.result only.
+   */
+  matches?: string[];
 }
 /**
  * ReviewCreated tells clients the sidecar wrote a review item: something it would not decide alone (a contradiction with an existing page, a generated page the user has edited since).

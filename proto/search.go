@@ -70,6 +70,11 @@ type Passage struct {
 	// Score ranks passages within one reply; it is not comparable across
 	// replies or channels.
 	Score float64 `json:"score"`
+	// Matches are the passage's words that the query matched, lowercased,
+	// in the order they occur: the same stem as a query word or one of its
+	// translations, stop words left out. A front end marks them. Set in
+	// search.result only.
+	Matches []string `json:"matches,omitempty"`
 }
 
 // RelatedQuery asks for the notes closest to a note or to a piece of text.

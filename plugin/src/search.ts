@@ -27,18 +27,27 @@ export function queryTerms(query: string): string[] {
 
 /**
  * highlight cuts a passage to one line of about max characters around its
- * first query word and splits it into pieces, marking every word that
- * starts with a query term or its crude stem.
+ * first query word and splits it into pieces, marking the words the engine
+ * says the query matched (matched: the passage's words, as search.result
+ * gives them, stemmed and translated as the search was), or, from an
+ * engine that does not say, every word that starts with a query term or
+ * its crude stem.
  */
-export function highlight(text: string, terms: readonly string[], max = 180): Piece[] {
+export function highlight(text: string, terms: readonly string[], max = 180, matched?: readonly string[]): Piece[] {
   const line = snippet(text, 100_000);
   const words = [...line.matchAll(/[\p{L}\p{N}]+/gu)];
-  // A term marks words that start with it or with its stem ("feeding" marks "Feed").
-  const stems = terms.map((t) => (t.length > 5 ? t.replace(/(ing|ed|es|s)$/, "") : t));
-  const isHit = (w: string) => {
-    const f = fold(w);
-    return stems.some((t) => f.startsWith(t));
-  };
+  let isHit: (w: string) => boolean;
+  if (matched !== undefined) {
+    const set = new Set(matched.map(fold));
+    isHit = (w) => set.has(fold(w));
+  } else {
+    // A term marks words that start with it or with its stem ("feeding" marks "Feed").
+    const stems = terms.map((t) => (t.length > 5 ? t.replace(/(ing|ed|es|s)$/, "") : t));
+    isHit = (w) => {
+      const f = fold(w);
+      return stems.some((t) => f.startsWith(t));
+    };
+  }
   const first = words.find((m) => isHit(m[0]));
   let from = 0;
   if (first && first.index > max / 3) {

@@ -26,6 +26,15 @@ describe("search helpers", () => {
     expect(pieces.map((p) => p.text).join("")).not.toContain("**");
   });
 
+  it("marks exactly the words the engine matched when it says which: inflected forms, not look-alike prefixes", () => {
+    const text = "Harding fed the starter; feeding it daily keeps it hard.";
+    // The engine matched "feeding" and "fed" (its translation or stem), not "Harding".
+    const hits = highlight(text, ["hard", "feed"], 180, ["fed", "feeding", "hard"]).filter((p) => p.hit).map((p) => p.text);
+    expect(hits).toEqual(["fed", "feeding", "hard"]);
+    // Without the engine's words, the prefix rule marks "Harding" too.
+    expect(highlight(text, ["hard", "feed"]).filter((p) => p.hit).map((p) => p.text)).toContain("Harding");
+  });
+
   it("filters by folder and by tag, nested tags included", () => {
     const tags = (p: string) => (p.startsWith("Garden/") ? ["garden/herbs"] : ["kitchen"]);
     expect(matches({ path: "Garden/Basil.md" }, { folder: "Garden/", tag: "" }, tags)).toBe(true);

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,10 @@ func TestSearch(t *testing.T) {
 	}
 	if got := string(raw[p.Start:p.End]); got != p.Text {
 		t.Errorf("text %q is not bytes %d..%d of the note (%q)", p.Text, p.Start, p.End, got)
+	}
+	// The words to mark are the passage's own, as the query matched them.
+	if !slices.Contains(p.Matches, "starter") || !slices.Contains(p.Matches, "hydration") {
+		t.Errorf("matches %q, want starter and hydration", p.Matches)
 	}
 
 	// Without an embedder, the default channel is keywords, and asking

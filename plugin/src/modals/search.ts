@@ -255,7 +255,7 @@ export class SearchModal extends Modal {
       const crumb = headingLabel(p.headingPath ?? []);
       if (crumb) head.createSpan({ cls: "quire-search-heading", text: crumb });
       const line = row.createDiv({ cls: "quire-search-snippet" });
-      for (const piece of highlight(p.text, terms)) {
+      for (const piece of highlight(p.text, terms, 180, p.matches)) {
         if (piece.hit) line.createEl("mark", { text: piece.text });
         else line.createSpan({ text: piece.text });
       }

@@ -668,6 +668,10 @@ async function main() {
       expect(rows.length > 0, "no results");
       expect(rows[0].path === "Kitchen/Sourdough starter.md", `first result ${rows[0].path}`);
       expect(rows.some((r) => r.marks.length > 0), "no word marked");
+      // The engine says which words it matched: inflected forms are marked, stop words and look-alike prefixes are not.
+      const marked = [...new Set(rows.flatMap((r) => r.marks.map((m) => m.toLowerCase())))];
+      log(`search marks (from the engine's matches): ${marked.join(", ")}`);
+      expect(marked.every((m) => /^(sourdough|starters?|feed\w*)$/.test(m)), `marked words outside the query's stems: ${marked}`);
       await shots(page, "search-results");
       await axeCheck(page, "search", ".quire-search-modal");
       await page.keyboard.press("ArrowDown");
