@@ -67,8 +67,15 @@ func (c *Chunker) Split(raw []byte, bodyStart int) []Chunk {
 		c = &est
 	}
 	secs := c.sections(body)
-	out := c.chunks(body, c.group(secs, body, false))
-	if len(out) > MaxPassages && len(secs) > MaxPassages/2 {
+	groups := c.group(secs, body, false)
+	many := len(secs) > MaxPassages/2
+	var out []Chunk
+	if !many || nonBlank(body, groups) <= MaxPassages {
+		// (With more groups holding text than MaxPassages, the windows
+		// would only be cut to be dropped: go straight to merging.)
+		out = c.chunks(body, groups)
+	}
+	if many && (out == nil || len(out) > MaxPassages) {
 		// Many small sections: merging neighbours helps; one long
 		// section would only be cut the same way again.
 		out = c.chunks(body, c.group(secs, body, true))
@@ -81,6 +88,18 @@ func (c *Chunker) Split(raw []byte, bodyStart int) []Chunk {
 		out[i].End += bodyStart
 	}
 	return out
+}
+
+// nonBlank counts the groups with more than white space: each gives at
+// least one passage.
+func nonBlank(body []byte, groups []section) int {
+	n := 0
+	for _, g := range groups {
+		if a, b := trimSpace(body, g.start, g.end); a < b {
+			n++
+		}
+	}
+	return n
 }
 
 func (c *Chunker) chunks(body []byte, groups []section) []Chunk {
