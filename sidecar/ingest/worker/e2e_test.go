@@ -229,9 +229,16 @@ func TestEndToEndHTML(t *testing.T) {
 	if code, msg := Failure(err); code != ingest.FailDuplicate || !strings.Contains(msg, d.Note) {
 		t.Fatalf("second add: %s %q, want duplicate naming %s", code, msg, d.Note)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if m.calls.Load() != calls || r.site.hits.Load() != hits {
-		t.Errorf("the duplicate cost %d model calls and %d fetches", m.calls.Load()-calls, r.site.hits.Load()-hits)
+	// A page queued after it, which fails at its fetch (404) before any
+	// model call: once it has finished, anything the refused add had queued
+	// would have run (one item at a time, in order). The site then saw
+	// exactly that page's fetch and the model nothing.
+	barrier := r.add("http://site.example/missing")
+	if e := r.ev.finished(t, barrier.ID); e.typ != "ingest.Failed" {
+		t.Fatalf("the page after: %s %+v, want it to fail at its fetch", e.typ, e.payload)
+	}
+	if m.calls.Load() != calls || r.site.hits.Load() != hits+1 {
+		t.Errorf("the duplicate cost %d model calls and %d fetches (the page after: 1)", m.calls.Load()-calls, r.site.hits.Load()-hits)
 	}
 }
 
