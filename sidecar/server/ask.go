@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -29,14 +30,26 @@ func (s *Server) handleAsk(ctx context.Context, env proto.Envelope, st Stream) (
 	if err != nil {
 		return nil, prefixed(proto.TypeAskQuery, err)
 	}
-	s.remember(env.ID, ans)
+	s.remember(askKey(st, env.ID), ans)
 	return AskDone(ans), nil
 }
 
 // keptAnswers is how many recent answers answer.save can still find.
 const keptAnswers = 32
 
-// recent holds the last answers by the id of the ask.query that got them.
+// askKey names an ask.query among every connection's: request ids are
+// each client's own, and several clients share a sidecar (the plugin, MCP
+// clients, the CLI), so one client's answer.save must not find another's
+// answer by a colliding id.
+func askKey(st Stream, id string) string {
+	if cs, ok := st.(connStream); ok {
+		return fmt.Sprintf("%d/%s", cs.c.serial, id)
+	}
+	return id
+}
+
+// recent holds the last answers by the connection and id of the
+// ask.query that got them (askKey).
 type recent struct {
 	mu    sync.Mutex
 	byID  map[string]ask.Answer
@@ -61,9 +74,9 @@ func (s *Server) remember(id string, ans ask.Answer) {
 }
 
 // saveAnswer writes a remembered answer to Quire/Answers/ as a new note.
-func (s *Server) saveAnswer(q proto.AnswerSave) (proto.AnswerResult, error) {
+func (s *Server) saveAnswer(st Stream, q proto.AnswerSave) (proto.AnswerResult, error) {
 	s.answers.mu.Lock()
-	ans, ok := s.answers.byID[q.AskID]
+	ans, ok := s.answers.byID[askKey(st, q.AskID)]
 	s.answers.mu.Unlock()
 	if !ok {
 		return proto.AnswerResult{}, &proto.Error{Code: proto.CodeNotFound, Message: "answer.save: no recent answer for ask " + q.AskID + "; ask again"}

@@ -98,6 +98,15 @@ func TestAnswerSave(t *testing.T) {
 	}
 	send(t, ws, "s2", proto.TypeAnswerSave, proto.AnswerSave{AskID: "nope"})
 	wantError(t, recv(t, ws), "s2", proto.CodeNotFound)
+
+	// Request ids are each connection's own: another client of the same
+	// sidecar (an MCP client beside the plugin) naming "a1" does not save
+	// this one's answer.
+	other := h.raw(nil)
+	defer other.Close()
+	h.hello(other)
+	send(t, other, "s3", proto.TypeAnswerSave, proto.AnswerSave{AskID: "a1"})
+	wantError(t, recv(t, other), "s3", proto.CodeNotFound)
 }
 
 // A follow-up's earlier turns travel in ask.query and reach the model's

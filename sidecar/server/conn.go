@@ -46,6 +46,7 @@ type outFrame struct {
 // serve's goroutine and each request in its own.
 type conn struct {
 	s        *Server
+	serial   uint64 // this server's count of connections when it came
 	ws       *websocket.Conn
 	out      chan outFrame
 	done     chan struct{} // closed when the connection is over
@@ -57,6 +58,7 @@ type conn struct {
 func newConn(s *Server, ws *websocket.Conn) *conn {
 	return &conn{
 		s:        s,
+		serial:   s.serials.Add(1),
 		ws:       ws,
 		out:      make(chan outFrame, queueLen),
 		done:     make(chan struct{}),

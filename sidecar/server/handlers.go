@@ -79,7 +79,7 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 	case proto.TypeAnswerSave:
 		var q proto.AnswerSave
 		if err = decode(env, &q); err == nil {
-			payload, err = s.saveAnswer(q)
+			payload, err = s.saveAnswer(st, q)
 		}
 	case proto.TypeConfigGet:
 		payload = proto.ConfigResult{Settings: toSettings(s.e.Settings())}

@@ -97,6 +97,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	conns    map[*conn]bool // every connection; true once welcomed
+	serials  atomic.Uint64  // connections so far, for conn.serial
 	closing  bool
 	inflight sync.WaitGroup // requests being answered
 	work     chan struct{}  // a slot per request worked on (MaxWork)
