@@ -237,7 +237,41 @@ export async function engineScenarios(h) {
     await page.close();
   });
 
-  // 4. A development build carries no checksums: it says so and offers no download.
+  // 4. An engine that keeps dying: three restarts, then one notice whose Show log holds its last stderr lines.
+  await scenario("after three restarts the plugin gives up with one notice; Show log holds the engine's last stderr lines", async () => {
+    const home = join(tmp, "home-gave-up");
+    await fsp.mkdir(join(dataEngine(home), ".."), { recursive: true });
+    await fsp.writeFile(dataEngine(home), `#!/bin/sh\nexec '${bin}' "$@"\n`, { mode: 0o755 });
+    const { page } = await load("gave-up");
+    await online(page);
+    for (let i = 0; i <= 3; i++) {
+      const kid = serveKids().at(-1);
+      kid.kill("SIGKILL");
+      if (i === 3) break;
+      const deadline = Date.now() + 60_000;
+      while (serveKids().at(-1) === kid && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(serveKids().at(-1) !== kid, `no restart ${i + 1}`);
+      await online(page);
+    }
+    const notice = '.notice:has(.quire-notice-message:text-matches("after 3 restarts")) .quire-notice-button';
+    await page.waitForSelector(notice, { timeout: 20_000 });
+    const count = serveKids().length;
+    await page.click(notice);
+    await page.waitForSelector(".modal:has(.quire-engine-log)", { timeout: 5000 });
+    const logText = await page.textContent(".quire-engine-log");
+    log(`Show log: ${logText.split("\n").length} lines, last: ${logText.split("\n").at(-1).slice(0, 160)}`);
+    expect(logText.trim() !== "" && logText !== "(it wrote nothing)", `log: ${logText}`);
+    await shot(page, "engine-gave-up.png");
+    await axeCheck(page, "engine log", ".modal:has(.quire-engine-log)");
+    // (That no engine starts later is lifecycle.test.ts's to show, without a wait here.)
+    expect(serveKids().length === count, "an engine was started after the plugin gave up");
+    expect((await page.evaluate(() => window.harness.statusText())) === "Quire: offline", "status bar");
+    await page.evaluate(() => window.harness.closeModals());
+    await page.evaluate(() => window.harness.unload());
+    await page.close();
+  });
+
+  // 5. A development build carries no checksums: it says so and offers no download.
   await scenario("a development build (no checksums in main.js) offers no download and says why", async () => {
     const { page } = await load("dev-build", { main: "/main.js" });
     await page.waitForSelector(".quire-engine-modal", { timeout: 20_000 });
