@@ -37,6 +37,12 @@ type AskTurn struct {
 	// Answer is the answer's text as shown (its [n] markers refer to that
 	// turn's sources and are removed before the model sees it).
 	Answer string `json:"answer"`
+	// Passages are the ids of the passages that turn's answer was built
+	// from (its ask.done passages). With a remote model and private
+	// folders, an earlier answer goes to the model only when none of them
+	// is private: without them the answer is left out and the question
+	// kept, since an answer can quote a private note.
+	Passages []string `json:"passages,omitempty"`
 }
 
 // AskDelta carries the next piece of the answer's text as the model

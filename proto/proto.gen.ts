@@ -349,6 +349,14 @@ export interface AskTurn {
    * turn's sources and are removed before the model sees it).
    */
   answer: string;
+  /**
+   * Passages are the ids of the passages that turn's answer was built
+   * from (its ask.done passages). With a remote model and private
+   * folders, an earlier answer goes to the model only when none of them
+   * is private: without them the answer is left out and the question
+   * kept, since an answer can quote a private note.
+   */
+  passages?: string[];
 }
 /**
  * ConfigGet asks for the current settings.

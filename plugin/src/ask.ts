@@ -109,7 +109,7 @@ export class Conversation {
     return this.items
       .filter((t): t is Extract<Turn, { kind: "done" }> => t.kind === "done")
       .slice(-sentTurns)
-      .map((t) => ({ question: t.question, answer: t.answer.answer }));
+      .map((t) => ({ question: t.question, answer: t.answer.answer, passages: t.answer.passages }));
   }
 }
 

@@ -325,7 +325,7 @@ describe("a conversation", () => {
     const first = m.contentEl.querySelector(".quire-ask-turn .quire-ask-sources")!;
     await ask(m.contentEl, m, "And then?");
     expect(payloads[0]!.history).toBeUndefined();
-    expect(payloads[1]!.history).toEqual([{ question: "How long do I knead?", answer: "Answer to How long do I knead? [1]." }]);
+    expect(payloads[1]!.history).toEqual([{ question: "How long do I knead?", answer: "Answer to How long do I knead? [1].", passages: ["Kitchen/Bread.md#1"] }]);
     // The first turn was not drawn again: its sources are the same element.
     expect(m.contentEl.querySelector(".quire-ask-turn .quire-ask-sources")).toBe(first);
     const questions = [...m.contentEl.querySelectorAll(".quire-ask-question")].map((e) => e.textContent);
@@ -341,7 +341,8 @@ describe("a conversation", () => {
     c.add({ kind: "stopped", question: "a?", text: "half" });
     c.add({ kind: "done", question: "b?", askId: "2", answer: done({ answer: "B [1]." }) });
     c.add({ kind: "error", question: "c?", message: "offline" });
-    expect(c.history()).toEqual([{ question: "b?", answer: "B [1]." }]);
+    // The passages go too: with a remote model and private folders, the engine sends an earlier answer only when none of them is private.
+    expect(c.history()).toEqual([{ question: "b?", answer: "B [1].", passages: ["Kitchen/Bread.md#1"] }]);
   });
 
   it("the sidebar view keeps its conversation when it is closed and opened again; Insert at cursor leaves it open", async () => {

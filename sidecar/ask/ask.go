@@ -204,6 +204,13 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	}
 	history := cleanTurns(q.History)
 	ans := Answer{Question: q.Question, Lang: conversationLang(q.Question, history)}
+	if a.Model != nil && !a.Model.Config().Local() {
+		var withheld int
+		history, withheld = a.publicTurns(history)
+		if withheld > 0 {
+			ans.Warnings = append(ans.Warnings, fmt.Sprintf("%d earlier answer(s) that may quote private folders were not sent to the remote model (their questions were)", withheld))
+		}
+	}
 
 	k := q.K
 	if k <= 0 {
@@ -362,15 +369,57 @@ func (a *Asker) public(ps []search.Passage) ([]search.Passage, int) {
 	}
 	out := make([]search.Passage, 0, len(ps))
 	for _, p := range ps {
-		private := false
-		for _, dir := range a.Private {
-			private = private || inFolder(p.Path, dir)
-		}
-		if !private {
+		if !a.private(p.Path) {
 			out = append(out, p)
 		}
 	}
 	return out, len(ps) - len(out)
+}
+
+// publicTurns leaves out the earlier answers that may quote a private
+// note, keeping their questions, which the user typed: an answer built
+// from a private passage (extracted here, or by a local model) would
+// carry the note's words to a remote model. An answer that does not say
+// what it was built from is treated as private.
+func (a *Asker) publicTurns(ts []Turn) ([]Turn, int) {
+	if len(a.Private) == 0 {
+		return ts, 0
+	}
+	out := make([]Turn, len(ts))
+	withheld := 0
+	for i, t := range ts {
+		out[i] = t
+		if t.Answer != "" && (len(t.Passages) == 0 || a.anyPrivate(t.Passages)) {
+			out[i].Answer = ""
+			withheld++
+		}
+	}
+	return out, withheld
+}
+
+// anyPrivate reports whether any of the passage ids (path#n) lies in a
+// private folder.
+func (a *Asker) anyPrivate(ids []string) bool {
+	for _, id := range ids {
+		path := id
+		if i := strings.LastIndexByte(id, '#'); i >= 0 {
+			path = id[:i]
+		}
+		if a.private(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// private reports whether the vault-relative path lies in a private folder.
+func (a *Asker) private(path string) bool {
+	for _, dir := range a.Private {
+		if inFolder(path, dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // inFolder reports whether the vault-relative path lies in folder, ignoring

@@ -14,6 +14,9 @@ import (
 type Turn struct {
 	Question string
 	Answer   string
+	// Passages are the ids of the passages Answer was built from; see
+	// Asker.publicTurns.
+	Passages []string
 }
 
 // Conversation limits. A follow-up needs the last few turns, not the whole
@@ -40,7 +43,7 @@ func cleanTurns(ts []Turn) []Turn {
 		if q == "" {
 			continue
 		}
-		out = append(out, Turn{Question: q, Answer: a})
+		out = append(out, Turn{Question: q, Answer: a, Passages: t.Passages})
 	}
 	if len(out) > maxTurns {
 		out = out[len(out)-maxTurns:]

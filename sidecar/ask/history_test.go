@@ -178,3 +178,48 @@ func TestExtractedFollowUp(t *testing.T) {
 		t.Errorf("\"Why?\" after a question: %q, want sentences, not a refusal", again.Text)
 	}
 }
+
+// An earlier answer built from a private note (extracted here, or by a
+// local model) would carry its words to a remote model with a follow-up.
+func TestFollowUpKeepsPrivateAnswersOffRemoteModels(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"Journal/Health.md": "# Health\n\nMy blood pressure medication is lisinopril, taken every morning.\n",
+		"Notes/Drugs.md":    "# Drugs\n\nLisinopril is an ACE inhibitor used for high blood pressure.\n",
+	})
+	srv := llmtest.New(t)
+	srv.SetResponder(citeNote(t, "Drugs.md", "An ACE inhibitor"))
+	a := f.asker(&remoteModel{Client: client(t, llm.OpenAI, srv.URL)})
+	a.Private = []string{"Journal"}
+	history := []Turn{
+		{Question: "What do I take for my blood pressure?", Answer: "You take lisinopril every morning [1].", Passages: []string{"Journal/Health.md#0"}},
+		{Question: "Is an ACE inhibitor a diuretic?", Answer: "No, it relaxes blood vessels [1].", Passages: []string{"Notes/Drugs.md#0"}},
+		{Question: "What did the doctor say?", Answer: "Your doctor said to walk daily."},
+	}
+	ans, err := a.Ask(context.Background(), Query{Question: "What is lisinopril for?", History: history}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := conversationOf(t, srv.Last(t))
+	for _, leak := range []string{"every morning", "walk daily"} {
+		if strings.Contains(conv, leak) {
+			t.Errorf("an earlier answer that may quote a private note reached the remote model (%q):\n%s", leak, conv)
+		}
+	}
+	for _, want := range []string{"What do I take for my blood pressure?", "What did the doctor say?", "it relaxes blood vessels"} {
+		if !strings.Contains(conv, want) {
+			t.Errorf("conversation lacks %q:\n%s", want, conv)
+		}
+	}
+	if !strings.Contains(strings.Join(ans.Warnings, "\n"), "2 earlier answer(s)") {
+		t.Errorf("warnings %q do not say two earlier answers were withheld", ans.Warnings)
+	}
+
+	// A local model gets the whole conversation.
+	a.Model = client(t, llm.OpenAI, srv.URL)
+	if _, err := a.Ask(context.Background(), Query{Question: "What is lisinopril for?", History: history}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if conv := conversationOf(t, srv.Last(t)); !strings.Contains(conv, "every morning") {
+		t.Errorf("the local model was not given the earlier answers:\n%s", conv)
+	}
+}

@@ -12,10 +12,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/quire-app/quire/sidecar/config"
-	"github.com/quire-app/quire/sidecar/vault"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/llm/llmtest"
 	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 func TestSaveNote(t *testing.T) {

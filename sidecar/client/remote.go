@@ -182,7 +182,7 @@ func (r *Remote) Ask(ctx context.Context, q engine.Question, onDelta func(string
 	var done proto.AskDone
 	var history []proto.AskTurn
 	for _, t := range q.History {
-		history = append(history, proto.AskTurn{Question: t.Question, Answer: t.Answer})
+		history = append(history, proto.AskTurn{Question: t.Question, Answer: t.Answer, Passages: t.Passages})
 	}
 	id, err := r.c.StreamID(ctx, proto.TypeAskQuery, proto.AskQuery{Question: q.Text, K: q.K, Channel: proto.Channel(q.Channel), History: history},
 		func(env proto.Envelope) error {

@@ -22,7 +22,7 @@ func (s *Server) handleAsk(ctx context.Context, env proto.Envelope, st Stream) (
 	}
 	history := make([]ask.Turn, len(q.History))
 	for i, t := range q.History {
-		history[i] = ask.Turn{Question: t.Question, Answer: t.Answer}
+		history[i] = ask.Turn{Question: t.Question, Answer: t.Answer, Passages: t.Passages}
 	}
 	ans, err := s.e.Ask(ctx, engine.Question{Text: q.Question, K: q.K, Channel: search.Channel(q.Channel), History: history}, func(text string) {
 		_ = st.Part(proto.TypeAskDelta, proto.AskDelta{Text: text})
