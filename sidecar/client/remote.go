@@ -86,20 +86,25 @@ func (r *Remote) Reindex(ctx context.Context, full bool, progress func(engine.Pr
 		return engine.Reindexed{}, r.wrap(err)
 	}
 	after := before
+	var down embedderDown
 	if full {
 		stop := r.follow(progress)
 		defer stop()
+		defer r.c.OnEvent(down.watch)()
 		var res proto.IndexResult
 		if err := r.c.Call(ctx, proto.TypeIndexRebuild, proto.IndexRebuild{}, &res); err != nil {
 			return engine.Reindexed{}, r.wrap(err)
 		}
-		if after, err = r.waitPass(ctx, before.LastIndexed); err != nil {
+		if after, err = r.waitPass(ctx, before.LastIndexed, &down); err != nil {
 			return engine.Reindexed{}, err
 		}
 	}
 	out := engine.Reindexed{Full: full, Stats: index.Stats{Notes: after.Notes, Chunks: after.Chunks,
 		Skipped: fromSkipped(after.Skipped), Warnings: fromSkipped(after.Warnings)},
 		Vectors: index.DenseStats{Embedder: after.Fingerprint.Embedder, Embedded: after.Coverage.VectorsDone, Passages: after.Coverage.VectorsTotal}}
+	if msg := down.message(); msg != "" && after.Coverage.VectorsDone < after.Coverage.VectorsTotal {
+		out.VectorsErr = errors.New(msg)
+	}
 	if full {
 		out.Stats.Changed = after.Notes // a rebuild re-reads every note
 		out.Note = "rebuilt by " + r.Via()
@@ -130,7 +135,7 @@ func (r *Remote) follow(f func(engine.Progress)) func() {
 // and the vectors it needs are computed. The sidecar answers
 // index.rebuild at once and runs the pass in its watch loop; polling
 // cannot miss the end, as a dropped event could.
-func (r *Remote) waitPass(ctx context.Context, since time.Time) (proto.StatusResult, error) {
+func (r *Remote) waitPass(ctx context.Context, since time.Time, down *embedderDown) (proto.StatusResult, error) {
 	t := time.NewTicker(r.Poll)
 	defer t.Stop()
 	for {
@@ -138,7 +143,9 @@ func (r *Remote) waitPass(ctx context.Context, since time.Time) (proto.StatusRes
 		if err != nil {
 			return st, r.wrap(err)
 		}
-		if !st.Indexing && st.LastIndexed.After(since) && st.Coverage.VectorsDone >= st.Coverage.VectorsTotal {
+		// The vectors are waited for unless the embedder said it is down:
+		// they would not come before the caller gave up.
+		if !st.Indexing && st.LastIndexed.After(since) && (st.Coverage.VectorsDone >= st.Coverage.VectorsTotal || down.message() != "") {
 			return st, nil
 		}
 		select {
@@ -272,4 +279,30 @@ func (r *Remote) wrap(err error) error {
 		return fmt.Errorf("%s: %s", r.Via(), pe.Message)
 	}
 	return fmt.Errorf("%s: %w", r.Via(), err)
+}
+
+// embedderDown records the sidecar's warning that its embedder failed
+// (model_unavailable), which a rebuild's waiter must not wait past.
+type embedderDown struct {
+	mu  sync.Mutex
+	msg string
+}
+
+// watch is a Client.OnEvent callback.
+func (d *embedderDown) watch(env proto.Envelope) {
+	if env.Type != proto.TypeSidecarWarning {
+		return
+	}
+	var w proto.SidecarWarning
+	if env.Decode(&w) == nil && w.Code == proto.CodeModelUnavailable {
+		d.mu.Lock()
+		d.msg = w.Message
+		d.mu.Unlock()
+	}
+}
+
+func (d *embedderDown) message() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.msg
 }
