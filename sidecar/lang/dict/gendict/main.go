@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -457,7 +458,11 @@ func build(from, to lang.Lang, direct, inverse *source, vocab map[lang.Lang]map[
 
 	table := map[string][]string{}
 	byStem := map[string]map[string]float64{}
-	for key, trs := range scores {
+	// Keys in order: the stems' sums below are of floats, whose total
+	// depends on the order they are added in, and a tie broken one way on
+	// one run and the other way on the next would change the tables.
+	for _, key := range slices.Sorted(maps.Keys(scores)) {
+		trs := scores[key]
 		for tr := range trs {
 			trs[tr] += 0.5 * common[to][tr]
 		}
@@ -565,7 +570,10 @@ func (v *extraVocab) pairs(from, to lang.Lang) map[string][]string {
 func putFirst(t map[string][]string, from lang.Lang, extra map[string][]string) {
 	byStem := map[string][]string{}
 	stemWords := map[string][]string{}
-	for w, trs := range extra {
+	// Words in order, so the merged translations of a stem come out in the
+	// same order on every run.
+	for _, w := range slices.Sorted(maps.Keys(extra)) {
+		trs := extra[w]
 		st := lang.Stem(from, w)
 		stemWords[st] = append(stemWords[st], w)
 		for _, tr := range trs {
