@@ -116,9 +116,9 @@ func (a *Asker) extract(ctx context.Context, ans *Answer, history []Turn) {
 	}
 	// Weak evidence is a refusal: some sentence must hold enough of the
 	// question's words (or their translations), weighed by their rarity.
-	// Any shared word used to be enough. "What is the capital of
-	// Mongolia?" is still answered on the bench vaults (evidence 0.14 to
-	// 0.46: "capital" is rare too, and one vault names Mongolia).
+	// Any shared word used to be enough. A question about a name no
+	// passage holds ("What is the capital of Mongolia?" in a vault that
+	// never names Mongolia) has no evidence at all (termSet.absentName).
 	if len(cands) > 0 && ans.Evidence < a.minEvidence() {
 		cands = nil
 	}
@@ -229,6 +229,9 @@ func (a *Asker) minEvidence() float64 {
 // translates, once), each word weighted by its rarity in the vault; at
 // most 1.
 func (ts termSet) coverage(matched map[string]float64) float64 {
+	if ts.absentName {
+		return 0
+	}
 	var have, all float64
 	for src, w := range ts.own {
 		all += w
@@ -260,6 +263,9 @@ type termSet struct {
 	// with its weight in the evidence: its rarity in the vault (1 when
 	// the retriever cannot count).
 	own map[string]float64
+	// absentName: the question names something (a capitalised word not
+	// at its start) that no passage holds, nor any translation of it.
+	absentName bool
 }
 
 type term struct {
@@ -297,11 +303,14 @@ func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang) termS
 			ts.by[l][st] = term{weight: weight, src: src}
 		}
 	}
+	names := map[string]bool{} // content words written as names
+	capital := capitalised(q)
 	for _, w := range lang.Words(q) {
 		src, ok := content(ql, w)
 		if !ok {
 			continue
 		}
+		names[src] = names[src] || capital[strings.ToLower(w)]
 		ts.own[src] = 1
 		forms[src] = append(forms[src], w)
 		add(ql, w, 1, src)
@@ -334,10 +343,24 @@ func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang) termS
 			ts.own[src] = math.Log(1 + (float64(n)+1)/(float64(df)+0.5))
 			if df == 0 {
 				ts.own[src] *= absentWeight
+				ts.absentName = ts.absentName || names[src]
 			}
 		}
 	}
 	return ts
+}
+
+// capitalised returns, lowercased, the words of q written with a capital
+// letter other than its first word: the names it asks about.
+func capitalised(q string) map[string]bool {
+	out := map[string]bool{}
+	for i, f := range strings.Fields(q) {
+		f = strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+		if r, _ := utf8.DecodeRuneInString(f); i > 0 && unicode.IsUpper(r) {
+			out[strings.ToLower(f)] = true
+		}
+	}
+	return out
 }
 
 // match returns the question words a sentence has, each with the best
