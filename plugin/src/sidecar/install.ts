@@ -2,6 +2,7 @@
 // exact version, from the release address, checked against the SHA-256
 // compiled into main.js. The panel (views/engine.ts) draws its state.
 import { type EngineBuild, assetName, downloadedPath, type Platform } from "./engine";
+import type { Download } from "./node";
 
 /** DEV_BUILD_TEXT says why a development build of the plugin downloads nothing. */
 export const DEV_BUILD_TEXT =
@@ -23,14 +24,7 @@ export interface InstallDeps {
   builds: Readonly<Record<string, EngineBuild>>;
   /** releaseUrl is the address releases are under (<url>/<version>/<asset>). */
   releaseUrl(): string;
-  download(d: {
-    url: string;
-    sha256: string;
-    size: number;
-    dest: string;
-    onProgress(done: number, total: number): void;
-    signal: AbortSignal;
-  }): Promise<void>;
+  download(d: Download): Promise<void>;
   log(message: string, ...detail: unknown[]): void;
 }
 
