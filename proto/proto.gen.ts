@@ -942,6 +942,18 @@ export interface SearchQuery {
    */
   k?: number;
   channel?: Channel;
+  /**
+   * Folder, when set, keeps only the passages of notes under this
+   * vault-relative folder, at any depth. The filter is applied before
+   * the cut to K, so K passages come back when K inside it match.
+   */
+  folder?: string;
+  /**
+   * Tag, when set, keeps only the passages of notes with this tag or a
+   * tag nested under it ("garden" keeps "garden/herbs"); a leading "#"
+   * and case do not matter.
+   */
+  tag?: string;
 }
 /**
  * SearchResult answers a search.query with passages, best first.

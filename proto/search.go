@@ -35,6 +35,14 @@ type SearchQuery struct {
 	// Channel picks the ranking; empty means hybrid when the sidecar has
 	// an embedder, else bm25.
 	Channel Channel `json:"channel,omitempty"`
+	// Folder, when set, keeps only the passages of notes under this
+	// vault-relative folder, at any depth. The filter is applied before
+	// the cut to K, so K passages come back when K inside it match.
+	Folder string `json:"folder,omitempty"`
+	// Tag, when set, keeps only the passages of notes with this tag or a
+	// tag nested under it ("garden" keeps "garden/herbs"); a leading "#"
+	// and case do not matter.
+	Tag string `json:"tag,omitempty"`
 }
 
 // SearchResult answers a search.query with passages, best first.

@@ -298,9 +298,18 @@ type Prefer struct {
 // lifts into the top k is found even when other languages fill the
 // first k without it.
 func (x *Index) SearchPrefer(ctx context.Context, text string, extra []Term, p Prefer, k int) ([]Hit, error) {
+	return x.searchPrefer(ctx, text, extra, p, nil, k)
+}
+
+// searchPrefer is SearchPrefer restricted to the passages filter selects;
+// a nil filter selects all.
+func (x *Index) searchPrefer(ctx context.Context, text string, extra []Term, p Prefer, filter query.Query, k int) ([]Hit, error) {
 	q := buildQuery(text, extra, x.searched(), x.fieldWeights())
 	if q == nil {
 		return nil, nil
+	}
+	if filter != nil {
+		q = query.NewConjunctionQuery([]query.Query{q, filter})
 	}
 	hits, err := x.run(ctx, q, k)
 	if err != nil || p.Lang == "" || p.Factor == 1 || p.Factor <= 0 {

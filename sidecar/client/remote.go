@@ -158,7 +158,7 @@ func (r *Remote) waitPass(ctx context.Context, since time.Time, down *embedderDo
 
 // Search is engine.Engine.Search through the sidecar.
 func (r *Remote) Search(ctx context.Context, q engine.Query) (search.Result, error) {
-	res, err := r.c.Search(ctx, proto.SearchQuery{Query: q.Text, K: q.K, Channel: proto.Channel(q.Channel)})
+	res, err := r.c.Search(ctx, proto.SearchQuery{Query: q.Text, K: q.K, Channel: proto.Channel(q.Channel), Folder: q.Filter.Folder, Tag: q.Filter.Tag})
 	if err != nil {
 		return search.Result{}, r.wrap(err)
 	}

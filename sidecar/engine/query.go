@@ -92,6 +92,9 @@ type Query struct {
 	// Strict makes a channel that cannot serve an error instead of a
 	// fall back to keywords: a command asked for it by name.
 	Strict bool
+	// Filter narrows the search to a folder and a tag; the zero value
+	// searches every note.
+	Filter search.Filter
 }
 
 // k reads a requested k.
@@ -135,12 +138,12 @@ func (e *Engine) Search(ctx context.Context, q Query) (search.Result, error) {
 	if err != nil {
 		return search.Result{}, err
 	}
-	return e.rank(ctx, q.Text, k, ch, q.Strict)
+	return e.rank(ctx, q.Text, k, ch, q.Strict, q.Filter)
 }
 
 // rank searches the channel asked for and falls back to keywords, with a
 // warning, when that channel cannot serve.
-func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channel, strict bool) (search.Result, error) {
+func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channel, strict bool, f search.Filter) (search.Result, error) {
 	snap := e.snap.Load()
 	var warnings []string
 	if !snap.passed && e.indexing.Load() {
@@ -149,10 +152,10 @@ func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channe
 	if ch != search.BM25 && snap.dense.Passages > 0 && snap.dense.Embedded < snap.dense.Passages {
 		warnings = append(warnings, fmt.Sprintf("vectors cover %d of %d passages", snap.dense.Embedded, snap.dense.Passages))
 	}
-	res, err := snap.searcher.Query(ctx, query, k, ch)
+	res, err := snap.searcher.QueryFiltered(ctx, query, k, ch, f)
 	if errors.Is(err, search.ErrUnavailable) && ch != search.BM25 && !strict {
 		warnings = append(warnings, fmt.Sprintf("%s search is not available (no embedder); showing keyword results", ch))
-		res, err = snap.searcher.Query(ctx, query, k, search.BM25)
+		res, err = snap.searcher.QueryFiltered(ctx, query, k, search.BM25, f)
 	}
 	if err != nil {
 		return search.Result{}, err
@@ -201,7 +204,7 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 		text = n.Title + "\n" + string(n.Body())
 	}
 	ch, _ := e.channel("")
-	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false)
+	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false, search.Filter{})
 	if err != nil {
 		return nil, "", err
 	}

@@ -33,11 +33,12 @@ var ErrVaultGone = errors.New("vault is missing or empty")
 // too: bump analysis instead when only analyzers change).
 const schema = "bm25-v2"
 
-// analysis versions the analyzers and language detection; bump it when
-// they change so that the keyword index is rebuilt and notes' languages
-// detected anew, while vectors, which depend on the passages only, are
-// kept.
-const analysis = "lang-4"
+// analysis versions the analyzers and language detection, and the keyword
+// documents' fields that are not passages (lang-5: inline tags);
+// bump it when they change so that the keyword index is rebuilt and
+// notes' languages detected anew, while vectors, which depend on the
+// passages only, are kept.
+const analysis = "lang-5"
 
 // Index is an open index over one vault.
 type Index struct {
@@ -392,8 +393,10 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 		e.Warning = w
 	}
 	r.docs = make([]bm25.Doc, len(chunks))
+	tags := noteTags(note)
 	for i, c := range chunks {
 		r.docs[i] = toDoc(note, string(l), i, c)
+		r.docs[i].Tags = tags
 	}
 	e.Chunks = len(chunks)
 	return r
@@ -410,6 +413,20 @@ func Breadcrumb(title string, headings []string) string {
 		parts = append(parts, h)
 	}
 	return strings.Join(parts, " › ")
+}
+
+// noteTags are the note's frontmatter tags and the inline tags of its body,
+// each once: the tags Obsidian lists for it, which a search filter names.
+func noteTags(n *vault.Note) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range append(append([]string{}, n.Tags...), markdown.Tags(n.Body())...) {
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func toDoc(n *vault.Note, l string, i int, c markdown.Chunk) bm25.Doc {

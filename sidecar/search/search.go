@@ -159,14 +159,24 @@ type Result struct {
 	Warning string
 }
 
+// Filter narrows a search to one folder and one tag (see bm25.Filter).
+type Filter = bm25.Filter
+
 // Query is Search that survives a failing embedder: a hybrid query whose
 // dense side fails answers from keywords alone, and says so.
 func (s *Searcher) Query(ctx context.Context, query string, k int, ch Channel) (Result, error) {
-	ps, err := s.search(ctx, query, k, ch)
+	return s.QueryFiltered(ctx, query, k, ch, Filter{})
+}
+
+// QueryFiltered is Query over the passages that pass f only. The filter
+// is applied before the cut to k, in every channel, so k passages come
+// back whenever k passing passages match.
+func (s *Searcher) QueryFiltered(ctx context.Context, query string, k int, ch Channel, f Filter) (Result, error) {
+	ps, err := s.search(ctx, query, k, ch, f)
 	if err == nil || ch != Hybrid || errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
 		return Result{Passages: ps, Channel: ch}, err
 	}
-	ps, kerr := s.search(ctx, query, k, BM25)
+	ps, kerr := s.search(ctx, query, k, BM25, f)
 	if kerr != nil {
 		return Result{}, kerr
 	}
@@ -176,16 +186,16 @@ func (s *Searcher) Query(ctx context.Context, query string, k int, ch Channel) (
 // search ranks a pool of candidates on the channel, then lets each note
 // show at most PerNote passages before the others: every front end (the
 // plugin, the CLI, MCP, ask's context) sees the same diverse top k.
-func (s *Searcher) search(ctx context.Context, query string, k int, ch Channel) ([]Passage, error) {
+func (s *Searcher) search(ctx context.Context, query string, k int, ch Channel, f Filter) ([]Passage, error) {
 	per := s.PerNote
 	if per <= 0 {
-		return s.rank(ctx, query, k, ch)
+		return s.rank(ctx, query, k, ch, f)
 	}
 	pool := s.Fusion.Pool
 	if pool == 0 {
 		pool = DefaultFusion.Pool
 	}
-	ps, err := s.rank(ctx, query, max(k, pool), ch)
+	ps, err := s.rank(ctx, query, max(k, pool), ch, f)
 	if err != nil {
 		return nil, err
 	}
@@ -220,10 +230,10 @@ func Diversify(ps []Passage, per int) []Passage {
 }
 
 // rank returns up to k passages from the channel, best first.
-func (s *Searcher) rank(ctx context.Context, query string, k int, ch Channel) ([]Passage, error) {
+func (s *Searcher) rank(ctx context.Context, query string, k int, ch Channel, f Filter) ([]Passage, error) {
 	switch ch {
 	case BM25, "":
-		hits, err := s.keyword(ctx, query, k)
+		hits, err := s.keyword(ctx, query, k, f)
 		if err != nil {
 			return nil, err
 		}
@@ -233,26 +243,26 @@ func (s *Searcher) rank(ctx context.Context, query string, k int, ch Channel) ([
 		return nil, fmt.Errorf("%w: the %s channel needs an embedder, and none is configured; use --channel bm25", ErrUnavailable, ch)
 	}
 	if ch == Dense {
-		dh, err := s.Dense.SearchDense(ctx, query, k)
+		dh, err := s.dense(ctx, query, k, f)
 		if err != nil {
 			return nil, err
 		}
 		return s.load(ctx, dh, nil)
 	}
-	f := s.Fusion
-	if f.Pool == 0 {
-		f = DefaultFusion
+	fu := s.Fusion
+	if fu.Pool == 0 {
+		fu = DefaultFusion
 	}
-	pool := max(f.Pool, k)
-	kw, err := s.keyword(ctx, query, pool)
+	pool := max(fu.Pool, k)
+	kw, err := s.keyword(ctx, query, pool, f)
 	if err != nil {
 		return nil, err
 	}
-	dh, err := s.Dense.SearchDense(ctx, query, pool)
+	dh, err := s.dense(ctx, query, pool, f)
 	if err != nil {
 		return nil, err
 	}
-	score := f.fuse(kw, dh)
+	score := fu.fuse(kw, dh)
 	ids := make([]string, 0, len(score))
 	for id := range score {
 		ids = append(ids, id)
@@ -277,12 +287,66 @@ func (s *Searcher) rank(ctx context.Context, query string, k int, ch Channel) ([
 	return s.load(ctx, fused, known)
 }
 
-func (s *Searcher) keyword(ctx context.Context, query string, k int) ([]bm25.Hit, error) {
+func (s *Searcher) keyword(ctx context.Context, query string, k int, f Filter) ([]bm25.Hit, error) {
 	from, terms := s.Translations(query)
 	for _, t := range s.synonyms(from, query) {
 		terms = append(terms, bm25.Term{Text: t.Text, Lang: string(lang.English), Weight: t.Weight, Boost: true})
 	}
-	return s.BM25.SearchPrefer(ctx, query, terms, s.prefer(from), k)
+	if f.IsZero() {
+		return s.BM25.SearchPrefer(ctx, query, terms, s.prefer(from), k)
+	}
+	return s.BM25.SearchFiltered(ctx, query, terms, s.prefer(from), f, k)
+}
+
+// denseWiden is how much larger each next dense pool is when a filter
+// left fewer than n passages, and denseMax bounds the pool: the vector
+// store is searched whole at the last step anyway.
+const (
+	denseWiden = 4
+	denseMax   = 1 << 16
+)
+
+// dense returns up to n passages by meaning that pass f. With a filter
+// the nearest n may all lie outside it, so the pool widens until n pass,
+// the store has no more, or the pool reaches denseMax.
+func (s *Searcher) dense(ctx context.Context, query string, n int, f Filter) ([]index.DenseHit, error) {
+	if f.IsZero() {
+		return s.Dense.SearchDense(ctx, query, n)
+	}
+	for pool := n * denseWiden; ; pool *= denseWiden {
+		pool = min(pool, denseMax)
+		dh, err := s.Dense.SearchDense(ctx, query, pool)
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]string, 0, len(dh))
+		for _, h := range dh {
+			if f.PassesPath(passagePath(h.ID)) {
+				ids = append(ids, h.ID)
+			}
+		}
+		pass, err := s.BM25.Passing(ctx, ids, f)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]index.DenseHit, 0, n)
+		for _, h := range dh {
+			if pass[h.ID] && len(out) < n {
+				out = append(out, h)
+			}
+		}
+		if len(out) == n || len(dh) < pool || pool == denseMax {
+			return out, nil
+		}
+	}
+}
+
+// passagePath is the note path of a passage id "<path>#<n>".
+func passagePath(id string) string {
+	if i := strings.LastIndexByte(id, '#'); i >= 0 {
+		return id[:i]
+	}
+	return id
 }
 
 // DefaultPrefer is how much a query prefers the notes in its own

@@ -49,6 +49,27 @@ func TestStatus(t *testing.T) {
 	}
 }
 
+// TestSearchFilter: search.query's folder and tag reach the engine, which
+// filters before cutting to k.
+func TestSearchFilter(t *testing.T) {
+	h := start(t, notes)
+	c := h.dial()
+	res, err := c.Search(t.Context(), proto.SearchQuery{Query: "water flour", K: 1, Folder: "Garden"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Passages) != 1 || res.Passages[0].Path != "Garden/Tomatoes.md" {
+		t.Errorf("folder Garden, k 1: got %+v, want Garden/Tomatoes.md", res.Passages)
+	}
+	res, err = c.Search(t.Context(), proto.SearchQuery{Query: "water flour", K: 3, Tag: "#nowhere"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Passages) != 0 {
+		t.Errorf("a tag no note has: got %d passages, want none", len(res.Passages))
+	}
+}
+
 func TestSearch(t *testing.T) {
 	h := start(t, notes)
 	c := h.dial()

@@ -1,0 +1,155 @@
+package bm25
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// Filter narrows a search to the passages of notes in one folder and with
+// one tag. The zero value lets everything through.
+type Filter struct {
+	// Folder is a vault-relative folder: only notes under it (at any
+	// depth) pass. Compared as written, like the vault's paths.
+	Folder string
+	// Tag passes notes with the tag or one nested under it ("garden"
+	// passes "garden/herbs"); a leading "#" and case are ignored, as
+	// Obsidian ignores them.
+	Tag string
+}
+
+// folder is the filter's folder as a path prefix ("Kitchen/"), or "".
+func (f Filter) folder() string {
+	d := strings.Trim(strings.TrimSpace(f.Folder), "/")
+	if d == "" {
+		return ""
+	}
+	return d + "/"
+}
+
+// NormalTag is a tag as typed or stored ("#Garden", "garden/") in the
+// form compared: "garden".
+func NormalTag(t string) string {
+	return strings.ToLower(strings.TrimRight(strings.TrimLeft(strings.TrimSpace(t), "#"), "/"))
+}
+
+// IsZero reports whether the filter lets everything through.
+func (f Filter) IsZero() bool { return f.folder() == "" && NormalTag(f.Tag) == "" }
+
+// PassesPath reports whether a note path is inside the filter's folder;
+// the tag is not checked (the path does not say).
+func (f Filter) PassesPath(path string) bool {
+	d := f.folder()
+	return d == "" || strings.HasPrefix(path, d)
+}
+
+// filterQuery is the filter as a query that only selects (boost 0: it adds
+// nothing to a passage's score). ok is false when no indexed tag matches
+// the filter's tag: then nothing can pass. A nil query with ok true means
+// no filter.
+func (x *Index) filterQuery(f Filter) (q query.Query, ok bool, err error) {
+	var parts []query.Query
+	if d := f.folder(); d != "" {
+		p := query.NewPrefixQuery(d)
+		p.SetField("path")
+		p.SetBoost(0)
+		parts = append(parts, p)
+	}
+	if t := NormalTag(f.Tag); t != "" {
+		// The tags field keeps tags as written, so the filter is the
+		// disjunction of the indexed spellings that match it, read from
+		// the field's dictionary (a vault has hundreds of tags, not
+		// millions): case-blind, nested tags included, no reindex.
+		terms, err := x.tagTerms(t)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(terms) == 0 {
+			return nil, false, nil
+		}
+		var any []query.Query
+		for _, term := range terms {
+			tq := query.NewTermQuery(term)
+			tq.SetField("tags")
+			tq.SetBoost(0)
+			any = append(any, tq)
+		}
+		dq := query.NewDisjunctionQuery(any)
+		dq.SetBoost(0)
+		parts = append(parts, dq)
+	}
+	switch len(parts) {
+	case 0:
+		return nil, true, nil
+	case 1:
+		return parts[0], true, nil
+	}
+	cq := query.NewConjunctionQuery(parts)
+	cq.SetBoost(0)
+	return cq, true, nil
+}
+
+// tagTerms returns the indexed tags equal to tag or nested under it, once
+// normalised.
+func (x *Index) tagTerms(tag string) ([]string, error) {
+	d, err := x.b.FieldDict("tags")
+	if err != nil {
+		return nil, fmt.Errorf("read tags: %w", err)
+	}
+	defer d.Close()
+	var out []string
+	for {
+		e, err := d.Next()
+		if err != nil {
+			return nil, fmt.Errorf("read tags: %w", err)
+		}
+		if e == nil {
+			return out, nil
+		}
+		n := NormalTag(e.Term)
+		if n == tag || strings.HasPrefix(n, tag+"/") {
+			out = append(out, e.Term)
+		}
+	}
+}
+
+// SearchFiltered is SearchPrefer over the passages that pass f only: the
+// filter is part of the query, so k passing passages come back whenever k
+// exist, however far down the unfiltered ranking they are.
+func (x *Index) SearchFiltered(ctx context.Context, text string, extra []Term, p Prefer, f Filter, k int) ([]Hit, error) {
+	fq, ok, err := x.filterQuery(f)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return x.searchPrefer(ctx, text, extra, p, fq, k)
+}
+
+// Passing returns which of the passage ids pass f (for candidates found
+// elsewhere, such as by meaning).
+func (x *Index) Passing(ctx context.Context, ids []string, f Filter) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	fq, ok, err := x.filterQuery(f)
+	if err != nil || !ok {
+		return out, err
+	}
+	var q query.Query = query.NewDocIDQuery(ids)
+	if fq != nil {
+		q = query.NewConjunctionQuery([]query.Query{q, fq})
+	}
+	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
+	req.Score = "none"
+	res, err := x.b.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("filter passages: %w", err)
+	}
+	for _, h := range res.Hits {
+		out[h.ID] = true
+	}
+	return out, nil
+}

@@ -1,0 +1,145 @@
+package search_test
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/state"
+)
+
+// bagEmbedder is a fake dense model: a hashed bag of words, normalised.
+type bagEmbedder struct{}
+
+func (bagEmbedder) Name() string                { return "bag-test" }
+func (bagEmbedder) Dims() int                   { return 256 }
+func (bagEmbedder) MaxTokens() int              { return 512 }
+func (bagEmbedder) CountTokens(text string) int { return len(strings.Fields(text)) }
+
+func (e bagEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, e.Dims())
+		for _, w := range strings.Fields(strings.ToLower(t)) {
+			h := fnv.New32a()
+			h.Write([]byte(strings.Trim(w, ".,:;#›")))
+			v[h.Sum32()%uint32(e.Dims())]++
+		}
+		var n float64
+		for _, x := range v {
+			n += float64(x * x)
+		}
+		for j := range v {
+			v[j] /= float32(math.Sqrt(n) + 1e-9)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// filterVault writes a vault where the query's best passages are all in
+// Bakery/ and the few inside Garden/ (tagged #Plot/beds) rank below them
+// in every channel: a filter applied to the unfiltered top k finds none.
+func filterVault(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 15 {
+		write(fmt.Sprintf("Bakery/Loaf %02d.md", i), "# Sourdough starter\n\nSourdough starter: feed the sourdough starter.\n")
+	}
+	for i := range 4 {
+		write(fmt.Sprintf("Garden/Bed %d.md", i), fmt.Sprintf("# Bed %d\n\nThe raised bed by the fence gets compost, mulch, straw, "+
+			"leaf mould and the spent sourdough starter from the kitchen once a week in spring. #Plot/beds\n", i))
+	}
+	write("Garden/Shed.md", "# Shed\n\nTools, twine and seed packets. Nothing about bread here.\n")
+	return dir
+}
+
+func openFiltered(t *testing.T) *search.Searcher {
+	t.Helper()
+	ctx := context.Background()
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ix, err := index.Open(filterVault(t), st, config.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if _, err := ix.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.EnableDense(st, bagEmbedder{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Embed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	langs, err := ix.Languages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &search.Searcher{BM25: ix.BM25, Dense: ix, Fusion: search.DefaultFusion, Langs: langs}
+}
+
+// TestFilterComesBeforeTheCut: with k smaller than the passages outside
+// the filter that outrank those inside it, a filtered search still
+// returns k passages, all inside, on every channel; and the same query
+// unfiltered returns none of them (the fixture is what it claims).
+func TestFilterComesBeforeTheCut(t *testing.T) {
+	s := openFiltered(t)
+	ctx := context.Background()
+	const q, k = "sourdough starter", 3
+	for _, ch := range []search.Channel{search.BM25, search.Dense, search.Hybrid} {
+		all, err := s.Query(ctx, q, k, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range all.Passages {
+			if strings.HasPrefix(p.Path, "Garden/") {
+				t.Fatalf("%s unfiltered: %s is in the top %d; the fixture must rank Garden/ lower", ch, p.Path, k)
+			}
+		}
+		for _, f := range []search.Filter{{Folder: "Garden"}, {Folder: "/Garden/"}, {Tag: "#plot"}, {Tag: "Plot/Beds"}, {Folder: "Garden", Tag: "plot"}} {
+			r, err := s.QueryFiltered(ctx, q, k, ch, f)
+			if err != nil {
+				t.Fatalf("%s %+v: %v", ch, f, err)
+			}
+			if len(r.Passages) != k {
+				t.Errorf("%s %+v: %d passages, want %d (4 notes in Garden/ match)", ch, f, len(r.Passages), k)
+			}
+			for _, p := range r.Passages {
+				if !strings.HasPrefix(p.Path, "Garden/Bed ") {
+					t.Errorf("%s %+v: %s passed the filter", ch, f, p.Path)
+				}
+			}
+		}
+		for _, f := range []search.Filter{{Folder: "Gard"}, {Tag: "plo"}, {Folder: "Bakery", Tag: "plot"}} {
+			r, err := s.QueryFiltered(ctx, q, k, ch, f)
+			if err != nil {
+				t.Fatalf("%s %+v: %v", ch, f, err)
+			}
+			if len(r.Passages) != 0 {
+				t.Errorf("%s %+v: got %s, want nothing (a folder or tag is matched whole)", ch, f, r.Passages[0].Path)
+			}
+		}
+	}
+}
