@@ -92,6 +92,17 @@ export function normalizeTag(tag: string): string {
 }
 
 /**
+ * filterFields are the filter as search.query sends it: the engine filters
+ * before it cuts to k, so k passages inside the filter come back whenever
+ * k exist. Empty parts are left out.
+ */
+export function filterFields(f: Filter): { folder?: string; tag?: string } {
+  const folder = f.folder.trim().replace(/^\/+|\/+$/g, "");
+  const tag = normalizeTag(f.tag);
+  return { ...(folder !== "" ? { folder } : {}), ...(tag !== "" ? { tag } : {}) };
+}
+
+/**
  * matches reports whether a passage passes the filter. tagsOf returns the
  * note's tags without "#" (from Obsidian's metadata cache); a tag filter
  * matches the tag and its nested tags ("garden" matches "garden/herbs").

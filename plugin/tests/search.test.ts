@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Passage } from "../../proto/proto.gen";
 import { SearchModal } from "../src/modals/search";
-import { highlight, matches, normalizeTag, queryTerms, wikiLink } from "../src/search";
+import { filterFields, highlight, matches, normalizeTag, queryTerms, wikiLink } from "../src/search";
 import { type FakeLifecycle, type FakeServer, online, settle } from "./fake-sidecar";
 import { App } from "./obsidian-stub";
 
@@ -44,6 +44,11 @@ describe("search helpers", () => {
     expect(normalizeTag(" #A/b/ ")).toBe("a/b");
   });
 
+  it("sends the filter in the form the engine compares, leaving out empty parts", () => {
+    expect(filterFields({ folder: " /Garden/Herbs/ ", tag: " #Plot/Beds/ " })).toEqual({ folder: "Garden/Herbs", tag: "plot/beds" });
+    expect(filterFields({ folder: "", tag: "  " })).toEqual({});
+  });
+
   it("links to the innermost heading, without characters a link cannot hold", () => {
     expect(wikiLink("Bread", ["Bread", "Method"])).toBe("[[Bread#Method]]");
     expect(wikiLink("Bread", [])).toBe("[[Bread]]");
@@ -54,7 +59,9 @@ describe("search helpers", () => {
 describe("SearchModal", () => {
   let server: FakeServer;
   let sidecar: FakeLifecycle;
-  let asked: { query: string; k?: number }[];
+  let asked: { query: string; k?: number; folder?: string; tag?: string }[];
+  // engineFilters: the fake engine applies folder and tag, as Quire does since it took them.
+  let engineFilters: boolean;
   const results: Record<string, Passage[]> = {
     bread: [passage("Kitchen/Bread.md", "Knead the bread dough for ten minutes.", ["Bread", "Method"]), passage("Garden/Wheat.md", "Wheat for bread grows in summer.")],
   };
@@ -64,13 +71,16 @@ describe("SearchModal", () => {
   beforeEach(async () => {
     ({ server, sidecar } = await online());
     asked = [];
+    engineFilters = false;
     opened.length = 0;
     links.length = 0;
     server.reply = (f, s) => {
       if (f.type !== "search.query") return;
-      const q = f.payload as { query: string; k?: number };
+      const q = f.payload as { query: string; k?: number; folder?: string; tag?: string };
       asked.push(q);
-      s.push({ id: f.id!, type: "search.result", payload: { passages: results[q.query] ?? [], channel: "hybrid" } });
+      let passages = results[q.query] ?? [];
+      if (engineFilters && q.folder) passages = passages.filter((p) => p.path.startsWith(`${q.folder}/`));
+      s.push({ id: f.id!, type: "search.result", payload: { passages, channel: "hybrid" } });
     };
   });
   afterEach(() => {
@@ -123,14 +133,31 @@ describe("SearchModal", () => {
     expect(opened).toEqual([]);
   });
 
-  it("a folder filter keeps the passages under it and asks for more to filter from", async () => {
+  const setFilter = (m: SearchModal, folder: string, tag: string) => {
+    for (const [cls, v] of [["folder", folder], ["tag", tag]] as const) {
+      const el = m.contentEl.querySelector<HTMLInputElement>(`.quire-search-${cls}`)!;
+      el.value = v;
+      el.dispatchEvent(new Event("input"));
+    }
+  };
+
+  it("sends the folder and tag filters to the engine, which filters before cutting to k", async () => {
+    engineFilters = true;
     const m = open();
-    const folder = m.contentEl.querySelector<HTMLInputElement>(".quire-search-folder")!;
-    folder.value = "Garden";
-    folder.dispatchEvent(new Event("input"));
+    await type(m, "bread");
+    expect(asked.at(-1)).toEqual({ query: "bread", k: 20 });
+    setFilter(m, "/Garden/", "#Garden");
+    await type(m, "bread");
+    expect(asked.at(-1)).toEqual({ query: "bread", k: 20, folder: "Garden", tag: "garden" });
+    expect([...m.contentEl.querySelectorAll(".quire-search-item")].map((e) => e.getAttribute("data-path"))).toEqual(["Garden/Wheat.md"]);
+    expect(m.contentEl.querySelector(".quire-search-status")!.textContent).toBe("1 passage");
+  });
+
+  it("with an older engine that ignores the filter, the modal still drops what is outside it", async () => {
+    const m = open();
+    setFilter(m, "Garden", "");
     await type(m, "bread");
     expect([...m.contentEl.querySelectorAll(".quire-search-item")].map((e) => e.getAttribute("data-path"))).toEqual(["Garden/Wheat.md"]);
-    expect(asked.at(-1)!.k).toBe(100);
     expect(m.contentEl.querySelector(".quire-search-status")!.textContent).toContain("1 outside the filter");
   });
 

@@ -1,7 +1,7 @@
 import { type App, Modal } from "obsidian";
 import type { Passage } from "../../../proto/proto.gen";
 import { headingLabel } from "../passage";
-import { type Filter, highlight, matches, queryTerms } from "../search";
+import { type Filter, filterFields, highlight, matches, queryTerms } from "../search";
 import { type Client, ClientError, Latest, isSuperseded } from "../sidecar/client";
 import type { SidecarState } from "../sidecar/lifecycle";
 
@@ -160,10 +160,11 @@ export class SearchModal extends Modal {
     const signal = this.latest.next();
     if (this.st.kind !== "results") this.show({ kind: "searching", query });
     const k = this.deps.k ?? 20;
-    const narrowed = this.filter.folder.trim() !== "" || this.filter.tag.trim() !== "";
     try {
-      // A filter is applied here, to more passages than are shown.
-      const res = await client.request("search.query", { query, k: narrowed ? k * 5 : k }, { signal, timeoutMs: 15_000 });
+      // The engine filters before cutting to k. The check here only
+      // matters with an older engine, which ignores the filter fields:
+      // then it drops what the engine should have left out.
+      const res = await client.request("search.query", { query, k, ...filterFields(this.filter) }, { signal, timeoutMs: 15_000 });
       if (signal.aborted) return;
       const kept = res.passages.filter((p) => matches(p, this.filter, (path) => this.deps.tagsOf(path)));
       this.show({ kind: "results", query, passages: kept.slice(0, k), warning: res.warning ?? "", filtered: res.passages.length - kept.length, channel: res.channel });
