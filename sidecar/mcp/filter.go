@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/quire-app/quire/sidecar/markdown"
+	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/vault"
 )
 
@@ -48,8 +49,9 @@ func hasVolume(p string) bool {
 }
 
 // filter keeps passages of notes under a folder and/or with a tag. The
-// index ranks without filters, so a filtered search ranks a larger pool and
-// filters it here.
+// engine filters before ranking's cut (engine.Query.Filter); apply checks
+// again here, for a sidecar from before that, which ranked a larger pool
+// unfiltered.
 type filter struct {
 	folder string // "" or "Dir/Sub/" with the trailing slash
 	tag    string // "" or lower-case, without '#'
@@ -75,6 +77,12 @@ func newFilter(folder, tag string) (filter, error) {
 }
 
 func (f filter) active() bool { return f.folder != "" || f.tag != "" }
+
+// engine is the filter as the engine applies it, before it cuts to k; apply
+// still checks the passages, for a sidecar too old to filter.
+func (f filter) engine() search.Filter {
+	return search.Filter{Folder: strings.TrimSuffix(f.folder, "/"), Tag: f.tag}
+}
 
 func (f filter) String() string {
 	var parts []string

@@ -187,8 +187,8 @@ func (t *tools) reindex(ctx context.Context, req *sdk.CallToolRequest, in reinde
 }
 
 // find searches the backend and maps the passages.
-func (t *tools) find(ctx context.Context, q string, k int, ch search.Channel) ([]Passage, search.Result, error) {
-	res, err := t.b.Search(ctx, engine.Query{Text: q, K: k, Channel: ch})
+func (t *tools) find(ctx context.Context, q string, k int, ch search.Channel, f filter) ([]Passage, search.Result, error) {
+	res, err := t.b.Search(ctx, engine.Query{Text: q, K: k, Channel: ch, Filter: f.engine()})
 	if err != nil {
 		return nil, res, err
 	}
@@ -216,7 +216,7 @@ func (t *tools) search(ctx context.Context, _ *sdk.CallToolRequest, in searchIn)
 	if f.active() {
 		n = pool
 	}
-	all, found, err := t.find(ctx, q, n, "")
+	all, found, err := t.find(ctx, q, n, "", f)
 	if err != nil {
 		return nil, SearchResult{}, fmt.Errorf("search: %w", err)
 	}
@@ -253,7 +253,7 @@ func (t *tools) sources(ctx context.Context, _ *sdk.CallToolRequest, in sourcesI
 	// Keywords: a note counts as mentioning the concept when its words
 	// (stemmed, accents folded, translated) occur there, which is what
 	// "appears in" means; meaning alone would list loosely related notes.
-	all, found, err := t.find(ctx, q, pool, search.BM25)
+	all, found, err := t.find(ctx, q, pool, search.BM25, f)
 	if err != nil {
 		return nil, Sources{}, fmt.Errorf("search_sources: %w", err)
 	}
