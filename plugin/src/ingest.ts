@@ -5,6 +5,7 @@ import type { IngestDone, IngestFailed, IngestProgress, QueueItem } from "../../
 import { type Client, ClientError } from "./sidecar/client";
 import { followClient } from "./sidecar/follow";
 import type { Sidecar } from "./sidecar/lifecycle";
+import type { MarkdownPostProcessor } from "obsidian";
 import type { NoticeAction } from "./notices";
 
 /** ClipboardUrl is the clipboard checked: a URL to ingest, or why not. */
@@ -301,8 +302,12 @@ export class IngestRunner {
     return this.ingest(parsed.url);
   }
 
-  /** ingest queues url and follows it to the end. */
-  async ingest(url: string): Promise<number | null> {
+  /**
+   * ingest queues url and follows it to the end. With resummarise, a
+   * source saved earlier without a summary is read again by the model,
+   * from its saved original.
+   */
+  async ingest(url: string, resummarise = false): Promise<number | null> {
     const client = this.deps.sidecar.client;
     if (!client) {
       this.deps.notice("Quire is offline. Start it from the status bar, then try again.", 8000);
@@ -311,7 +316,7 @@ export class IngestRunner {
     const n = this.deps.notice(`Quire: ${shortUrl(url)} — queued`, 0);
     let id: number;
     try {
-      const res = await client.request("ingest.add", { source: url }, { timeoutMs: 30_000 });
+      const res = await client.request("ingest.add", resummarise ? { source: url, resummarise } : { source: url }, { timeoutMs: 30_000 });
       id = res.id;
       if (res.position > 0) n.setText(`Quire: ${shortUrl(url)} — queued (${res.position} ahead)`);
     } catch (err) {
@@ -371,4 +376,43 @@ export class IngestRunner {
 export function shortUrl(url: string, max = 60): string {
   const s = url.replace(/^https?:\/\//, "").replace(/\/$/, "");
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+/**
+ * resummarisable is the source a Quire source note was made from when the
+ * model did not read all of it (saved without a summary, or partly read),
+ * else null: what "Summarise again" sends back to the engine.
+ */
+export function resummarisable(frontmatter: unknown): string | null {
+  if (!frontmatter || typeof frontmatter !== "object") return null;
+  const f = frontmatter as Record<string, unknown>;
+  if (typeof f.quire !== "string" || f.quire_kind !== "source" || typeof f.source !== "string" || f.source.trim() === "") return null;
+  const unread = typeof f.unread === "number" && f.unread > 0;
+  return f.summarised === false || unread ? f.source : null;
+}
+
+/** calloutTitles are the titles of the callouts Quire writes above a source the model did not read whole. */
+const calloutTitles = new Set(["Not summarised", "Partly read"]);
+
+/**
+ * resummariseButtons adds a "Summarise again" button, in the reading view,
+ * to the callout of a source note the model did not read whole; run queues
+ * it again (see IngestRunner.ingest). The note itself is not touched.
+ */
+export function resummariseButtons(run: (source: string) => void): MarkdownPostProcessor {
+  return (el, ctx) => {
+    const source = resummarisable(ctx.frontmatter);
+    if (!source) return;
+    for (const callout of Array.from(el.querySelectorAll<HTMLElement>('.callout[data-callout="warning"]'))) {
+      const title = callout.querySelector(".callout-title-inner")?.textContent?.trim() ?? "";
+      if (!calloutTitles.has(title)) continue;
+      const content = callout.querySelector<HTMLElement>(".callout-content") ?? callout;
+      const button = content.createEl("button", { text: "Summarise again", cls: "quire-resummarise" });
+      button.setAttribute("aria-label", `Summarise ${source} again with the model`);
+      button.addEventListener("click", () => {
+        button.disabled = true;
+        run(source);
+      });
+    }
+  };
 }

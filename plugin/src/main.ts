@@ -4,7 +4,7 @@ import { ConfigSync, modelText } from "./config";
 import { answerNoteProcessor } from "./hover/answer-note";
 import { CitationHover } from "./hover/citation";
 import { answerEditorHover } from "./hover/editor";
-import { IngestRunner, IngestTracker } from "./ingest";
+import { IngestRunner, IngestTracker, resummarisable, resummariseButtons } from "./ingest";
 import { AskModal } from "./modals/ask";
 import { SearchModal } from "./modals/search";
 import { wikiLink } from "./search";
@@ -266,6 +266,8 @@ export default class QuirePlugin extends Plugin {
     });
     this.register(() => runner.dispose());
     const ingestClipboard = () => void runner.fromClipboard();
+    const resummarise = (source: string) => void runner.ingest(source, true);
+    this.registerMarkdownPostProcessor(resummariseButtons(resummarise));
     this.addRibbonIcon("search", "Quire: search vault", search);
     this.addRibbonIcon("link", "Quire: ingest the URL on the clipboard", ingestClipboard);
 
@@ -273,6 +275,16 @@ export default class QuirePlugin extends Plugin {
     this.addCommand({ id: "ask-vault", name: "Ask vault", callback: ask });
     this.addCommand({ id: "open-ask-view", name: "Ask vault in the sidebar", callback: () => void openAskView(workspace) });
     this.addCommand({ id: "ingest-clipboard", name: "Ingest the URL on the clipboard", callback: ingestClipboard });
+    this.addCommand({
+      id: "resummarise-source",
+      name: "Summarise this source again",
+      checkCallback: (checking) => {
+        const f = workspace.getActiveFile();
+        const source = f ? resummarisable(metadataCache.getFileCache(f)?.frontmatter) : null;
+        if (source && !checking) resummarise(source);
+        return source !== null;
+      },
+    });
     this.addCommand({ id: "open-related", name: "Open related pages", callback: () => void openRelatedView(workspace) });
     this.addCommand({ id: "open-review", name: "Open review items", callback: () => void openReviewView(workspace) });
     this.addCommand({ id: "show-status", name: "Show status", callback: showStatus });

@@ -1,11 +1,11 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { IngestDone } from "../../proto/proto.gen";
-import { IngestRunner, IngestTracker, doneText, failureText, parseClipboardUrl, shortUrl, stepText } from "../src/ingest";
+import { IngestRunner, IngestTracker, doneText, failureText, parseClipboardUrl, resummarisable, resummariseButtons, shortUrl, stepText } from "../src/ingest";
 import { type IndexSnapshot, statusBarText } from "../src/sidecar/status";
 import { StatusBar, StatusModal } from "../src/views/status";
 import { type FakeLifecycle, type FakeServer, type FakeSocket, online, settle } from "./fake-sidecar";
-import { App } from "./obsidian-stub";
+import { App, Plugin } from "./obsidian-stub";
 
 describe("parseClipboardUrl", () => {
   it.each([
@@ -197,6 +197,17 @@ describe("IngestRunner", () => {
     expect(notices).toHaveLength(1);
   });
 
+  it("asks the engine to summarise a saved source again", async () => {
+    const sent: unknown[] = [];
+    server.reply = (f, s) => {
+      if (f.type !== "ingest.add") return;
+      sent.push(f.payload);
+      s.push({ id: f.id!, type: "ingest.result", payload: { id: 7, source: "https://example.test/article", position: 0 } });
+    };
+    expect(await runner().ingest("https://example.test/article", true)).toBe(7);
+    expect(sent).toEqual([{ source: "https://example.test/article", resummarise: true }]);
+  });
+
   it.each([
     ["blocked", "10.0.0.5 is a private address", "Quire: Address not allowed: 10.0.0.5 is on a private network."],
     ["fetch_failed", "HTTP 404 Not Found", "Quire: Could not fetch the page: HTTP 404 Not Found."],
@@ -272,5 +283,46 @@ describe("status view queue", () => {
     expect(rows).toContain("Modelopenai/fake (key held)");
     m.close();
     expect(statusBarText(snap(), { index: 2, total: 5, step: "" })).toBe("Quire: ingesting 2/5");
+  });
+});
+
+describe("Summarise again", () => {
+  const source = { quire: "quire", quire_kind: "source", source: "https://example.test/article", summarised: false, unread: 0 };
+
+  it.each([
+    ["not summarised", source, "https://example.test/article"],
+    ["partly read", { ...source, summarised: true, unread: 0.4 }, "https://example.test/article"],
+    ["read whole", { ...source, summarised: true }, null],
+    ["the user's own note", { source: "https://example.test/article", summarised: false }, null],
+    ["a saved answer", { ...source, quire_kind: "answer" }, null],
+    ["no source", { ...source, source: " " }, null],
+    ["no frontmatter", undefined, null],
+  ])("%s", (_n, fm, want) => {
+    expect(resummarisable(fm)).toBe(want);
+  });
+
+  it("puts a button in the callout of a source the model did not read, and nowhere else", async () => {
+    const app = new App({ files: {} });
+    const plugin = new Plugin(app, { id: "quire", name: "Quire", version: "0", minAppVersion: "0", description: "", author: "" });
+    const asked: string[] = [];
+    plugin.registerMarkdownPostProcessor(resummariseButtons((s) => asked.push(s)) as never);
+    const body = "# Article\n\n> [!warning] Not summarised\n> No model is set, so this note holds the source's clean text.\n\n> [!note] Aside\n> Not this one.\n\nThe text.\n";
+    const el = document.body.createDiv();
+    await plugin.renderForTest("Quire/Sources/Article.md", body, source, el);
+    const buttons = el.querySelectorAll<HTMLButtonElement>("button.quire-resummarise");
+    expect(buttons).toHaveLength(1);
+    expect(buttons[0]!.closest(".callout")!.getAttribute("data-callout")).toBe("warning");
+    expect(buttons[0]!.getAttribute("aria-label")).toBe("Summarise https://example.test/article again with the model");
+    buttons[0]!.click();
+    buttons[0]!.click();
+    expect(asked).toEqual(["https://example.test/article"]);
+    expect(buttons[0]!.disabled).toBe(true);
+
+    const read = document.body.createDiv();
+    await plugin.renderForTest("Quire/Sources/Article.md", body, { ...source, summarised: true }, read);
+    expect(read.querySelector("button.quire-resummarise")).toBeNull();
+    plugin.unload();
+    el.remove();
+    read.remove();
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { App, type PluginManifest } from "obsidian";
 // The same module instance as "obsidian" (vitest aliases one to the other),
 // imported by path for the hooks that only the stub has.
-import { ItemView, Notice, Setting, type TextComponent, WorkspaceLeaf } from "./obsidian-stub";
+import { App as StubApp, ItemView, Notice, Setting, type TextComponent, WorkspaceLeaf } from "./obsidian-stub";
 import { REVIEW_VIEW, ReviewView, refreshReviewViews } from "../src/views/review";
 import QuirePlugin from "../src/main";
 import { DEFAULT_SETTINGS, mergeSettings } from "../src/settings";
@@ -34,6 +34,25 @@ function newPlugin(data: unknown = null): StubPlugin {
 }
 
 describe("QuirePlugin", () => {
+  it("offers Summarise this source again only on a source note the model did not read whole", async () => {
+    const files = {
+      "Quire/Sources/Article.md": "---\nquire: quire\nquire_kind: source\nsource: https://example.test/article\nsummarised: false\n---\n# Article\n",
+      "Quire/Sources/Read.md": "---\nquire: quire\nquire_kind: source\nsource: https://example.test/read\nsummarised: true\n---\n# Read\n",
+      "Notes/Mine.md": "# Mine\n",
+    };
+    const app = new StubApp({ files });
+    const p = new QuirePlugin(app as never, manifest as never) as StubPlugin;
+    await p.onload();
+    const cmd = (p as unknown as { commands: { id: string; checkCallback?(checking: boolean): boolean | void }[] }).commands.find((c) => c.id === "resummarise-source")!;
+    const available: Record<string, boolean> = {};
+    for (const path of Object.keys(files)) {
+      await app.workspace.getLeaf().openFile(app.vault.getAbstractFileByPath(path) as never);
+      available[path] = cmd.checkCallback!(true) === true;
+    }
+    expect(available).toEqual({ "Quire/Sources/Article.md": true, "Quire/Sources/Read.md": false, "Notes/Mine.md": false });
+    p.unloadForTest();
+  });
+
   it("loads with a status bar item and a settings tab, and unload removes them", async () => {
     const p = newPlugin();
     await p.onload();
@@ -43,9 +62,10 @@ describe("QuirePlugin", () => {
     expect(p.settings).toEqual(DEFAULT_SETTINGS);
 
     const ids = (p as unknown as { commands: { id: string }[] }).commands.map((c) => c.id);
-    expect(ids).toEqual(["search-vault", "ask-vault", "open-ask-view", "ingest-clipboard", "open-related", "open-review", "show-status", "start-sidecar", "rebuild-index"]);
+    expect(ids).toEqual(["search-vault", "ask-vault", "open-ask-view", "ingest-clipboard", "resummarise-source", "open-related", "open-review", "show-status", "start-sidecar", "rebuild-index"]);
     expect((p as unknown as { ribbonIcons: HTMLElement[] }).ribbonIcons).toHaveLength(2);
-    expect((p as unknown as { postProcessorsForTest: unknown[] }).postProcessorsForTest).toHaveLength(1);
+    // Citation markers in saved answers, and Summarise again in source notes.
+    expect((p as unknown as { postProcessorsForTest: unknown[] }).postProcessorsForTest).toHaveLength(2);
 
     p.unloadForTest();
     expect(p.settingTabs).toHaveLength(0);

@@ -541,6 +541,7 @@ export interface Command {
   id: string;
   name: string;
   callback?: () => unknown;
+  checkCallback?: (checking: boolean) => boolean | void;
 }
 
 export class Plugin extends Component {
@@ -933,6 +934,13 @@ function renderMarkdownForTest(markdown: string, el: HTMLElement): void {
     } else if (lines.every((l) => /^\s*[-*+]\s/.test(l))) {
       const ul = el.createEl("ul");
       for (const l of lines) inline(ul.createEl("li"), l.replace(/^\s*[-*+]\s/, ""));
+    } else if (lines.every((l) => /^>/.test(l)) && /^>\s*\[!\w+\]/.test(lines[0]!)) {
+      // A callout, drawn as Obsidian draws one.
+      const [, type, title] = /^>\s*\[!(\w+)\][+-]?\s*(.*)$/.exec(lines[0]!)!;
+      const c = el.createDiv({ cls: "callout" });
+      c.setAttribute("data-callout", type!.toLowerCase());
+      c.createDiv({ cls: "callout-title" }).createDiv({ cls: "callout-title-inner", text: title || type! });
+      renderMarkdownForTest(lines.slice(1).map((l) => l.replace(/^>\s?/, "")).join("\n"), c.createDiv({ cls: "callout-content" }));
     } else if (lines.every((l) => /^>/.test(l))) {
       const q = el.createEl("blockquote");
       renderMarkdownForTest(lines.map((l) => l.replace(/^>\s?/, "")).join("\n"), q);

@@ -122,7 +122,7 @@ func renderSource(c *compiler, d draft) ([]byte, error) {
 	if !d.Summarised {
 		b.WriteString("> [!warning] Not summarised\n")
 		b.WriteString("> " + plain(d.Reason) + ", so this note holds the source's clean text without a summary. ")
-		b.WriteString("To summarise it once a model is available, run `quire ingest --resummarise " + shellQuote(c.src.Origin) + "`.\n\n")
+		b.WriteString("To summarise it once a model is available, use *Summarise again* here or the command *Quire: Summarise this source again* (on a command line: `quire ingest --resummarise " + shellQuote(c.src.Origin) + "`).\n\n")
 	} else if d.UnreadNote != "" {
 		b.WriteString("> [!warning] Partly read\n> " + d.UnreadNote + "\n\n")
 	}
@@ -391,7 +391,7 @@ func partial(read, total int, unread float64, page int, maxCalls, bad int, origi
 		}
 		fmt.Fprintf(&b, "The model's notes on %d part(s) were not usable and were left out.", bad)
 	}
-	b.WriteString(" To read it all, raise the limit and run `quire ingest --resummarise " + shellQuote(origin) + "`.")
+	b.WriteString(" To read it all, raise the limit and use *Summarise again* here or the command *Quire: Summarise this source again* (on a command line: `quire ingest --resummarise " + shellQuote(origin) + "`).")
 	return b.String()
 }
 
