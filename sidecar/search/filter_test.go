@@ -132,6 +132,26 @@ func TestFilterComesBeforeTheCut(t *testing.T) {
 				}
 			}
 		}
+		if ch == search.BM25 {
+			// The filter only selects: a passage scores as it does unfiltered.
+			wide, err := s.Query(ctx, q, 50, ch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			score := map[string]float64{}
+			for _, p := range wide.Passages {
+				score[p.ID] = p.Score
+			}
+			r, err := s.QueryFiltered(ctx, q, k, ch, search.Filter{Folder: "Garden", Tag: "plot"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range r.Passages {
+				if d := p.Score - score[p.ID]; d > 1e-9 || d < -1e-9 {
+					t.Errorf("%s scores %v filtered, %v unfiltered", p.ID, p.Score, score[p.ID])
+				}
+			}
+		}
 		for _, f := range []search.Filter{{Folder: "Gard"}, {Tag: "plo"}, {Folder: "Bakery", Tag: "plot"}} {
 			r, err := s.QueryFiltered(ctx, q, k, ch, f)
 			if err != nil {
