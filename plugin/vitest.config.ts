@@ -12,6 +12,10 @@ export default defineConfig({
     include: ["tests/**/*.test.ts"],
     environment: "node",
     setupFiles: ["./tests/setup.ts"],
+    // Some tests start real processes and servers; on a loaded 2-core CI
+    // machine they take seconds, not the default 5 s budget's few ms.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
     reporters: ["default", "./tests/summary-reporter.ts"],
   },
 });

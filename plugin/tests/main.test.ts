@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { App, type PluginManifest } from "obsidian";
 // The same module instance as "obsidian" (vitest aliases one to the other),
 // imported by path for the hooks that only the stub has.
@@ -97,21 +97,29 @@ describe("defects", () => {
   it("typing the program path letter by letter saves and starts nothing until the field is left", async () => {
     const p = newPlugin();
     await p.onload();
-    Setting.all = [];
-    p.settingTabs[0]!.display();
-    const field = Setting.all[0]!.components[0] as TextComponent;
-    const before = Notice.shown.length;
-    const path = "/nonexistent/quire-harness/bin/quire";
-    for (let i = 1; i <= path.length; i++) await field.typeForTest(path.slice(0, i));
-    await new Promise((r) => setTimeout(r, 20));
-    expect(p.savedData).toEqual([]);
-    expect(Notice.shown.slice(before)).toEqual([]);
-    await field.commitForTest(path);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(p.savedData.at(-1)).toMatchObject({ binaryPath: path });
-    const notFound = Notice.shown.slice(before).filter((n) => n.includes("not found"));
-    expect(notFound).toHaveLength(1);
-    p.unloadForTest();
+    try {
+      Setting.all = [];
+      p.settingTabs[0]!.display();
+      const field = Setting.all[0]!.components[0] as TextComponent;
+      const before = Notice.shown.length;
+      const path = "/nonexistent/quire-harness/bin/quire";
+      for (let i = 1; i <= path.length; i++) await field.typeForTest(path.slice(0, i));
+      await new Promise((r) => setTimeout(r, 20));
+      expect(p.savedData).toEqual([]);
+      expect(Notice.shown.slice(before)).toEqual([]);
+      await field.commitForTest(path);
+      // The start that follows checks the file on disk: wait for its one
+      // notice rather than a fixed time, which a loaded machine outlasts.
+      await vi.waitFor(
+        () => {
+          expect(p.savedData.at(-1)).toMatchObject({ binaryPath: path });
+          expect(Notice.shown.slice(before).filter((n) => n.includes("not found"))).toHaveLength(1);
+        },
+        { timeout: 20_000, interval: 10 },
+      );
+    } finally {
+      p.unloadForTest();
+    }
   });
 
   it("review.created skips a review leaf that still holds a deferred view", async () => {
