@@ -18,11 +18,11 @@ import { downloadEngine, isAlive, isExecutable, probeVersion, pruneEngines, read
 import { EngineModal, LogModal, openQuireSettings } from "./views/engine";
 import { StatusTracker } from "./sidecar/status";
 import { liveNotice, showNotice } from "./views/notice";
-import { NoteOpener } from "./views/open";
+import { NoteOpener, openSidebarView } from "./views/open";
 import { lineAtByte } from "./passage";
-import { ASK_VIEW, type AskPanelDeps, AskView, openAskView } from "./views/ask";
-import { RELATED_VIEW, RelatedView, openRelatedView, workspaceEvents } from "./views/related";
-import { REVIEW_VIEW, ReviewView, openReviewView, refreshReviewViews } from "./views/review";
+import { ASK_VIEW, type AskPanelDeps, AskView } from "./views/ask";
+import { RELATED_VIEW, RelatedView, workspaceEvents } from "./views/related";
+import { REVIEW_VIEW, ReviewView, refreshReviewViews } from "./views/review";
 import { StatusBar, StatusModal } from "./views/status";
 
 /**
@@ -273,7 +273,7 @@ export default class QuirePlugin extends Plugin {
 
     this.addCommand({ id: "search-vault", name: "Search vault", callback: search });
     this.addCommand({ id: "ask-vault", name: "Ask vault", callback: ask });
-    this.addCommand({ id: "open-ask-view", name: "Ask vault in the sidebar", callback: () => void openAskView(workspace) });
+    this.addCommand({ id: "open-ask-view", name: "Ask vault in the sidebar", callback: () => void openSidebarView(workspace, ASK_VIEW) });
     this.addCommand({ id: "ingest-clipboard", name: "Ingest the URL on the clipboard", callback: ingestClipboard });
     this.addCommand({
       id: "resummarise-source",
@@ -285,8 +285,8 @@ export default class QuirePlugin extends Plugin {
         return source !== null;
       },
     });
-    this.addCommand({ id: "open-related", name: "Open related pages", callback: () => void openRelatedView(workspace) });
-    this.addCommand({ id: "open-review", name: "Open review items", callback: () => void openReviewView(workspace) });
+    this.addCommand({ id: "open-related", name: "Open related pages", callback: () => void openSidebarView(workspace, RELATED_VIEW) });
+    this.addCommand({ id: "open-review", name: "Open review items", callback: () => void openSidebarView(workspace, REVIEW_VIEW) });
     this.addCommand({ id: "show-status", name: "Show status", callback: showStatus });
     // The id stays as it was so that users' hotkeys keep working.
     this.addCommand({ id: "start-sidecar", name: "Start or reconnect", callback: () => void start() });

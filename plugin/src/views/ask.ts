@@ -1,4 +1,4 @@
-import { type App, Component, ItemView, MarkdownRenderer, type Workspace, type WorkspaceLeaf } from "obsidian";
+import { type App, Component, ItemView, MarkdownRenderer, type WorkspaceLeaf } from "obsidian";
 import type { AskDone } from "../../../proto/proto.gen";
 import { type AskDeps, AskSession, type AskState, type Conversation, type History, HistoryCursor, type Turn, answerMarkdown, sourceLines, toCitation } from "../ask";
 import { CitationHover, type CitationHoverDeps } from "../hover/citation";
@@ -413,13 +413,3 @@ export class AskView extends ItemView {
   }
 }
 
-/** openAskView shows the Ask sidebar view, opening it in the right sidebar if needed. */
-export async function openAskView(workspace: Workspace): Promise<void> {
-  let leaf = workspace.getLeavesOfType(ASK_VIEW)[0] ?? null;
-  if (!leaf) {
-    leaf = workspace.getRightLeaf(false);
-    if (!leaf) return;
-    await leaf.setViewState({ type: ASK_VIEW, active: true });
-  }
-  await workspace.revealLeaf(leaf);
-}

@@ -51,3 +51,14 @@ export class NoteOpener {
     }
   }
 }
+
+/** openSidebarView shows the view of type in the right sidebar, creating its leaf when there is none. */
+export async function openSidebarView(workspace: Workspace, type: string): Promise<void> {
+  let leaf = workspace.getLeavesOfType(type)[0] ?? null;
+  if (!leaf) {
+    leaf = workspace.getRightLeaf(false);
+    if (!leaf) return;
+    await leaf.setViewState({ type, active: true });
+  }
+  await workspace.revealLeaf(leaf);
+}

@@ -441,16 +441,6 @@ export class RelatedView extends ItemView implements HoverParent {
   }
 }
 
-/** openRelatedView shows the related pages view in the right sidebar, creating it when needed. */
-export async function openRelatedView(workspace: Workspace): Promise<void> {
-  let leaf = workspace.getLeavesOfType(RELATED_VIEW)[0] ?? null;
-  if (!leaf) {
-    leaf = workspace.getRightLeaf(false);
-    if (!leaf) return;
-    await leaf.setViewState({ type: RELATED_VIEW, active: true });
-  }
-  await workspace.revealLeaf(leaf);
-}
 
 /**
  * workspaceEvents is RelatedDeps.subscribe for the app's workspace: a new

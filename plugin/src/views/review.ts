@@ -180,16 +180,6 @@ export class ReviewView extends ItemView {
   }
 }
 
-/** openReviewView shows the review list in the right sidebar, creating it when needed. */
-export async function openReviewView(workspace: Workspace): Promise<void> {
-  let leaf = workspace.getLeavesOfType(REVIEW_VIEW)[0] ?? null;
-  if (!leaf) {
-    leaf = workspace.getRightLeaf(false);
-    if (!leaf) return;
-    await leaf.setViewState({ type: REVIEW_VIEW, active: true });
-  }
-  await workspace.revealLeaf(leaf);
-}
 
 /**
  * refreshReviewViews refreshes every loaded review view. A review leaf in a
