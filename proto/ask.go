@@ -28,6 +28,13 @@ type AskQuery struct {
 	// the model the latest turns that fit a share of its context budget
 	// and drops the oldest; earlier answers are never cited as sources.
 	History []AskTurn `json:"history,omitempty"`
+	// Folder, when set, answers from the passages of notes under this
+	// vault-relative folder only, at any depth (as in search.query: the
+	// filter comes before the cut to K).
+	Folder string `json:"folder,omitempty"`
+	// Tag, when set, answers from the passages of notes with this tag or
+	// one nested under it only; a leading "#" and case do not matter.
+	Tag string `json:"tag,omitempty"`
 }
 
 // AskTurn is an earlier question of a conversation and the answer it got.

@@ -332,6 +332,17 @@ export interface AskQuery {
    * and drops the oldest; earlier answers are never cited as sources.
    */
   history?: AskTurn[];
+  /**
+   * Folder, when set, answers from the passages of notes under this
+   * vault-relative folder only, at any depth (as in search.query: the
+   * filter comes before the cut to K).
+   */
+  folder?: string;
+  /**
+   * Tag, when set, answers from the passages of notes with this tag or
+   * one nested under it only; a leading "#" and case do not matter.
+   */
+  tag?: string;
 }
 /**
  * AskTurn is an earlier question of a conversation and the answer it got.

@@ -37,6 +37,13 @@ type Retriever interface {
 	Query(ctx context.Context, q string, k int, ch search.Channel) (search.Result, error)
 }
 
+// filtering is the optional part of a Retriever that narrows a search
+// to a folder and a tag before the cut to k (*search.Searcher is one); a
+// scoped question needs it.
+type filtering interface {
+	QueryFiltered(ctx context.Context, q string, k int, ch search.Channel, f search.Filter) (search.Result, error)
+}
+
 // translator is the optional part of a Retriever that says which words
 // of the question it also searched for in the vault's other languages;
 // extraction matches sentences on them too.
@@ -70,6 +77,11 @@ type Query struct {
 	// the model (see fitTurns); the previous question is searched with
 	// this one.
 	History []Turn
+	// Scope, when not zero, answers from the passages of notes in its
+	// folder and with its tag only. It is applied by the retrieval before
+	// the cut to K, so a scoped question gets K passages from inside the
+	// scope whenever that many match.
+	Scope search.Filter
 }
 
 // Asker answers questions. Set the fields before the first Ask; Ask is
@@ -163,8 +175,11 @@ type Answer struct {
 	History []Turn
 	// HistoryTokens is what History cost in the prompt.
 	HistoryTokens int
-	Channel       search.Channel
-	Warnings      []string
+	// Scope is the folder and tag the question was narrowed to; zero for
+	// the whole vault.
+	Scope    search.Filter
+	Channel  search.Channel
+	Warnings []string
 	// Model is "provider/model", empty when extracted.
 	Model string
 	// Remote: passages were sent to a model that is not on this machine.
@@ -203,7 +218,7 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 		onDelta = func(string) {}
 	}
 	history := cleanTurns(q.History)
-	ans := Answer{Question: q.Question, Lang: conversationLang(q.Question, history)}
+	ans := Answer{Question: q.Question, Lang: conversationLang(q.Question, history), Scope: q.Scope}
 	if a.Model != nil && !a.Model.Config().Local() {
 		var withheld int
 		history, withheld = a.publicTurns(history)
@@ -223,13 +238,18 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	if ch == "" {
 		ch = a.Channel
 	}
-	res, err := a.retrieve(ctx, searchText(q.Question, history), k, ch)
+	res, err := a.retrieve(ctx, searchText(q.Question, history), k, ch, q.Scope)
 	if err != nil {
 		return Answer{}, fmt.Errorf("ask: %w", err)
 	}
 	ans.Channel = res.Channel
 	if res.Warning != "" {
 		ans.Warnings = append(ans.Warnings, res.Warning)
+	}
+	if len(res.Passages) == 0 && !q.Scope.IsZero() {
+		// Say where it looked: the refusal alone would read as "not in
+		// your notes" when it may only be outside the scope.
+		ans.Warnings = append(ans.Warnings, "no passage "+scopeText(q.Scope)+" matches the question")
 	}
 
 	// Earlier answers are copies of passages, not sources: citing one
@@ -289,9 +309,21 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	return ans, nil
 }
 
+// scopeText names a scope for a warning: "under Kitchen/ tagged #baking".
+func scopeText(f search.Filter) string {
+	var parts []string
+	if d := strings.Trim(strings.TrimSpace(f.Folder), "/"); d != "" {
+		parts = append(parts, "under "+d+"/")
+	}
+	if t := bm25.NormalTag(f.Tag); t != "" {
+		parts = append(parts, "tagged #"+t)
+	}
+	return strings.Join(parts, " ")
+}
+
 // retrieve searches the channel asked for; hybrid without vectors falls
 // back to keywords, which is the best channel such an index has.
-func (a *Asker) retrieve(ctx context.Context, question string, k int, ch search.Channel) (search.Result, error) {
+func (a *Asker) retrieve(ctx context.Context, question string, k int, ch search.Channel, scope search.Filter) (search.Result, error) {
 	if ch == "" {
 		ch = search.Hybrid
 	}
@@ -303,9 +335,19 @@ func (a *Asker) retrieve(ctx context.Context, question string, k int, ch search.
 		}
 		question = q
 	}
-	res, err := a.Search.Query(ctx, question, k, ch)
+	query := a.Search.Query
+	if !scope.IsZero() {
+		f, ok := a.Search.(filtering)
+		if !ok {
+			return search.Result{}, errors.New("retrieval cannot narrow to a folder or tag")
+		}
+		query = func(ctx context.Context, q string, k int, ch search.Channel) (search.Result, error) {
+			return f.QueryFiltered(ctx, q, k, ch, scope)
+		}
+	}
+	res, err := query(ctx, question, k, ch)
 	if errors.Is(err, search.ErrUnavailable) && ch != search.BM25 {
-		res, err = a.Search.Query(ctx, question, k, search.BM25)
+		res, err = query(ctx, question, k, search.BM25)
 	}
 	if err != nil {
 		return search.Result{}, err

@@ -72,3 +72,15 @@ func TestRewriteFailureSearchesTheQuestion(t *testing.T) {
 		t.Errorf("warnings %v, want one about the failed rewrite", ans.Warnings)
 	}
 }
+
+// TestScopeNeedsAFilteringRetriever: a scoped question never falls back to
+// the whole vault when the retrieval cannot narrow it.
+func TestScopeNeedsAFilteringRetriever(t *testing.T) {
+	f := newFixture(t, notes)
+	a := f.asker(nil)
+	a.Search = &recordingRetriever{inner: a.Search}
+	_, err := a.Ask(context.Background(), Query{Question: "What does rennet do?", Scope: search.Filter{Folder: "Dairy"}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "folder or tag") {
+		t.Errorf("scoped ask through a retriever without filtering: err = %v, want one naming folder or tag", err)
+	}
+}

@@ -191,7 +191,8 @@ func (r *Remote) Ask(ctx context.Context, q engine.Question, onDelta func(string
 	for _, t := range q.History {
 		history = append(history, proto.AskTurn{Question: t.Question, Answer: t.Answer, Passages: t.Passages})
 	}
-	id, err := r.c.StreamID(ctx, proto.TypeAskQuery, proto.AskQuery{Question: q.Text, K: q.K, Channel: proto.Channel(q.Channel), History: history},
+	id, err := r.c.StreamID(ctx, proto.TypeAskQuery, proto.AskQuery{Question: q.Text, K: q.K, Channel: proto.Channel(q.Channel), History: history,
+		Folder: q.Scope.Folder, Tag: q.Scope.Tag},
 		func(env proto.Envelope) error {
 			var d proto.AskDelta
 			if onDelta != nil && env.Decode(&d) == nil {

@@ -23,6 +23,9 @@ type Question struct {
 	// History is the conversation so far, oldest first, when Text is a
 	// follow-up; see ask.Query.History.
 	History []ask.Turn
+	// Scope narrows the sources to a folder and a tag, before the cut to
+	// K; the zero value asks the whole vault.
+	Scope search.Filter
 }
 
 // Ask answers q from the notes with the model in force (or extracted
@@ -42,7 +45,7 @@ func (e *Engine) Ask(ctx context.Context, q Question, onDelta func(string)) (ask
 	cfg := e.Config()
 	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: e.answerModel(), Private: cfg.Private,
 		Answers: e.answersFolder(), Rewrite: cfg.Ask.Rewrite, Langs: snap.searcher.Langs, Log: e.opts.AskLog}
-	return asker.Ask(ctx, ask.Query{Question: text, History: q.History}, onDelta)
+	return asker.Ask(ctx, ask.Query{Question: text, History: q.History, Scope: q.Scope}, onDelta)
 }
 
 // SaveAnswer writes an answer to <folder>/Answers/ as a new note and

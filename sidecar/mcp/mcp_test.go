@@ -349,6 +349,18 @@ func testTools(t *testing.T, cs *sdk.ClientSession, vault, name string) {
 		if c := got.Citations[0]; c.Path != "Kitchen/Sourdough.md" || c.Text == "" || c.Number != 1 {
 			t.Errorf("first citation %+v, want the sourdough starter passage", c)
 		}
+		// The same question asked of the garden only: the engine narrows
+		// the sources before it cuts to k.
+		var scoped Answer
+		call(t, cs, "ask", map[string]any{"question": "How often do I feed the starter?", "folder": "Garden", "tag": "#Garden"}, &scoped)
+		if len(scoped.Citations) == 0 {
+			t.Fatalf("scoped answer %+v: want citations from Garden/", scoped)
+		}
+		for _, c := range scoped.Citations {
+			if c.Path != "Garden/Tomatoes.md" {
+				t.Errorf("asked of folder Garden and tag garden, cites %s", c.Path)
+			}
+		}
 	})
 
 	t.Run("reindex", func(t *testing.T) {
@@ -387,6 +399,7 @@ func testTools(t *testing.T, cs *sdk.ClientSession, vault, name string) {
 			{"search_knowledge", map[string]any{"query": "x", "tag": "a b"}, "one tag"},
 			{"search_sources", map[string]any{"query": ""}, "query is empty"},
 			{"ask", map[string]any{"question": ""}, "question is empty"},
+			{"ask", map[string]any{"question": "x", "folder": "../etc"}, "not a vault-relative folder"},
 			{"ask", map[string]any{"question": strings.Repeat("why ", 2000)}, "keep it under"},
 			{"get_note", map[string]any{}, "path"},
 			{"get_note", map[string]any{"path": "../outside.md"}, "leaves the vault"},

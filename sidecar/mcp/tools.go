@@ -62,6 +62,8 @@ type (
 	askIn struct {
 		Question string `json:"question" jsonschema:"the question, in any language; the answer comes in the same language"`
 		K        int    `json:"k,omitempty" jsonschema:"passages to retrieve before answering, 1 to 50; default 20"`
+		Folder   string `json:"folder,omitempty" jsonschema:"answer only from notes under this vault-relative folder, e.g. Projects/2024"`
+		Tag      string `json:"tag,omitempty" jsonschema:"answer only from notes with this tag (frontmatter or inline; nested tags count), e.g. recipe or #recipe"`
 	}
 )
 
@@ -134,7 +136,8 @@ func addTools(s *sdk.Server, t *tools) {
 	sdk.AddTool(s, &sdk.Tool{Name: "ask", Annotations: readOnly("Ask the vault"),
 		Description: "Answer a question from the user's notes only, with numbered citations that were checked against the passages " +
 			"retrieved. When the notes do not hold the answer it refuses (refused: true) instead of guessing. Without a configured " +
-			"model it returns the most relevant sentences quoted from the notes (extracted: true)."},
+			"model it returns the most relevant sentences quoted from the notes (extracted: true). Optionally only from notes under a " +
+			"folder or with a tag."},
 		t.ask)
 }
 
@@ -340,13 +343,17 @@ func (t *tools) ask(ctx context.Context, req *sdk.CallToolRequest, in askIn) (*s
 	if err != nil {
 		return nil, Answer{}, err
 	}
+	f, err := newFilter(in.Folder, in.Tag)
+	if err != nil {
+		return nil, Answer{}, err
+	}
 	var onDelta func(string)
 	if n := newNotifier(ctx, req); n != nil {
 		n.say("retrieving passages")
 		var once sync.Once
 		onDelta = func(string) { once.Do(func() { n.say("the model is answering") }) }
 	}
-	a, err := t.b.Ask(ctx, engine.Question{Text: q, K: k}, onDelta)
+	a, err := t.b.Ask(ctx, engine.Question{Text: q, K: k, Scope: f.engine()}, onDelta)
 	if err != nil {
 		return nil, Answer{}, fmt.Errorf("ask: %w", err)
 	}

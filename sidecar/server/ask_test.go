@@ -142,3 +142,82 @@ func TestAskFollowUpSendsTheConversation(t *testing.T) {
 		t.Errorf("done = %+v, want a grounded answer", done)
 	}
 }
+
+// TestAskScope narrows a question to a folder or a tag: the passages given
+// (and so cited) change with the scope, which the engine applies before
+// the cut to k, and a scope nothing matches in says so.
+func TestAskScope(t *testing.T) {
+	files := map[string]string{
+		"Garden/Compost.md": "# Compost\n\nFeed the compost heap once a week with kitchen scraps and dry leaves. #compost\n",
+		"Garden/Beds.md":    "# Beds\n\nFeed the tomato beds with compost twice a month. #garden\n",
+	}
+	// Enough kitchen notes to fill k=2 on their own: unscoped, the garden
+	// notes are cut.
+	for _, n := range []string{"Rye", "Wheat", "Spelt", "Einkorn"} {
+		files["Kitchen/"+n+" starter.md"] = "---\ntags: [baking]\n---\n# " + n + " starter\n\nFeed the " + strings.ToLower(n) +
+			" starter once a day: feed it flour and water, feed it at room temperature, and feed it again before baking.\n"
+	}
+	fake := llmtest.New(t)
+	fake.SetResponder(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: `{"answer": "Once a week [1], or more [2].", "citations": [1, 2], "notFound": false}`}
+	})
+	h := start(t, files, func(o *setup) {
+		o.Config.Model = llm.Config{Provider: "openai", Endpoint: fake.URL, Model: "fake", Timeout: llm.Default().Timeout}
+	})
+	c := h.dial()
+	defer c.Close()
+	ask := func(q proto.AskQuery) proto.AskDone {
+		t.Helper()
+		var done proto.AskDone
+		if err := c.Stream(context.Background(), proto.TypeAskQuery, q, func(proto.Envelope) error { return nil }, &done); err != nil {
+			t.Fatal(err)
+		}
+		return done
+	}
+	paths := func(d proto.AskDone) []string {
+		var out []string
+		for _, id := range d.Passages {
+			out = append(out, id[:strings.LastIndexByte(id, '#')])
+		}
+		return out
+	}
+	question := "How often do I feed it?"
+	whole := ask(proto.AskQuery{Question: question, K: 2, Channel: proto.ChannelBM25})
+	for _, p := range paths(whole) {
+		if strings.HasPrefix(p, "Garden/") {
+			t.Fatalf("fixture: unscoped k=2 already gives %s (%v); the scope would change nothing", p, paths(whole))
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		q    proto.AskQuery
+		want func(string) bool
+	}{
+		{"folder", proto.AskQuery{Folder: "Garden"}, func(p string) bool { return strings.HasPrefix(p, "Garden/") }},
+		{"folder with slashes", proto.AskQuery{Folder: "/Garden/"}, func(p string) bool { return strings.HasPrefix(p, "Garden/") }},
+		{"tag", proto.AskQuery{Tag: "#Compost"}, func(p string) bool { return p == "Garden/Compost.md" }},
+		{"folder and tag", proto.AskQuery{Folder: "Garden", Tag: "garden"}, func(p string) bool { return p == "Garden/Beds.md" }},
+	} {
+		q := tc.q
+		q.Question, q.K, q.Channel = question, 2, proto.ChannelBM25
+		done := ask(q)
+		ps := paths(done)
+		if len(ps) == 0 || len(done.Citations) == 0 {
+			t.Errorf("%s: passages %v, citations %d, want an answer from inside the scope", tc.name, ps, len(done.Citations))
+		}
+		for _, p := range ps {
+			if !tc.want(p) {
+				t.Errorf("%s: passage of %s given, outside the scope (%v)", tc.name, p, ps)
+			}
+		}
+		for _, cit := range done.Citations {
+			if !tc.want(cit.Path) {
+				t.Errorf("%s: cites %s, outside the scope", tc.name, cit.Path)
+			}
+		}
+	}
+	none := ask(proto.AskQuery{Question: question, Folder: "Cellar"})
+	if len(none.Passages) != 0 || !none.Refused || !strings.Contains(none.Warning, "no passage under Cellar/ matches") {
+		t.Errorf("a folder with no notes: %+v, want a refusal warning that nothing under Cellar/ matches", none)
+	}
+}

@@ -7,19 +7,22 @@ import (
 	"strings"
 
 	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/server"
 )
 
 // cmdAsk answers a question from the vault (through the running sidecar
 // when one holds it, else in this process): with the configured model,
 // streamed and then checked, or with extracted sentences when there is no
-// model or it fails. --json prints the ask.done payload; --save also writes
+// model or it fails. --folder and --tag narrow the sources. --json prints the ask.done payload; --save also writes
 // the answer as a note.
 func cmdAsk(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("ask", &c)
 	k := fs.Int("k", 0, "passages to retrieve before packing the model's context (default 20)")
 	save := fs.Bool("save", false, "also save the answer as a note in <folder>/Answers (Quire/Answers)")
+	folder := fs.String("folder", "", "answer only from notes under this vault-relative folder")
+	tag := fs.String("tag", "", "answer only from notes with this tag (nested tags count; # optional)")
 	pos, err := parse(fs, &c, args)
 	if err != nil {
 		return err
@@ -43,7 +46,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 			fmt.Print(d)
 		}
 	}
-	ans, err := e.Ask(ctx, engine.Question{Text: question, K: *k}, onDelta)
+	ans, err := e.Ask(ctx, engine.Question{Text: question, K: *k, Scope: search.Filter{Folder: *folder, Tag: *tag}}, onDelta)
 	if err != nil {
 		if via != "" {
 			return fmt.Errorf("ask through %s: %w", via, err)

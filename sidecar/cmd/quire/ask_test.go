@@ -127,3 +127,34 @@ func TestAskThroughSidecar(t *testing.T) {
 		t.Errorf("saved answers: %v, want one note in Quire/Answers", saved)
 	}
 }
+
+// TestAskScopeFlags: --folder and --tag narrow the sources the answer is
+// built from.
+func TestAskScopeFlags(t *testing.T) {
+	v := writeVault(t)
+	if err := os.MkdirAll(filepath.Join(v, "Dairy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(v, "Dairy", "Ricotta.md"), []byte("# Ricotta\n\nLemon juice curdles hot milk into soft curds. #fresh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--folder", "Dairy"}, {"--tag", "#fresh"}} {
+		cmd := append([]string{"ask", "--json", "--vault", v, "--state", t.TempDir()}, args...)
+		out, err := runCLI(t, append(cmd, "What curdles milk?")...)
+		if err != nil {
+			t.Fatalf("ask %v: %v\n%s", args, err, out)
+		}
+		var done proto.AskDone
+		if err := json.Unmarshal([]byte(out), &done); err != nil {
+			t.Fatalf("ask --json printed %q: %v", out, err)
+		}
+		if len(done.Citations) == 0 {
+			t.Errorf("ask %v: %+v, want Dairy/Ricotta.md cited", args, done)
+		}
+		for _, c := range done.Citations {
+			if c.Path != "Dairy/Ricotta.md" {
+				t.Errorf("ask %v cites %s, outside the scope", args, c.Path)
+			}
+		}
+	}
+}

@@ -20,7 +20,7 @@ const usage = `quire — a local companion for an Obsidian vault
 Usage:
   quire index  --vault DIR [--state DIR] [--json]
   quire search --vault DIR [--state DIR] [--k N] [--channel bm25] [--json] QUERY
-  quire ask    --vault DIR [--state DIR] [--k N] [--json] [--save] QUESTION
+  quire ask    --vault DIR [--state DIR] [--k N] [--folder DIR] [--tag TAG] [--json] [--save] QUESTION
   quire status --vault DIR [--state DIR] [--json]
   quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25] [--json] [--misses]
                [--ask [--unanswerable FILE]]
