@@ -23,7 +23,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/search"
@@ -45,10 +44,11 @@ type filtering interface {
 }
 
 // translator is the optional part of a Retriever that says which words
-// of the question it also searched for in the vault's other languages;
-// extraction matches sentences on them too.
+// of a text it would also search for in the vault's other languages;
+// extraction matches sentences on them too. For the text it searched,
+// the Result's Terms say it without a second translation.
 type translator interface {
-	Translations(query string) (lang.Lang, []bm25.Term)
+	Terms(query string) search.Terms
 }
 
 // frequency is the optional part of a Retriever that says how many
@@ -299,7 +299,7 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 		}
 	}
 	if model == nil || len(ans.Passages) == 0 {
-		a.extract(ctx, &ans, history)
+		a.extract(ctx, &ans, history, res.Terms)
 		onDelta(ans.Text)
 	}
 	ans.Took = a.now().Sub(start)

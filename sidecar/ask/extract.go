@@ -10,8 +10,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/markdown"
+	"github.com/quire-app/quire/sidecar/search"
 )
 
 // Extraction limits: the top passages are read for sentences, and the
@@ -76,7 +78,10 @@ type sentence struct {
 // For a follow-up, the sentences the conversation already showed are not
 // given again, and when none matches the follow-up's own words ("and how
 // often?"), the previous question's words are matched too.
-func (a *Asker) extract(ctx context.Context, ans *Answer, history []Turn) {
+//
+// searched is how the search read its text: a question that is that text
+// is not translated again.
+func (a *Asker) extract(ctx context.Context, ans *Answer, history []Turn, searched search.Terms) {
 	ans.Extracted = true
 	ans.Model = ""
 	ans.Remote = false
@@ -102,9 +107,9 @@ func (a *Asker) extract(ctx context.Context, ans *Answer, history []Turn) {
 	// The follow-up's own words first, then with the previous question's;
 	// a sentence shown before is given again only when nothing else
 	// matches, as "not in your notes" would then be untrue.
-	termSets := []termSet{a.questionTerms(ctx, ans.Question, ans.Lang)}
+	termSets := []termSet{a.questionTerms(ctx, ans.Question, ans.Lang, searched)}
 	if len(history) > 0 {
-		termSets = append(termSets, a.questionTerms(ctx, searchText(ans.Question, history), ans.Lang))
+		termSets = append(termSets, a.questionTerms(ctx, searchText(ans.Question, history), ans.Lang, searched))
 	}
 	var cands []sentence
 	for _, skip := range []map[string]bool{shown, nil} {
@@ -273,7 +278,7 @@ type term struct {
 	src    string // the question word's folded stem
 }
 
-func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang) termSet {
+func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang, searched search.Terms) termSet {
 	ts := termSet{by: map[lang.Lang]map[string]term{}, own: map[string]float64{}}
 	forms := map[string][]string{} // a question word's forms: itself and its translations
 	if ql == lang.Unknown {
@@ -319,18 +324,21 @@ func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang) termS
 			add(lang.English, w, 0.8, src)
 		}
 	}
-	if tr, ok := a.Search.(translator); ok {
-		_, extra := tr.Translations(q)
-		for _, t := range extra {
-			src, ok := content(ql, t.Source)
-			if !ok {
-				continue
-			}
-			for _, w := range lang.Words(t.Text) {
-				add(lang.Parse(t.Lang), w, 0.8*max(min(t.Weight, 1), 0.1), src)
-			}
-			forms[src] = append(forms[src], t.Text)
+	var extra []bm25.Term
+	if searched.Query == q {
+		extra = searched.Translations
+	} else if tr, ok := a.Search.(translator); ok {
+		extra = tr.Terms(q).Translations
+	}
+	for _, t := range extra {
+		src, ok := content(ql, t.Source)
+		if !ok {
+			continue
 		}
+		for _, w := range lang.Words(t.Text) {
+			add(lang.Parse(t.Lang), w, 0.8*max(min(t.Weight, 1), 0.1), src)
+		}
+		forms[src] = append(forms[src], t.Text)
 	}
 	// Weigh each word by its inverse document frequency over the vault,
 	// counting the passages that hold it or any of its translations.

@@ -170,11 +170,6 @@ func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channe
 	return res, nil
 }
 
-// Matcher returns what marks the words a query matched in its results.
-func (e *Engine) Matcher(query string) *search.Matcher {
-	return e.snap.Load().searcher.Matcher(query)
-}
-
 // Related asks for the notes closest to a note (by path) or to a text.
 type Related struct {
 	Path, Text string

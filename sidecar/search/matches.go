@@ -1,7 +1,6 @@
 package search
 
 import (
-	"slices"
 	"unicode/utf8"
 
 	"github.com/quire-app/quire/sidecar/lang"
@@ -14,22 +13,14 @@ type Matcher struct {
 	stems map[lang.Lang]map[string]bool
 }
 
-// Matcher returns the matcher for query: a word matches when it has the
-// stem of a query word (or of one of its translations into the vault's
-// languages) in one of the vault's languages, as the keyword search
-// matched it, so "feeding" marks "feeds" and "Café" marks "cafe"; stop
-// words and one-letter words never match.
-func (s *Searcher) Matcher(query string) *Matcher {
-	m := &Matcher{stems: map[lang.Lang]map[string]bool{}}
-	from := lang.Detect(query)
-	for _, code := range s.Langs {
-		if l := lang.Parse(code); l != lang.Unknown && !slices.Contains(m.langs, l) {
-			m.langs = append(m.langs, l)
-		}
-	}
-	if from != lang.Unknown && !slices.Contains(m.langs, from) {
-		m.langs = append(m.langs, from)
-	}
+// Matcher returns the matcher for the search that read t: a word matches
+// when it has the stem of a query word (or of one of its translations into
+// the vault's languages) in one of the vault's languages, as the keyword
+// search matched it, so "feeding" marks "feeds" and "Café" marks "cafe";
+// stop words and one-letter words never match. It translates nothing: the
+// search did.
+func (t Terms) Matcher() *Matcher {
+	m := &Matcher{langs: t.langs, stems: map[lang.Lang]map[string]bool{}}
 	if len(m.langs) == 0 {
 		m.langs = []lang.Lang{lang.English}
 	}
@@ -42,15 +33,14 @@ func (s *Searcher) Matcher(query string) *Matcher {
 		}
 		m.stems[l][lang.Fold(lang.Stem(l, w))] = true
 	}
-	for _, w := range lang.Words(query) {
+	for _, w := range lang.Words(t.Query) {
 		for _, l := range m.langs {
 			add(l, w)
 		}
 	}
-	_, extra := s.Translations(query)
-	for _, t := range extra {
-		for _, w := range lang.Words(t.Text) {
-			add(lang.Parse(t.Lang), w)
+	for _, tr := range t.Translations {
+		for _, w := range lang.Words(tr.Text) {
+			add(lang.Parse(tr.Lang), w)
 		}
 	}
 	return m

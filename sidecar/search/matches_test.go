@@ -20,7 +20,7 @@ func TestMatcherWords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := (&Searcher{Langs: tt.langs}).Matcher(tt.query).Words(tt.text)
+			got := (&Searcher{Langs: tt.langs}).Terms(tt.query).Matcher().Words(tt.text)
 			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -157,6 +158,10 @@ type Result struct {
 	Channel Channel
 	// Warning says why the answer is not what was asked for.
 	Warning string
+	// Terms is how the search read the query: a front end marks the
+	// words it matched from them (Terms.Matcher) without reading the
+	// query again.
+	Terms Terms
 }
 
 // Filter narrows a search to one folder and one tag (see bm25.Filter).
@@ -171,31 +176,41 @@ func (s *Searcher) Query(ctx context.Context, query string, k int, ch Channel) (
 // QueryFiltered is Query over the passages that pass f only. The filter
 // is applied before the cut to k, in every channel, so k passages come
 // back whenever k passing passages match.
+//
+// The query is read (its language detected, its words translated) once,
+// before any channel runs: the fall back to keywords and the result's
+// marks use the same reading.
 func (s *Searcher) QueryFiltered(ctx context.Context, query string, k int, ch Channel, f Filter) (Result, error) {
-	ps, err := s.search(ctx, query, k, ch, f)
-	if err == nil || ch != Hybrid || errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
-		return Result{Passages: ps, Channel: ch}, err
+	if ch != BM25 && ch != "" && s.Dense == nil {
+		// Before reading the query: a caller that falls back to keywords
+		// asks again, and would read it twice.
+		return Result{Channel: ch}, fmt.Errorf("%w: the %s channel needs an embedder, and none is configured; use --channel bm25", ErrUnavailable, ch)
 	}
-	ps, kerr := s.search(ctx, query, k, BM25, f)
+	t := s.Terms(query)
+	ps, err := s.search(ctx, t, k, ch, f)
+	if err == nil || ch != Hybrid || errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
+		return Result{Passages: ps, Channel: ch, Terms: t}, err
+	}
+	ps, kerr := s.search(ctx, t, k, BM25, f)
 	if kerr != nil {
 		return Result{}, kerr
 	}
-	return Result{Passages: ps, Channel: BM25, Warning: "embedder unavailable, showing keyword results: " + err.Error()}, nil
+	return Result{Passages: ps, Channel: BM25, Warning: "embedder unavailable, showing keyword results: " + err.Error(), Terms: t}, nil
 }
 
 // search ranks a pool of candidates on the channel, then lets each note
 // show at most PerNote passages before the others: every front end (the
 // plugin, the CLI, MCP, ask's context) sees the same diverse top k.
-func (s *Searcher) search(ctx context.Context, query string, k int, ch Channel, f Filter) ([]Passage, error) {
+func (s *Searcher) search(ctx context.Context, t Terms, k int, ch Channel, f Filter) ([]Passage, error) {
 	per := s.PerNote
 	if per <= 0 {
-		return s.rank(ctx, query, k, ch, f)
+		return s.rank(ctx, t, k, ch, f)
 	}
 	pool := s.Fusion.Pool
 	if pool == 0 {
 		pool = DefaultFusion.Pool
 	}
-	ps, err := s.rank(ctx, query, max(k, pool), ch, f)
+	ps, err := s.rank(ctx, t, max(k, pool), ch, f)
 	if err != nil {
 		return nil, err
 	}
@@ -230,20 +245,17 @@ func Diversify(ps []Passage, per int) []Passage {
 }
 
 // rank returns up to k passages from the channel, best first.
-func (s *Searcher) rank(ctx context.Context, query string, k int, ch Channel, f Filter) ([]Passage, error) {
+func (s *Searcher) rank(ctx context.Context, t Terms, k int, ch Channel, f Filter) ([]Passage, error) {
 	switch ch {
 	case BM25, "":
-		hits, err := s.keyword(ctx, query, k, f)
+		hits, err := s.keyword(ctx, t, k, f)
 		if err != nil {
 			return nil, err
 		}
 		return toPassages(hits), nil
 	}
-	if s.Dense == nil {
-		return nil, fmt.Errorf("%w: the %s channel needs an embedder, and none is configured; use --channel bm25", ErrUnavailable, ch)
-	}
 	if ch == Dense {
-		dh, err := s.dense(ctx, query, k, f)
+		dh, err := s.dense(ctx, t.Query, k, f)
 		if err != nil {
 			return nil, err
 		}
@@ -254,11 +266,11 @@ func (s *Searcher) rank(ctx context.Context, query string, k int, ch Channel, f 
 		fu = DefaultFusion
 	}
 	pool := max(fu.Pool, k)
-	kw, err := s.keyword(ctx, query, pool, f)
+	kw, err := s.keyword(ctx, t, pool, f)
 	if err != nil {
 		return nil, err
 	}
-	dh, err := s.dense(ctx, query, pool, f)
+	dh, err := s.dense(ctx, t.Query, pool, f)
 	if err != nil {
 		return nil, err
 	}
@@ -287,15 +299,16 @@ func (s *Searcher) rank(ctx context.Context, query string, k int, ch Channel, f 
 	return s.load(ctx, fused, known)
 }
 
-func (s *Searcher) keyword(ctx context.Context, query string, k int, f Filter) ([]bm25.Hit, error) {
-	from, terms := s.Translations(query)
-	for _, t := range s.synonyms(from, query) {
-		terms = append(terms, bm25.Term{Text: t.Text, Lang: string(lang.English), Weight: t.Weight, Boost: true})
+func (s *Searcher) keyword(ctx context.Context, t Terms, k int, f Filter) ([]bm25.Hit, error) {
+	// A copy: the synonyms must not reach the result's Terms.
+	terms := slices.Clone(t.Translations)
+	for _, sy := range s.synonyms(t.Lang, t.Query) {
+		terms = append(terms, bm25.Term{Text: sy.Text, Lang: string(lang.English), Weight: sy.Weight, Boost: true})
 	}
 	if f.IsZero() {
-		return s.BM25.SearchPrefer(ctx, query, terms, s.prefer(from), k)
+		return s.BM25.SearchPrefer(ctx, t.Query, terms, s.prefer(t.Lang), k)
 	}
-	return s.BM25.SearchFiltered(ctx, query, terms, s.prefer(from), f, k)
+	return s.BM25.SearchFiltered(ctx, t.Query, terms, s.prefer(t.Lang), f, k)
 }
 
 // denseWiden is how much larger each next dense pool is when a filter
@@ -416,27 +429,53 @@ func toPassages(hits []bm25.Hit) []Passage {
 	return out
 }
 
-// Translations detects the query's language and translates its words into
-// the vault's other languages: a non-English query into English, an
-// English one into each other language present. The user's own words are
-// searched as they are; these terms come on top at lower weight.
-func (s *Searcher) Translations(query string) (lang.Lang, []bm25.Term) {
+// Terms is how a search reads its query: the query's language and the
+// translations of its words searched beside them. A search reads its
+// query once; the words a front end marks in its results come from the
+// same reading (Result.Terms, Terms.Matcher), not from a second one.
+type Terms struct {
+	Query string
+	// Lang is the query's language, lang.Unknown when unsure.
+	Lang lang.Lang
+	// Translations are the query's words in the vault's other languages,
+	// searched at lower weight than the user's own words.
+	Translations []bm25.Term
+	// langs are the vault's languages and the query's: a word is stemmed
+	// in each of them when marking (Matcher).
+	langs []lang.Lang
+}
+
+// translate is lang.Translate; a test counts the calls through it.
+var translate = lang.Translate
+
+// Terms detects the query's language and translates its words into the
+// vault's other languages: a non-English query into English, an English
+// one into each other language present. The user's own words are searched
+// as they are; the translations come on top at lower weight.
+func (s *Searcher) Terms(query string) Terms {
 	// An unknown language (a name, a number, words of two languages
 	// alike) is not translated: the wrong word list only adds noise.
-	from := lang.Detect(query)
-	var terms []bm25.Term
-	for _, to := range s.targets(from) {
-		ts, err := lang.Translate(query, from, to, lang.Options{})
+	t := Terms{Query: query, Lang: lang.Detect(query)}
+	for _, to := range s.targets(t.Lang) {
+		ts, err := translate(query, t.Lang, to, lang.Options{})
 		if err != nil {
 			continue // no word list for the pair: search the words as they are
 		}
-		for _, t := range ts {
-			if t.Via != lang.ViaKept {
-				terms = append(terms, bm25.Term{Text: t.Text, Lang: string(to), Weight: t.Weight, Source: t.Source})
+		for _, w := range ts {
+			if w.Via != lang.ViaKept {
+				t.Translations = append(t.Translations, bm25.Term{Text: w.Text, Lang: string(to), Weight: w.Weight, Source: w.Source})
 			}
 		}
 	}
-	return from, terms
+	for _, code := range s.Langs {
+		if l := lang.Parse(code); l != lang.Unknown && !slices.Contains(t.langs, l) {
+			t.langs = append(t.langs, l)
+		}
+	}
+	if t.Lang != lang.Unknown && !slices.Contains(t.langs, t.Lang) {
+		t.langs = append(t.langs, t.Lang)
+	}
+	return t
 }
 
 // Frequency returns how many passages hold any word of text, and how
@@ -455,7 +494,7 @@ func ExplainFor(langs []string, query string) string {
 // Explain says how a query is read: its language, the synonyms and the
 // translations used.
 func (s *Searcher) Explain(query string) string {
-	from, _ := s.Translations(query)
+	from := lang.Detect(query)
 	var b strings.Builder
 	fmt.Fprintf(&b, "query language: %s\n", from)
 	if ts := s.synonyms(from, query); len(ts) > 0 {

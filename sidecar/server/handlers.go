@@ -191,7 +191,7 @@ func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchR
 		return proto.SearchResult{}, err
 	}
 	out := proto.SearchResult{Channel: proto.Channel(res.Channel), Warning: res.Warning, Passages: make([]proto.Passage, len(res.Passages))}
-	m := s.e.Matcher(q.Query)
+	m := res.Terms.Matcher() // the search's own reading of the query: no second translation
 	for i, p := range res.Passages {
 		out.Passages[i] = toPassage(p)
 		out.Passages[i].Matches = m.Words(p.Text)
