@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/search"
