@@ -269,6 +269,7 @@ export default class QuirePlugin extends Plugin {
     const resummarise = (source: string) => void runner.ingest(source, true);
     this.registerMarkdownPostProcessor(resummariseButtons(resummarise));
     this.addRibbonIcon("search", "Quire: search vault", search);
+    this.addRibbonIcon("message-square", "Quire: ask vault in the sidebar", () => void openSidebarView(workspace, ASK_VIEW));
     this.addRibbonIcon("link", "Quire: ingest the URL on the clipboard", ingestClipboard);
 
     this.addCommand({ id: "search-vault", name: "Search vault", callback: search });

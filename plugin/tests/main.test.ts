@@ -7,6 +7,7 @@ import { App as StubApp, ItemView, Notice, Setting, type TextComponent, Workspac
 import { REVIEW_VIEW, ReviewView, refreshReviewViews } from "../src/views/review";
 import QuirePlugin from "../src/main";
 import { DEFAULT_SETTINGS, mergeSettings } from "../src/settings";
+import { settle } from "./fake-sidecar";
 
 const manifest: PluginManifest = {
   id: "quire",
@@ -63,7 +64,18 @@ describe("QuirePlugin", () => {
 
     const ids = (p as unknown as { commands: { id: string }[] }).commands.map((c) => c.id);
     expect(ids).toEqual(["search-vault", "ask-vault", "open-ask-view", "ingest-clipboard", "resummarise-source", "open-related", "open-review", "show-status", "start-sidecar", "rebuild-index"]);
-    expect((p as unknown as { ribbonIcons: HTMLElement[] }).ribbonIcons).toHaveLength(2);
+    const ribbon = (p as unknown as { ribbonIcons: HTMLElement[] }).ribbonIcons;
+    expect(ribbon.map((el) => [el.dataset.icon, el.getAttribute("aria-label")])).toEqual([
+      ["search", "Quire: search vault"],
+      ["message-square", "Quire: ask vault in the sidebar"],
+      ["link", "Quire: ingest the URL on the clipboard"],
+    ]);
+    // The ask ribbon icon opens the Ask sidebar view (one, however often it is clicked).
+    ribbon[1]!.click();
+    await vi.waitFor(() => expect(p.app.workspace.getLeavesOfType("quire-ask")).toHaveLength(1));
+    ribbon[1]!.click();
+    await settle();
+    expect(p.app.workspace.getLeavesOfType("quire-ask")).toHaveLength(1);
     // Citation markers in saved answers, and Summarise again in source notes.
     expect((p as unknown as { postProcessorsForTest: unknown[] }).postProcessorsForTest).toHaveLength(2);
 

@@ -582,9 +582,10 @@ export class Plugin extends Component {
     });
     return el;
   }
-  addRibbonIcon(_icon: string, title: string, cb: (evt: MouseEvent) => unknown): HTMLElement {
+  addRibbonIcon(icon: string, title: string, cb: (evt: MouseEvent) => unknown): HTMLElement {
     const el = document.createElement("div");
     el.setAttribute("aria-label", title);
+    el.dataset.icon = icon;
     el.addEventListener("click", (e) => cb(e));
     this.ribbonIcons.push(el);
     this.register(() => el.remove());
