@@ -651,3 +651,21 @@ func TestAbsentNameIsARefusal(t *testing.T) {
 		t.Errorf("got %q (evidence %.3f), want the Ulaanbaatar sentence", ans.Text, ans.Evidence)
 	}
 }
+
+// German writes every noun with a capital, so a capitalised word there is
+// no sign of a name: a German question whose compound noun no note holds
+// is answered when its other words are in a note.
+func TestGermanNounIsNotAName(t *testing.T) {
+	files := map[string]string{
+		"Lab.md":       "---\nlang: de\n---\n# Lab\n\nLab lässt die Milch gerinnen. Traditionelles Lab stammt aus dem Magen junger Kälber.\n",
+		"Sauerteig.md": "---\nlang: de\n---\n# Sauerteig\n\nDer Sauerteig wird zweimal am Tag mit Mehl und Wasser gefüttert.\n",
+	}
+	q := Query{Question: "Woher stammt traditionelles Lab für die Käseherstellung?"}
+	ans, err := newFixture(t, files).asker(nil).Ask(context.Background(), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Lang != "de" || ans.Refused || !strings.Contains(ans.Text, "Magen junger Kälber") {
+		t.Errorf("got %q (language %s, evidence %.3f), want the Kälber sentence", ans.Text, ans.Lang, ans.Evidence)
+	}
+}

@@ -309,7 +309,10 @@ func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang, searc
 		}
 	}
 	names := map[string]bool{} // content words written as names
-	capital := capitalised(q)
+	var capital map[string]bool
+	if !capitalisesNouns(ql) {
+		capital = capitalised(q)
+	}
 	for _, w := range lang.Words(q) {
 		src, ok := content(ql, w)
 		if !ok {
@@ -357,6 +360,13 @@ func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang, searc
 	}
 	return ts
 }
+
+// capitalisesNouns reports whether l writes every noun with a capital
+// letter, so that a capital says nothing of a name: German. A German
+// question's compound noun the vault does not hold ("Kartenstile") would
+// otherwise refuse it whatever its other words match; such a word still
+// weighs absentWeight in the evidence.
+func capitalisesNouns(l lang.Lang) bool { return l == lang.German }
 
 // capitalised returns, lowercased, the words of q written with a capital
 // letter other than its first word: the names it asks about.
