@@ -2,63 +2,21 @@ package index
 
 import (
 	"context"
-	"hash/fnv"
 	"math"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/internal/embedtest"
 	"github.com/quire-app/quire/sidecar/vector"
 )
 
-// fakeEmbedder hashes words into a small vector: texts sharing words are
-// close. Its tokens are words. gate, when set, blocks each Embed call
-// until it is closed.
-type fakeEmbedder struct {
-	name  string
-	calls atomic.Int64
-	texts atomic.Int64
-	gate  chan struct{}
-}
-
-func (f *fakeEmbedder) Name() string                { return f.name }
-func (f *fakeEmbedder) Dims() int                   { return 32 }
-func (f *fakeEmbedder) MaxTokens() int              { return 16 }
-func (f *fakeEmbedder) CountTokens(text string) int { return len(strings.Fields(text)) }
-
-func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if f.gate != nil {
-		select {
-		case <-f.gate:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	f.calls.Add(1)
-	f.texts.Add(int64(len(texts)))
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v := make([]float32, 32)
-		for _, w := range strings.Fields(strings.ToLower(t)) {
-			h := fnv.New32a()
-			h.Write([]byte(strings.Trim(w, ".,:")))
-			v[h.Sum32()%32]++
-		}
-		var n float64
-		for _, x := range v {
-			n += float64(x * x)
-		}
-		if n > 0 {
-			for j := range v {
-				v[j] /= float32(math.Sqrt(n))
-			}
-		}
-		out[i] = v
-	}
-	return out, nil
+// fakeEmbedder is the test embedder at the size these tests chunk for:
+// 32 dimensions, 16-word windows.
+func fakeEmbedder(name string) *embedtest.Bag {
+	return &embedtest.Bag{Model: name, Size: 32, Window: 16}
 }
 
 func (f *fixture) enableDense(e Embedder) {
@@ -82,13 +40,13 @@ var longNote = "# Sailing\n\n" + strings.Repeat("The keel resists leeway while t
 func TestEmbedFillsResumesAndRebuilds(t *testing.T) {
 	f := newFixture(t, map[string]string{"a.md": basic["cheese/brie.md"], "b.md": longNote})
 	f.run()
-	e := &fakeEmbedder{name: "fake@1"}
+	e := fakeEmbedder("fake@1")
 	f.enableDense(e)
 	st := f.embed()
 	if st.Coverage() != 1 || st.Passages == 0 || st.TextSeen != 1 {
 		t.Fatalf("after Embed: %+v, want every passage and every word embedded", st)
 	}
-	if n := e.texts.Load(); n <= int64(st.Passages) {
+	if n := e.Texts.Load(); n <= int64(st.Passages) {
 		t.Errorf("%d windows read for %d passages: the long passage should need several", n, st.Passages)
 	}
 	if st.Vectors != st.Passages {
@@ -102,25 +60,25 @@ func TestEmbedFillsResumesAndRebuilds(t *testing.T) {
 	// A restart with every vector present embeds nothing.
 	f.close()
 	f.open()
-	e2 := &fakeEmbedder{name: "fake@1"}
+	e2 := fakeEmbedder("fake@1")
 	f.enableDense(e2)
 	f.run()
-	if st := f.embed(); e2.calls.Load() != 0 || st.Coverage() != 1 {
-		t.Errorf("restart: %d embed calls, coverage %v; want none and full", e2.calls.Load(), st.Coverage())
+	if st := f.embed(); e2.Calls.Load() != 0 || st.Coverage() != 1 {
+		t.Errorf("restart: %d embed calls, coverage %v; want none and full", e2.Calls.Load(), st.Coverage())
 	}
 
 	// An edit re-embeds that note only.
 	f.write("a.md", "# Brie\n\nBrie ripens from the rind inward.\n")
 	f.run()
 	f.embed()
-	if n := e2.texts.Load(); n != 1 {
+	if n := e2.Texts.Load(); n != 1 {
 		t.Errorf("edit of a one-passage note embedded %d windows, want 1", n)
 	}
 
 	// Another embedder discards the vectors and embeds everything again.
 	f.close()
 	f.open()
-	e3 := &fakeEmbedder{name: "fake@2"}
+	e3 := fakeEmbedder("fake@2")
 	f.enableDense(e3)
 	if st := f.ix.DenseStats(); st.Embedded != 0 {
 		t.Errorf("new embedder kept %d old vectors", st.Embedded)
@@ -135,7 +93,8 @@ func TestEmbedFillsResumesAndRebuilds(t *testing.T) {
 func TestKeywordSearchServesDuringEmbedding(t *testing.T) {
 	f := newFixture(t, basic)
 	f.run()
-	e := &fakeEmbedder{name: "slow", gate: make(chan struct{})}
+	e := fakeEmbedder("slow")
+	e.Gate = make(chan struct{})
 	f.enableDense(e)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -151,7 +110,7 @@ func TestKeywordSearchServesDuringEmbedding(t *testing.T) {
 	if st := f.ix.DenseStats(); st.Embedded != 0 {
 		t.Errorf("embedded %d before the gate opened", st.Embedded)
 	}
-	close(e.gate)
+	close(e.Gate)
 	wg.Wait()
 	if st := f.ix.DenseStats(); st.Coverage() != 1 {
 		t.Errorf("after embedding: %+v", st)
@@ -173,7 +132,7 @@ func TestMeanPool(t *testing.T) {
 func TestStaleVectorsAreDropped(t *testing.T) {
 	f := newFixture(t, basic)
 	f.run()
-	e := &fakeEmbedder{name: "fake"}
+	e := fakeEmbedder("fake")
 	f.enableDense(e)
 	f.embed()
 	f.ix.dense.store.Put("gone.md#0@0", make([]float32, 32))
@@ -212,10 +171,10 @@ func TestWindowsCoverEveryWord(t *testing.T) {
 	}
 }
 
-// remoteFake is a fakeEmbedder that says it sends texts off the machine
+// remoteFake is a test embedder that says it sends texts off the machine
 // and remembers every text it was sent.
 type remoteFake struct {
-	fakeEmbedder
+	*embedtest.Bag
 	remote bool
 	mu     sync.Mutex
 	seen   []string
@@ -227,7 +186,7 @@ func (r *remoteFake) Embed(ctx context.Context, texts []string) ([][]float32, er
 	r.mu.Lock()
 	r.seen = append(r.seen, texts...)
 	r.mu.Unlock()
-	return r.fakeEmbedder.Embed(ctx, texts)
+	return r.Bag.Embed(ctx, texts)
 }
 
 func TestRemoteEmbedderGetsNoPrivatePassage(t *testing.T) {
@@ -242,7 +201,7 @@ func TestRemoteEmbedderGetsNoPrivatePassage(t *testing.T) {
 		cfg.Private = []string{"journal/"}
 		f.openWith(cfg)
 		f.run()
-		e := &remoteFake{fakeEmbedder: fakeEmbedder{name: "remote"}, remote: remote}
+		e := &remoteFake{Bag: fakeEmbedder("remote"), remote: remote}
 		f.enableDense(e)
 		f.embed()
 		sent := strings.Join(e.seen, "\n")
@@ -263,7 +222,7 @@ func TestRemoteEmbedderGetsNoPrivatePassage(t *testing.T) {
 // crashingEmbedder embeds `before` calls, then blocks until released,
 // standing in for a process killed mid-run.
 type crashingEmbedder struct {
-	fakeEmbedder
+	*embedtest.Bag
 	before  int
 	stuck   chan struct{}
 	release chan struct{}
@@ -280,7 +239,7 @@ func (c *crashingEmbedder) Embed(ctx context.Context, texts []string) ([][]float
 		}
 		return nil, context.Canceled
 	}
-	return c.fakeEmbedder.Embed(ctx, texts)
+	return c.Bag.Embed(ctx, texts)
 }
 
 // TestEmbedCheckpointsByCount: vectors are on disk after each checkpoint's
@@ -293,7 +252,7 @@ func TestEmbedCheckpointsByCount(t *testing.T) {
 	f := newFixture(t, files)
 	f.run()
 	f.ix.checkpoint = 40
-	e := &crashingEmbedder{fakeEmbedder: fakeEmbedder{name: "crash"}, before: 2, stuck: make(chan struct{}), release: make(chan struct{})}
+	e := &crashingEmbedder{Bag: fakeEmbedder("crash"), before: 2, stuck: make(chan struct{}), release: make(chan struct{})}
 	f.enableDense(e)
 	done := make(chan error, 1)
 	go func() { _, err := f.ix.Embed(context.Background()); done <- err }()
@@ -311,10 +270,10 @@ func TestEmbedCheckpointsByCount(t *testing.T) {
 	}
 }
 
-// backgroundFake is a fakeEmbedder that can embed in the background and
+// backgroundFake is a test embedder that can embed in the background and
 // records the worker counts it was asked for.
 type backgroundFake struct {
-	fakeEmbedder
+	*embedtest.Bag
 	mu      sync.Mutex
 	workers []int
 }
@@ -323,7 +282,7 @@ func (b *backgroundFake) EmbedBackground(ctx context.Context, texts []string, wo
 	b.mu.Lock()
 	b.workers = append(b.workers, workers)
 	b.mu.Unlock()
-	return b.fakeEmbedder.Embed(ctx, texts)
+	return b.Bag.Embed(ctx, texts)
 }
 
 // TestEmbedPassagesInBackground checks that passages go through
@@ -335,14 +294,14 @@ func TestEmbedPassagesInBackground(t *testing.T) {
 	cfg.Dense.Workers = 3
 	f.openWith(cfg)
 	f.run()
-	e := &backgroundFake{fakeEmbedder: fakeEmbedder{name: "bg"}}
+	e := &backgroundFake{Bag: fakeEmbedder("bg")}
 	f.enableDense(e)
 	f.embed()
 	if len(e.workers) == 0 || e.workers[0] != 3 {
 		t.Errorf("EmbedBackground workers = %v, want [3 …]", e.workers)
 	}
-	if e.calls.Load() != int64(len(e.workers)) {
-		t.Errorf("%d Embed calls, %d of them in the background: passages went through Embed", e.calls.Load(), len(e.workers))
+	if e.Calls.Load() != int64(len(e.workers)) {
+		t.Errorf("%d Embed calls, %d of them in the background: passages went through Embed", e.Calls.Load(), len(e.workers))
 	}
 }
 
@@ -355,7 +314,7 @@ func TestRebuildKeepsUnchangedVectors(t *testing.T) {
 		"a.md": "# A\n\nalpha apples grow on trees.\n\n## More\n\nalpha again, with pears.\n",
 		"b.md": "# B\n\nbeta bananas are yellow.\n",
 	})
-	emb := &fakeEmbedder{name: "fake"}
+	emb := fakeEmbedder("fake")
 	f.enableDense(emb)
 	if _, err := f.ix.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -364,7 +323,7 @@ func TestRebuildKeepsUnchangedVectors(t *testing.T) {
 	if first.Embedded != first.Passages || first.Passages == 0 {
 		t.Fatalf("first embed: %+v", first)
 	}
-	before := emb.texts.Load()
+	before := emb.Texts.Load()
 
 	if err := f.ix.Invalidate(); err != nil {
 		t.Fatal(err)
@@ -378,19 +337,19 @@ func TestRebuildKeepsUnchangedVectors(t *testing.T) {
 	if st := f.embed(); st.Embedded != st.Passages {
 		t.Errorf("embed after rebuild: %+v", st)
 	}
-	if n := emb.texts.Load() - before; n != 0 {
+	if n := emb.Texts.Load() - before; n != 0 {
 		t.Errorf("rebuild re-embedded %d texts, want 0", n)
 	}
 
 	f.write("a.md", "# A\n\nalpha apples grow on trees.\n\n## More\n\nalpha again, with plums now.\n")
-	before = emb.texts.Load()
+	before = emb.Texts.Load()
 	if _, err := f.ix.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if st := f.embed(); st.Embedded != st.Passages {
 		t.Errorf("embed after the edit: %+v", st)
 	}
-	if n := emb.texts.Load() - before; n != 1 {
+	if n := emb.Texts.Load() - before; n != 1 {
 		t.Errorf("the edit re-embedded %d texts, want 1 (the changed passage)", n)
 	}
 }
@@ -407,11 +366,11 @@ func TestEmbedForegroundUsesEveryCore(t *testing.T) {
 	f.openWith(cfg)
 	f.ix.Foreground = true
 	f.run()
-	e := &backgroundFake{fakeEmbedder: fakeEmbedder{name: "bg"}}
+	e := &backgroundFake{Bag: fakeEmbedder("bg")}
 	f.enableDense(e)
 	f.embed()
-	if len(e.workers) != 0 || e.calls.Load() == 0 {
+	if len(e.workers) != 0 || e.Calls.Load() == 0 {
 		t.Errorf("foreground run: %d Embed calls, %d of them in the background (workers %v), want every one through Embed",
-			e.calls.Load(), len(e.workers), e.workers)
+			e.Calls.Load(), len(e.workers), e.workers)
 	}
 }

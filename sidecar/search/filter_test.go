@@ -3,8 +3,6 @@ package search_test
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,38 +10,10 @@ import (
 
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/internal/embedtest"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
 )
-
-// bagEmbedder is a fake dense model: a hashed bag of words, normalised.
-type bagEmbedder struct{}
-
-func (bagEmbedder) Name() string                { return "bag-test" }
-func (bagEmbedder) Dims() int                   { return 256 }
-func (bagEmbedder) MaxTokens() int              { return 512 }
-func (bagEmbedder) CountTokens(text string) int { return len(strings.Fields(text)) }
-
-func (e bagEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v := make([]float32, e.Dims())
-		for _, w := range strings.Fields(strings.ToLower(t)) {
-			h := fnv.New32a()
-			h.Write([]byte(strings.Trim(w, ".,:;#›")))
-			v[h.Sum32()%uint32(e.Dims())]++
-		}
-		var n float64
-		for _, x := range v {
-			n += float64(x * x)
-		}
-		for j := range v {
-			v[j] /= float32(math.Sqrt(n) + 1e-9)
-		}
-		out[i] = v
-	}
-	return out, nil
-}
 
 // filterVault writes a vault where the query's best passages are all in
 // Bakery/ and the few inside Garden/ (tagged #Plot/beds) rank below them
@@ -87,7 +57,7 @@ func openFiltered(t *testing.T) *search.Searcher {
 	if _, err := ix.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.EnableDense(st, bagEmbedder{}); err != nil {
+	if _, err := ix.EnableDense(st, &embedtest.Bag{Size: 256}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ix.Embed(ctx); err != nil {
