@@ -23,9 +23,16 @@ type Retriever func(ctx context.Context, query string, n int) ([]Hit, error)
 // PassageSource lists every passage text of a note, for reachability.
 type PassageSource func(path string) ([]string, error)
 
-// Metrics are the scores over a set of questions.
+// Metrics are the scores of the questions of one type or direction, and
+// how many there are.
 type Metrics struct {
-	N             int     `json:"n"`
+	N int `json:"n"`
+	Scores
+}
+
+// Scores are the figures of a set of questions: of one kind (Metrics)
+// or of all of them (Report).
+type Scores struct {
 	Reachable     int     `json:"reachable"`
 	SpanRecallAtK float64 `json:"span_recall_at_k"`
 	SpanMRR       float64 `json:"span_mrr"`
@@ -42,19 +49,14 @@ type Metrics struct {
 
 // Report is a whole evaluation run.
 type Report struct {
-	K             int     `json:"k"`
-	Channel       string  `json:"channel"`
-	Queries       int     `json:"queries"`
-	Reachable     int     `json:"reachable"`
-	SpanRecallAtK float64 `json:"span_recall_at_k"`
-	SpanMRR       float64 `json:"span_mrr"`
-	NoteRecallAtK float64 `json:"note_recall_at_k"`
-	NDCGAtK       float64 `json:"ndcg_at_k"`
-	// The view a user gets (see Metrics).
-	ShownNoteRecallAtK float64             `json:"shown_note_recall_at_k"`
-	DistinctNotesAtK   float64             `json:"distinct_notes_at_k"`
-	MedianQueryMS      float64             `json:"median_query_ms"`
-	ByType             map[string]*Metrics `json:"by_type"`
+	K       int    `json:"k"`
+	Channel string `json:"channel"`
+	// Queries is how many questions; the by_type entries call it n.
+	Queries int `json:"queries"`
+	// Scores are over every question, inline in the JSON.
+	Scores
+	MedianQueryMS float64             `json:"median_query_ms"`
+	ByType        map[string]*Metrics `json:"by_type"`
 	// ByDirection splits cross-lingual questions by question language and
 	// note language ("it→en"); only for gold files that give query_lang.
 	ByDirection map[string]*Metrics `json:"by_direction,omitempty"`
@@ -129,10 +131,7 @@ func Run(ctx context.Context, qs []Question, k int, retrieve Retriever, passages
 			rep.Misses = append(rep.Misses, Miss{Query: q.Query, Type: q.Type, Expected: q.Expected[0], SpanRank: o.spanRank, NoteRank: o.noteRank})
 		}
 	}
-	all := score(outs, k)
-	rep.Reachable, rep.SpanRecallAtK, rep.SpanMRR = all.Reachable, all.SpanRecallAtK, all.SpanMRR
-	rep.NoteRecallAtK, rep.NDCGAtK = all.NoteRecallAtK, all.NDCGAtK
-	rep.ShownNoteRecallAtK, rep.DistinctNotesAtK = all.ShownNoteRecallAtK, all.DistinctNotesAtK
+	rep.Scores = score(outs, k).Scores
 	byType := map[string][]outcome{}
 	for _, o := range outs {
 		byType[o.typ] = append(byType[o.typ], o)

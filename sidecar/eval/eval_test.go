@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,5 +133,41 @@ func TestByDirection(t *testing.T) {
 	}
 	if len(rep.ByDirection) != 1 || rep.ByDirection["it→en"] == nil || rep.ByDirection["it→en"].N != 1 {
 		t.Errorf("by direction = %+v, want only it→en with one question", rep.ByDirection)
+	}
+}
+
+// TestReportJSON pins the JSON of a report, as `quire eval --json` prints
+// it and the run log keeps it: the README and scripts quote its names
+// (span_recall_at_k, by_type, ...), so they and their order must not move.
+func TestReportJSON(t *testing.T) {
+	qs := []Question{
+		{Query: "q1", Type: "paraphrase", Lang: "it", Expected: []string{"a.md"}, Spans: []Span{{Note: "a.md", Text: "blue mould"}}},
+		{Query: "q2", Type: "exact_term", Expected: []string{"b.md"}, Spans: []Span{{Note: "b.md", Text: "rennet"}}},
+	}
+	retrieve := func(_ context.Context, q string, n int) ([]Hit, error) {
+		return map[string][]Hit{"q1": {{Path: "a.md", Text: "the blue mould"}}, "q2": {{Path: "x.md", Text: "whey"}}}[q], nil
+	}
+	passages := func(path string) ([]string, error) {
+		return map[string][]string{"a.md": {"the blue mould"}, "b.md": {"rennet"}}[path], nil
+	}
+	langs := func(string) string { return "en" }
+	rep, err := Run(context.Background(), qs, 5, retrieve, passages, langs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Channel, rep.MedianQueryMS = "bm25", 1.5
+	rep.Dense = &DenseInfo{Embedder: "e", Coverage: 1}
+	got, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"k":5,"channel":"bm25","queries":2,"reachable":2,"span_recall_at_k":0.5,"span_mrr":0.5,"note_recall_at_k":0.5,"ndcg_at_k":0.5,` +
+		`"shown_note_recall_at_k":0.5,"distinct_notes_at_k":1,"median_query_ms":1.5,` +
+		`"by_type":{"exact_term":{"n":1,"reachable":1,"span_recall_at_k":0,"span_mrr":0,"note_recall_at_k":0,"ndcg_at_k":0,"shown_note_recall_at_k":0,"distinct_notes_at_k":1},` +
+		`"paraphrase":{"n":1,"reachable":1,"span_recall_at_k":1,"span_mrr":1,"note_recall_at_k":1,"ndcg_at_k":1,"shown_note_recall_at_k":1,"distinct_notes_at_k":1}},` +
+		`"by_direction":{"it→en":{"n":1,"reachable":1,"span_recall_at_k":1,"span_mrr":1,"note_recall_at_k":1,"ndcg_at_k":1,"shown_note_recall_at_k":1,"distinct_notes_at_k":1}},` +
+		`"dense":{"embedder":"e","coverage":1},"misses":[{"query":"q2","type":"exact_term","expected":"b.md","spanRank":0,"noteRank":0}]}`
+	if string(got) != want {
+		t.Errorf("report JSON\n got %s\nwant %s", got, want)
 	}
 }

@@ -443,15 +443,15 @@ func printReport(r *eval.Report) {
 	// note@k counts distinct notes over the pool (the benchmark's rule);
 	// shown@k and notes@k are what the top k passages show a reader.
 	fmt.Printf("%-14s %4s %10s %9s %10s %8s %8s %8s\n", "type", "n", "span@k", "span MRR", "note@k", "nDCG@k", "shown@k", "notes@k")
-	row := func(name string, n int, m eval.Metrics) {
+	row := func(name string, n int, m eval.Scores) {
 		fmt.Printf("%-14s %4d %10.3f %9.3f %10.3f %8.3f %8.3f %8.2f\n", name, n, m.SpanRecallAtK, m.SpanMRR, m.NoteRecallAtK, m.NDCGAtK, m.ShownNoteRecallAtK, m.DistinctNotesAtK)
 	}
-	row("all", r.Queries, eval.Metrics{SpanRecallAtK: r.SpanRecallAtK, SpanMRR: r.SpanMRR, NoteRecallAtK: r.NoteRecallAtK, NDCGAtK: r.NDCGAtK, ShownNoteRecallAtK: r.ShownNoteRecallAtK, DistinctNotesAtK: r.DistinctNotesAtK})
+	row("all", r.Queries, r.Scores)
 	for _, t := range sortedKeys(r.ByType) {
-		row(t, r.ByType[t].N, *r.ByType[t])
+		row(t, r.ByType[t].N, r.ByType[t].Scores)
 	}
 	for _, d := range sortedKeys(r.ByDirection) {
-		row(d, r.ByDirection[d].N, *r.ByDirection[d])
+		row(d, r.ByDirection[d].N, r.ByDirection[d].Scores)
 	}
 	for _, m := range r.Misses {
 		fmt.Printf("miss [%s] span rank %d, note rank %d: %s (%s)\n", m.Type, m.SpanRank, m.NoteRank, m.Query, m.Expected)
