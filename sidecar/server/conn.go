@@ -53,6 +53,14 @@ type conn struct {
 	sem      chan struct{}
 	shutOnce sync.Once
 	shutting chan struct{} // closed once a close frame is queued
+	welcomed chan struct{} // closed once the client is welcomed: pings start
+
+	// dl guards the read deadline, which the reader (pongs), the writer
+	// (pings) and shut (closing) all move: a pong must not lift the
+	// deadline that closing set.
+	dl      sync.Mutex
+	pinged  bool // a ping is out and unanswered: the read deadline runs
+	closing bool // the read deadline is closing's
 }
 
 func newConn(s *Server, ws *websocket.Conn) *conn {
@@ -64,6 +72,7 @@ func newConn(s *Server, ws *websocket.Conn) *conn {
 		done:     make(chan struct{}),
 		sem:      make(chan struct{}, maxInflight),
 		shutting: make(chan struct{}),
+		welcomed: make(chan struct{}),
 	}
 }
 
@@ -105,7 +114,9 @@ func (c *conn) serve() {
 		case <-ctx.Done():
 		}
 	}()
+	c.ws.SetPongHandler(func(string) error { c.ponged(); return nil })
 	c.s.join(c)
+	close(c.welcomed)
 	for {
 		data, tooLarge, err := c.read()
 		if err != nil {
@@ -113,6 +124,11 @@ func (c *conn) serve() {
 			case <-c.shutting:
 				c.drain()
 			default:
+				var ne interface{ Timeout() bool }
+				if errors.As(err, &ne) && ne.Timeout() {
+					c.s.log.Warn("dropping a client that does not answer pings",
+						"remote", c.ws.RemoteAddr().String(), "wait", c.s.opts.PongWait.String())
+				}
 			}
 			if errors.Is(err, websocket.ErrReadLimit) {
 				// Gorilla has sent a 1009 close but cannot read on. Closing
@@ -157,7 +173,7 @@ func (c *conn) handshake() bool {
 		c.s.log.Warn("refused client", "remote", c.ws.RemoteAddr().String(), "reason", msg)
 		return false
 	}
-	_ = c.ws.SetReadDeadline(time.Now().Add(c.s.opts.HelloTimeout))
+	c.setReadDeadline(time.Now().Add(c.s.opts.HelloTimeout))
 	data, tooLarge, err := c.read()
 	if err != nil {
 		select {
@@ -176,7 +192,7 @@ func (c *conn) handshake() bool {
 	if tooLarge {
 		return refuse(proto.CodeTooLarge, "hello frame too large")
 	}
-	_ = c.ws.SetReadDeadline(time.Time{})
+	c.setReadDeadline(time.Time{})
 	var env proto.Envelope
 	if err := json.Unmarshal(data, &env); err != nil || env.Type != proto.TypeHello {
 		return refuse(proto.CodeUnauthorized, "first frame must be hello")
@@ -335,13 +351,13 @@ func (c *conn) shut(code int, reason string) {
 		}
 		// The reader may be blocked on a silent client: give it until
 		// closeWait to answer the close.
-		_ = c.ws.UnderlyingConn().SetReadDeadline(time.Now().Add(closeWait))
+		c.closeDeadline()
 	})
 }
 
 // drain reads until the peer answers the close frame or closeWait passes.
 func (c *conn) drain() {
-	_ = c.ws.UnderlyingConn().SetReadDeadline(time.Now().Add(closeWait))
+	c.closeDeadline()
 	for {
 		if _, _, err := c.ws.NextReader(); err != nil {
 			return
@@ -349,10 +365,72 @@ func (c *conn) drain() {
 	}
 }
 
-// writer is the connection's only writer.
+// setReadDeadline moves the read deadline unless closing has set it.
+func (c *conn) setReadDeadline(t time.Time) {
+	c.dl.Lock()
+	defer c.dl.Unlock()
+	if !c.closing {
+		_ = c.ws.UnderlyingConn().SetReadDeadline(t)
+	}
+}
+
+// closeDeadline gives the peer closeWait to answer a close; nothing moves
+// the read deadline after it.
+func (c *conn) closeDeadline() {
+	c.dl.Lock()
+	defer c.dl.Unlock()
+	c.closing = true
+	_ = c.ws.UnderlyingConn().SetReadDeadline(time.Now().Add(closeWait))
+}
+
+// pinging starts the wait for a pong, before the ping is written (so that
+// the pong cannot come first). It reports false when a ping is already out
+// (its wait is not extended: a client that never answers is dropped) or the
+// connection is closing.
+func (c *conn) pinging() bool {
+	c.dl.Lock()
+	defer c.dl.Unlock()
+	if c.pinged || c.closing {
+		return false
+	}
+	c.pinged = true
+	_ = c.ws.UnderlyingConn().SetReadDeadline(time.Now().Add(c.s.opts.PongWait))
+	return true
+}
+
+// ponged ends the wait for a pong: the client is alive, however long it
+// then takes to read what comes next.
+func (c *conn) ponged() {
+	c.dl.Lock()
+	defer c.dl.Unlock()
+	if c.pinged && !c.closing {
+		c.pinged = false
+		_ = c.ws.UnderlyingConn().SetReadDeadline(time.Time{})
+	}
+}
+
+// writer is the connection's only writer. Once the client is welcomed it
+// also pings it every PingInterval. A ping waits behind the frame being
+// written, so a client slowly reading a large reply is not timed while it
+// reads; its pong only has to come within PongWait of the ping.
 func (c *conn) writer() {
+	var tick <-chan time.Time
+	welcomed := c.welcomed
 	for {
 		select {
+		case <-welcomed:
+			t := time.NewTicker(c.s.opts.PingInterval)
+			defer t.Stop()
+			tick, welcomed = t.C, nil
+		case <-tick:
+			if !c.pinging() {
+				continue
+			}
+			_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
+			if err := c.ws.WriteMessage(websocket.PingMessage, nil); err != nil {
+				c.ws.Close()
+				return
+			}
 		case f := <-c.out:
 			_ = c.ws.SetWriteDeadline(time.Now().Add(writeWait))
 			if f.close {

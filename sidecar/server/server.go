@@ -42,6 +42,12 @@ const Protocol = proto.Version
 const (
 	DefaultFrameLimit   = 1 << 20
 	DefaultHelloTimeout = 2 * time.Second
+	// A welcomed client is pinged after DefaultPingInterval without one and
+	// must answer within DefaultPongWait. The wait is generous: it also
+	// covers an alive client draining what the socket buffers hold before
+	// the ping (megabytes on loopback) and a renderer busy for a while.
+	DefaultPingInterval = 20 * time.Second
+	DefaultPongWait     = 60 * time.Second
 )
 
 // Options configure a Server. Engine is required; every other field has a
@@ -63,6 +69,15 @@ type Options struct {
 	FrameLimit int
 	// HelloTimeout is how long a new connection has to send hello.
 	HelloTimeout time.Duration
+	// PingInterval is how often a welcomed connection is pinged, and
+	// PongWait how long it has to answer a ping once the ping is written;
+	// one that does not answer is dropped. A frozen client process or a
+	// half-dead connection (no FIN) would otherwise count as connected
+	// for ever and keep a shared sidecar alive. The time the server spends
+	// writing a large frame to a slow reader does not count: the ping is
+	// written after it.
+	PingInterval time.Duration
+	PongWait     time.Duration
 	// MaxWork bounds the requests worked on at once across every
 	// connection (searches, related pages, notes, everything but the
 	// model-bound ask and ingest); the rest wait their turn. 0 means the
@@ -128,6 +143,12 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.HelloTimeout <= 0 {
 		opts.HelloTimeout = DefaultHelloTimeout
+	}
+	if opts.PingInterval <= 0 {
+		opts.PingInterval = DefaultPingInterval
+	}
+	if opts.PongWait <= 0 {
+		opts.PongWait = DefaultPongWait
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
