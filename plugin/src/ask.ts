@@ -5,13 +5,71 @@ import type { AskDone, AskTurn, Citation as WireCitation } from "../../proto/pro
 import type { Citation } from "./hover/citation";
 import { type Client, ClientError, Latest, isSuperseded } from "./sidecar/client";
 
-/** AskState is where one question stands. */
+/** AskScope narrows a question's sources to the notes under a folder or with a tag; no field means the whole vault. */
+export interface AskScope {
+  folder?: string;
+  tag?: string;
+}
+
+/** AskState is where one question stands; scope is what it was asked within, when not the whole vault. */
 export type AskState =
   | { kind: "idle" }
-  | { kind: "streaming"; question: string; text: string }
-  | { kind: "stopped"; question: string; text: string }
-  | { kind: "done"; question: string; askId: string; answer: AskDone }
-  | { kind: "error"; question: string; message: string };
+  | { kind: "streaming"; question: string; text: string; scope?: AskScope }
+  | { kind: "stopped"; question: string; text: string; scope?: AskScope }
+  | { kind: "done"; question: string; askId: string; answer: AskDone; scope?: AskScope }
+  | { kind: "error"; question: string; message: string; scope?: AskScope };
+
+/** cleanScope is a scope as sent: the folder without surrounding slashes, the tag without "#", empty parts left out. */
+export function cleanScope(s: AskScope | undefined): AskScope {
+  const folder = (s?.folder ?? "").trim().replace(/^\/+|\/+$/g, "");
+  const tag = (s?.tag ?? "").trim().replace(/^#+/, "").replace(/\/+$/, "");
+  return { ...(folder !== "" ? { folder } : {}), ...(tag !== "" ? { tag } : {}) };
+}
+
+/** scopeKey names a scope, for comparing two and as the scope control's option value. */
+export function scopeKey(s: AskScope | undefined): string {
+  const c = cleanScope(s);
+  return c.folder !== undefined ? `folder:${c.folder}` : c.tag !== undefined ? `tag:${c.tag}` : "vault";
+}
+
+/** scopeLabel says a scope in a few words: "Whole vault", "Folder Kitchen/Bread", "Tag #baking". */
+export function scopeLabel(s: AskScope | undefined): string {
+  const c = cleanScope(s);
+  const parts = [...(c.folder !== undefined ? [`Folder ${c.folder}`] : []), ...(c.tag !== undefined ? [`Tag #${c.tag}`] : [])];
+  return parts.length > 0 ? parts.join(", ") : "Whole vault";
+}
+
+/** ScopeNote is the note the scope control offers scopes from: its path and its tags (without "#"). */
+export interface ScopeNote {
+  path: string;
+  tags: readonly string[];
+}
+
+/**
+ * scopeChoices is what the scope control offers: the whole vault, the
+ * note's folder and each folder above it (nearest first), the note's tags
+ * and the tags they are nested under, and the current scope when it is
+ * none of those (it was chosen from another note), so that it stays shown.
+ */
+export function scopeChoices(note: ScopeNote | null, current: AskScope | undefined): AskScope[] {
+  const out: AskScope[] = [{}];
+  if (note) {
+    const parts = note.path.split("/").slice(0, -1);
+    for (let i = parts.length; i > 0; i--) out.push({ folder: parts.slice(0, i).join("/") });
+    const tags: string[] = [];
+    for (const t of note.tags) {
+      const segs = t.replace(/^#+/, "").split("/");
+      for (let i = segs.length; i > 0; i--) {
+        const tag = segs.slice(0, i).join("/");
+        if (tag !== "" && !tags.some((x) => x.toLowerCase() === tag.toLowerCase())) tags.push(tag);
+      }
+    }
+    for (const tag of tags) out.push({ tag });
+  }
+  const cur = cleanScope(current);
+  if (!out.some((s) => scopeKey(s) === scopeKey(cur))) out.push(cur);
+  return out;
+}
 
 /** AskDeps is what an AskSession needs. */
 export interface AskDeps {
@@ -88,6 +146,8 @@ const sentTurns = 8;
  */
 export class Conversation {
   private items: Turn[] = [];
+  /** scope is what the next question is asked within; the sidebar's is remembered with its conversation (and in the view's state). */
+  scope: AskScope = {};
 
   /** turns are the finished questions, oldest first. */
   get turns(): readonly Turn[] {
@@ -187,24 +247,26 @@ export class AskSession {
     return this.st;
   }
 
-  /** ask sends question, with the conversation's earlier turns for a follow-up, and streams its answer; it resolves when the answer is done or failed. */
-  async ask(question: string, history: AskTurn[] = []): Promise<void> {
+  /** ask sends question, with the conversation's earlier turns for a follow-up and within scope (the engine narrows the sources before it cuts to k), and streams its answer; it resolves when the answer is done or failed. */
+  async ask(question: string, history: AskTurn[] = [], scope?: AskScope): Promise<void> {
     const q = question.trim();
     if (q === "") return;
     this.history.add(q);
+    const within = cleanScope(scope);
+    const scoped = scopeKey(within) !== "vault" ? { scope: within } : {};
     const client = this.deps.client();
     if (!client) {
       this.latest.cancel();
-      this.set({ kind: "error", question: q, message: "Quire is offline. Start it from the status bar and ask again." });
+      this.set({ kind: "error", question: q, message: "Quire is offline. Start it from the status bar and ask again.", ...scoped });
       return;
     }
     const signal = this.latest.next();
     let askId = "";
-    this.set({ kind: "streaming", question: q, text: "" });
+    this.set({ kind: "streaming", question: q, text: "", ...scoped });
     try {
       const answer = await client.stream(
         "ask.query",
-        history.length > 0 ? { question: q, history } : { question: q },
+        { question: q, ...(history.length > 0 ? { history } : {}), ...within },
         (frame) => {
           if (signal.aborted || frame.type !== "ask.delta" || this.st.kind !== "streaming") return;
           this.set({ ...this.st, text: this.st.text + frame.payload.text });
@@ -212,10 +274,10 @@ export class AskSession {
         { signal, timeoutMs: 300_000, onId: (id) => (askId = id) },
       );
       if (signal.aborted) return;
-      this.set({ kind: "done", question: q, askId, answer });
+      this.set({ kind: "done", question: q, askId, answer, ...scoped });
     } catch (err) {
       if (isSuperseded(err) || signal.aborted) return;
-      this.set({ kind: "error", question: q, message: askErrorText(err) });
+      this.set({ kind: "error", question: q, message: askErrorText(err), ...scoped });
     }
   }
 
@@ -245,7 +307,7 @@ export class AskSession {
     const s = this.st;
     if (s.kind !== "streaming") return;
     this.latest.cancel();
-    this.set({ kind: "stopped", question: s.question, text: s.text });
+    this.set({ kind: "stopped", question: s.question, text: s.text, ...(s.scope ? { scope: s.scope } : {}) });
   }
 
   private set(s: AskState): void {

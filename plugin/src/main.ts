@@ -214,6 +214,13 @@ export default class QuirePlugin extends Plugin {
       copy: (text) => navigator.clipboard.writeText(text),
       client: () => sidecar.client,
       history,
+      // The scope control offers the folders and tags of the note being edited.
+      scopeNote: () => {
+        const f = editing()?.file;
+        if (!f) return null;
+        const cache = metadataCache.getFileCache(f);
+        return { path: f.path, tags: cache ? (getAllTags(cache) ?? []).map((t) => t.replace(/^#/, "")) : [] };
+      },
       noteText: (path) => opener.read(path),
       openPassage: (path, at) => void opener.open(path, at),
       openNote: openGenerated,

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AskDone } from "../../proto/proto.gen";
-import { AskSession, Conversation, History, HistoryCursor, answerMarkdown, sourceLines } from "../src/ask";
+import { AskSession, Conversation, History, HistoryCursor, answerMarkdown, scopeChoices, scopeLabel, sourceLines } from "../src/ask";
 import { answerNoteProcessor, savedCitations } from "../src/hover/answer-note";
 import { linkCitationMarkers } from "../src/hover/markers";
 import { AskModal } from "../src/modals/ask";
@@ -370,6 +370,101 @@ describe("a conversation", () => {
     await ask(v2.contentEl, v2.panelForTest!, "And then?");
     expect(payloads[1]!.history).toHaveLength(1);
     again.detach();
+  });
+});
+
+describe("ask within a folder or a tag", () => {
+  let server: FakeServer;
+  let sidecar: FakeLifecycle;
+  let app: App;
+  beforeEach(async () => {
+    ({ server, sidecar } = await online());
+    app = new App({ files: { "Kitchen/Bread/Sourdough.md": note } });
+  });
+  afterEach(() => {
+    document.body.replaceChildren();
+  });
+
+  it("offers the whole vault, the note's folders nearest first, its tags and their parents, and keeps a scope chosen elsewhere", () => {
+    const note = { path: "Kitchen/Bread/Sourdough.md", tags: ["baking/bread", "Baking", "starter"] };
+    expect(scopeChoices(note, {}).map(scopeLabel)).toEqual([
+      "Whole vault",
+      "Folder Kitchen/Bread",
+      "Folder Kitchen",
+      "Tag #baking/bread",
+      "Tag #baking",
+      "Tag #starter",
+    ]);
+    expect(scopeChoices(null, { folder: "/Garden/" }).map(scopeLabel)).toEqual(["Whole vault", "Folder Garden"]);
+    expect(scopeChoices({ path: "Top.md", tags: [] }, { tag: "#garden" }).map(scopeLabel)).toEqual(["Whole vault", "Tag #garden"]);
+  });
+
+  it("the sidebar's scope control sends the scope with the question, shows it on the turn, and is remembered when the view closes and in the view's state", async () => {
+    const payloads: Record<string, unknown>[] = [];
+    server.reply = (f, s) => {
+      if (f.type !== "ask.query") return;
+      payloads.push(f.payload as Record<string, unknown>);
+      s.push({ id: f.id!, type: "ask.done", payload: done() });
+    };
+    const conversation = new Conversation();
+    const viewDeps = {
+      client: () => sidecar.client,
+      history: new History(),
+      conversation,
+      noteText: async () => note,
+      openPassage: () => {},
+      openNote: async () => {},
+      frameMs: 0,
+      scopeNote: () => ({ path: "Kitchen/Bread/Sourdough.md", tags: ["baking"] }),
+    };
+    app.viewRegistryForTest.set(ASK_VIEW, (leaf: WorkspaceLeaf) => new AskView(leaf as never, viewDeps) as never);
+    const leaf = app.workspace.getRightLeaf(false)!;
+    await leaf.setViewState({ type: ASK_VIEW });
+    const view = leaf.view as unknown as AskView;
+    const select = view.contentEl.querySelector<HTMLSelectElement>("select.quire-ask-scope-select")!;
+    // A native select, named for screen readers: Tab reaches it, the arrow keys choose.
+    expect(select.getAttribute("aria-label")).toBe("Ask within");
+    expect(select.tabIndex).toBe(0);
+    expect([...select.options].map((o) => o.text)).toEqual(["Whole vault", "Folder Kitchen/Bread", "Folder Kitchen", "Tag #baking"]);
+    expect(select.value).toBe("vault");
+
+    const askQ = async (v: AskView, q: string) => {
+      v.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = q;
+      await v.panelForTest!.submit();
+      await settle();
+    };
+    await askQ(view, "Whole vault?");
+    select.value = "folder:Kitchen";
+    select.dispatchEvent(new Event("change"));
+    expect(app.workspace.layoutSavesForTest).toBe(1);
+    await askQ(view, "Only the kitchen?");
+    expect(payloads[0]).toEqual({ question: "Whole vault?" });
+    expect(payloads[1]).toMatchObject({ question: "Only the kitchen?", folder: "Kitchen" });
+    expect(payloads[1]).not.toHaveProperty("tag");
+    expect([...view.contentEl.querySelectorAll(".quire-ask-scope-badge")].map((e) => e.textContent)).toEqual(["Within folder Kitchen"]);
+    expect(leaf.getViewState().state).toEqual({ scope: { folder: "Kitchen" } });
+
+    // Closed and opened again: the same scope, and the badge on the turn asked within it.
+    leaf.detach();
+    const again = app.workspace.getRightLeaf(false)!;
+    await again.setViewState({ type: ASK_VIEW });
+    const v2 = again.view as unknown as AskView;
+    await settle();
+    expect(v2.contentEl.querySelector<HTMLSelectElement>("select.quire-ask-scope-select")!.value).toBe("folder:Kitchen");
+    expect([...v2.contentEl.querySelectorAll(".quire-ask-scope-badge")].map((e) => e.textContent)).toEqual(["Within folder Kitchen"]);
+    again.detach();
+
+    // A restart: a new conversation, and the layout gives the view its saved state.
+    conversation.scope = {};
+    const restored = app.workspace.getRightLeaf(false)!;
+    await restored.setViewState({ type: ASK_VIEW, state: { scope: { tag: "#garden" } } });
+    const v3 = restored.view as unknown as AskView;
+    const sel3 = v3.contentEl.querySelector<HTMLSelectElement>("select.quire-ask-scope-select")!;
+    expect(sel3.value).toBe("tag:garden");
+    expect(sel3.selectedOptions[0]!.text).toBe("Tag #garden");
+    await askQ(v3, "In the garden?");
+    expect(payloads[2]).toMatchObject({ question: "In the garden?", tag: "garden" });
+    restored.detach();
   });
 });
 

@@ -211,6 +211,10 @@ export abstract class View extends Component {
   }
   async onOpen(): Promise<void> {}
   async onClose(): Promise<void> {}
+  getState(): Record<string, unknown> {
+    return {};
+  }
+  async setState(_state: unknown, _result: { history: boolean }): Promise<void> {}
 }
 
 export abstract class ItemView extends View {
@@ -317,10 +321,12 @@ export class WorkspaceLeaf {
   ) {
     this.containerEl = parent.createDiv({ cls: "workspace-leaf" });
   }
-  async setViewState(state: { type: string; active?: boolean }): Promise<void> {
+  async setViewState(state: { type: string; active?: boolean; state?: Record<string, unknown> }): Promise<void> {
     const factory = this.app.viewRegistryForTest.get(state.type);
     if (!factory) throw new Error(`no view ${state.type}`);
     await this.replaceView(factory(this));
+    // As Obsidian does when it restores a layout: the view's saved state comes after it opened.
+    if (state.state) await this.view!.setState(state.state, { history: false });
   }
   async openFile(file: TFile, openState?: unknown): Promise<void> {
     const text = await this.app.vault.cachedRead(file);
@@ -341,8 +347,8 @@ export class WorkspaceLeaf {
     this.containerEl.remove();
     this.app.workspace.leavesForTest = this.app.workspace.leavesForTest.filter((l) => l !== this);
   }
-  getViewState(): { type: string } {
-    return { type: this.view?.getViewType() ?? "empty" };
+  getViewState(): { type: string; state: Record<string, unknown> } {
+    return { type: this.view?.getViewType() ?? "empty", state: this.view?.getState() ?? {} };
   }
   private async replaceView(view: View): Promise<void> {
     if (this.view) {
@@ -374,6 +380,11 @@ export class Workspace extends Events {
   }
   getActiveFile(): TFile | null {
     return this.activeFileForTest;
+  }
+  /** layoutSavesForTest counts requestSaveLayout calls (Obsidian debounces them and writes the layout). */
+  layoutSavesForTest = 0;
+  async requestSaveLayout(): Promise<void> {
+    this.layoutSavesForTest++;
   }
   getLeaf(_newLeaf?: boolean | string): WorkspaceLeaf {
     if (!this.mainLeaf || _newLeaf) {

@@ -1,6 +1,23 @@
-import { type App, Component, ItemView, MarkdownRenderer, type WorkspaceLeaf } from "obsidian";
+import { type App, Component, ItemView, MarkdownRenderer, type ViewStateResult, type WorkspaceLeaf } from "obsidian";
 import type { AskDone } from "../../../proto/proto.gen";
-import { type AskDeps, AskSession, type AskState, type Conversation, type History, HistoryCursor, type Turn, answerMarkdown, sourceLines, toCitation } from "../ask";
+import {
+  type AskDeps,
+  type AskScope,
+  AskSession,
+  type AskState,
+  type Conversation,
+  type History,
+  HistoryCursor,
+  type ScopeNote,
+  type Turn,
+  answerMarkdown,
+  cleanScope,
+  scopeChoices,
+  scopeKey,
+  scopeLabel,
+  sourceLines,
+  toCitation,
+} from "../ask";
 import { CitationHover, type CitationHoverDeps } from "../hover/citation";
 import { linkCitationMarkers } from "../hover/markers";
 import { headingLabel } from "../passage";
@@ -31,6 +48,10 @@ export interface AskPanelDeps {
   copy?(text: string): Promise<void>;
   /** leave is called when an action takes the user to a note: the modal closes, the sidebar view stays. */
   leave?(): void;
+  /** scopeNote is the note whose folders and tags the scope control offers (the note being edited), or null. */
+  scopeNote?(): ScopeNote | null;
+  /** scopeChanged is called when the user picks another scope (the sidebar view saves it in its state). */
+  scopeChanged?(): void;
 }
 
 /**
@@ -60,6 +81,9 @@ export class AskPanel {
   private askBtn!: HTMLButtonElement;
   private stopBtn!: HTMLButtonElement;
   private newBtn!: HTMLButtonElement;
+  private scopeEl!: HTMLSelectElement;
+  /** scopes are the scope control's choices, in its order. */
+  private scopes: AskScope[] = [];
   /** turnEl is the turn being asked; streamEl its streamed text. */
   private turnEl: HTMLElement | null = null;
   private streamEl: HTMLElement | null = null;
@@ -94,6 +118,14 @@ export class AskPanel {
     this.convEl = root.createDiv({ cls: "quire-ask-conversation", attr: { role: "log", "aria-label": "Conversation" } });
     this.historyEl = this.convEl.createEl("section", { cls: "quire-ask-history" });
     this.statusEl = root.createDiv({ cls: "quire-ask-status", attr: { "aria-live": "polite" } });
+    // The scope sits above the question, always the same height: picking one moves nothing.
+    const scopeRow = root.createDiv({ cls: "quire-ask-scope" });
+    scopeRow.createSpan({ cls: "quire-ask-scope-label", text: "Within", attr: { "aria-hidden": "true" } });
+    this.scopeEl = scopeRow.createEl("select", { cls: "dropdown quire-ask-scope-select", attr: { "aria-label": "Ask within" } });
+    this.scopeEl.addEventListener("change", () => this.pickScope());
+    // The note being edited may have changed since the choices were made.
+    this.scopeEl.addEventListener("focus", () => this.refreshScope());
+    this.refreshScope();
     const form = root.createDiv({ cls: "quire-ask-form" });
     this.inputEl = form.createEl("textarea", { cls: "quire-ask-input", attr: { rows: 2, placeholder: "Ask a question about your notes…", "aria-label": "Question" } });
     const buttons = form.createDiv({ cls: "quire-ask-buttons" });
@@ -116,6 +148,37 @@ export class AskPanel {
     this.inputEl.focus();
   }
 
+  /** scope is what the next question is asked within. */
+  get scope(): AskScope {
+    return this.deps.conversation.scope;
+  }
+
+  /** refreshScope offers the scopes of the note being edited now, keeping the current one; the options are only rebuilt when they change, so an open list is not disturbed. */
+  refreshScope(): void {
+    const current = this.deps.conversation.scope;
+    const choices = scopeChoices(this.deps.scopeNote?.() ?? null, current);
+    const keys = choices.map(scopeKey);
+    if (keys.join("\u0000") !== this.scopes.map(scopeKey).join("\u0000")) {
+      this.scopes = choices;
+      this.scopeEl.empty();
+      for (const s of choices) this.scopeEl.createEl("option", { text: scopeLabel(s), attr: { value: scopeKey(s) } });
+    }
+    this.scopeEl.value = scopeKey(current);
+  }
+
+  /** setScope asks the next questions within s (the view's saved state, or a test). */
+  setScope(s: AskScope): void {
+    this.deps.conversation.scope = cleanScope(s);
+    this.refreshScope();
+  }
+
+  private pickScope(): void {
+    const s = this.scopes.find((x) => scopeKey(x) === this.scopeEl.value);
+    if (!s) return;
+    this.deps.conversation.scope = cleanScope(s);
+    this.deps.scopeChanged?.();
+  }
+
   /** close cancels the question in flight and removes what the panel drew. */
   close(): void {
     this.session.cancel();
@@ -133,7 +196,7 @@ export class AskPanel {
     this.cursor.reset();
     // The question shows once, above its answer; the field is free for the next.
     this.inputEl.value = "";
-    await this.session.ask(q, this.deps.conversation.history());
+    await this.session.ask(q, this.deps.conversation.history(), this.deps.conversation.scope);
   }
 
   /** newConversation forgets the turns: the next question starts afresh. */
@@ -202,7 +265,7 @@ export class AskPanel {
     this.stopBtn.toggleClass("is-hidden", s.kind !== "streaming");
     this.askBtn.toggleClass("is-hidden", s.kind === "streaming");
     if (s.kind === "streaming") {
-      if (s.text === "" || this.streamEl === null) this.startTurn(s.question);
+      if (s.text === "" || this.streamEl === null) this.startTurn(s.question, s.scope);
       // Draw at most once per frame: the text is set whole, never re-rendered as Markdown.
       if (this.frameTimer === null) {
         this.frameTimer = window.setTimeout(() => {
@@ -231,14 +294,14 @@ export class AskPanel {
   }
 
   /** startTurn adds the turn for a new question and scrolls it to the top, once. */
-  private startTurn(question: string): void {
+  private startTurn(question: string, scope: AskScope | undefined): void {
     this.historyEl.empty();
     this.newBtn.toggleClass("is-hidden", false);
     for (const old of Array.from(this.convEl.querySelectorAll(".quire-ask-turn.is-latest"))) old.removeClass("is-latest");
     const turn = this.convEl.createDiv({ cls: "quire-ask-turn is-latest" });
     // The newest turn holds at least the visible height, so that neither its growth nor the swap to the checked answer moves anything.
     turn.setCssProps({ "--quire-ask-turn-min": `${this.convEl.clientHeight}px` });
-    turn.createDiv({ cls: "quire-ask-question", text: question });
+    drawQuestion(turn, question, scope);
     const answer = turn.createDiv({ cls: "quire-ask-answer" });
     this.streamEl = answer.createDiv({ cls: "quire-ask-stream" });
     turn.createDiv({ cls: "quire-ask-sources" });
@@ -250,7 +313,7 @@ export class AskPanel {
   /** drawTurn draws a finished turn into el: built off screen, then swapped in whole. */
   private async drawTurn(el: HTMLElement, t: Turn): Promise<void> {
     const next = createFragment();
-    next.createDiv({ cls: "quire-ask-question", text: t.question });
+    drawQuestion(next, t.question, t.scope);
     const answerEl = next.createDiv({ cls: "quire-ask-answer" });
     if (t.kind === "stopped") {
       answerEl.addClass("is-stopped");
@@ -362,6 +425,12 @@ export class AskPanel {
   }
 }
 
+/** drawQuestion draws a turn's question, and the scope it was asked within when not the whole vault. */
+function drawQuestion(parent: HTMLElement | DocumentFragment, question: string, scope: AskScope | undefined): void {
+  parent.createDiv({ cls: "quire-ask-question", text: question });
+  if (scopeKey(scope) !== "vault") parent.createDiv({ cls: "quire-ask-scope-badge", text: `Within ${scopeLabel(scope).replace(/^[FT]/, (c) => c.toLowerCase())}` });
+}
+
 /** doneStatus is the status line under a checked answer: model and time. */
 function doneStatus(a: AskDone): string {
   const took = a.ms >= 1000 ? `${(a.ms / 1000).toFixed(1)} s` : `${Math.round(a.ms)} ms`;
@@ -403,8 +472,28 @@ export class AskView extends ItemView {
   override async onOpen(): Promise<void> {
     this.contentEl.empty();
     this.contentEl.addClass("quire-ask-view");
-    this.panel = new AskPanel(this.app, this.deps, this.contentEl);
+    // A changed scope is saved with the workspace layout (getState), so the view keeps it across restarts too.
+    this.panel = new AskPanel(this.app, { ...this.deps, scopeChanged: () => void this.app.workspace.requestSaveLayout() }, this.contentEl);
     this.panel.open();
+    // The scope control offers the folders and tags of the note being edited: follow it.
+    const refresh = () => this.panel?.refreshScope();
+    this.registerEvent(this.app.workspace.on("active-leaf-change", refresh));
+    this.registerEvent(this.app.workspace.on("file-open", refresh));
+  }
+
+  override getState(): Record<string, unknown> {
+    const scope = cleanScope(this.deps.conversation.scope);
+    return { ...super.getState(), ...(scopeKey(scope) !== "vault" ? { scope } : {}) };
+  }
+
+  override async setState(state: unknown, result: ViewStateResult): Promise<void> {
+    const scope = (state as { scope?: unknown } | null)?.scope;
+    if (scope && typeof scope === "object") {
+      const s = scope as Record<string, unknown>;
+      this.deps.conversation.scope = cleanScope({ folder: typeof s.folder === "string" ? s.folder : "", tag: typeof s.tag === "string" ? s.tag : "" });
+      this.panel?.refreshScope();
+    }
+    await super.setState(state, result);
   }
 
   override async onClose(): Promise<void> {
