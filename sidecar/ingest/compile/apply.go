@@ -298,16 +298,29 @@ func (c *compiler) indexLine(notePath string, d draft) string {
 	return l + " %%quire:" + c.hash12 + "%%"
 }
 
-// logHead starts a new log.md; its frontmatter is the ownership mark
-// logOurs checks (a log is appended to, so it carries no hash).
-const logHead = "---\nquire: generated\nquire_kind: log\n---\n" + logIntro
+// logFront is log.md's frontmatter: the ownership mark logOurs checks and,
+// since logs are archived, quire_hash (an older log.md began with logIntro
+// and had no frontmatter).
+type logFront struct {
+	Quire string `yaml:"quire"`
+	Kind  string `yaml:"quire_kind"`
+	Hash  string `yaml:"quire_hash"`
+}
 
-// logIntro is how a log.md written before the mark began.
+// logIntro is how log.md's body begins.
 const logIntro = "# Quire log\n\nWhat Quire wrote into this folder, oldest first.\n\n"
+
+// DefaultLogEntries is how many entries log.md holds before the oldest
+// half is moved to an archive note (Options.LogEntries).
+const DefaultLogEntries = 500
+
+// logArchives is the folder (in the generated folder) of the archive notes
+// older log entries are moved to.
+const logArchives = "Log"
 
 // logOurs reports whether log.md was started by Quire: it carries the
 // mark, or begins the way Quire began it before the mark existed. The
-// user's own lines below stay, since the log is only appended to.
+// user's own lines below stay, since an edited log is only appended to.
 func logOurs(b []byte) bool {
 	if strings.HasPrefix(string(b), logIntro) {
 		return true
@@ -317,8 +330,9 @@ func logOurs(b []byte) bool {
 }
 
 // appendLog adds a line to log.md saying what this run did; a rerun that
-// did the same adds none. The log is only ever appended to, so a user's
-// edits stay.
+// did the same adds none. A log the user edited is only ever appended to,
+// so their edits stay; one as Quire last wrote it keeps at most
+// Options.LogEntries entries, the oldest moving to archive notes.
 func (c *compiler) appendLog(notePath string, d draft, keep bool) error {
 	old, err := c.dir.read("log.md")
 	if err != nil {
@@ -351,15 +365,29 @@ func (c *compiler) appendLog(notePath string, d draft, keep bool) error {
 		line += " · " + strconv.Itoa(len(c.res.Review)) + " review item(s)"
 	}
 	line += " " + marker + "\n"
-	// Quire's own log, cleaned: a log an older version wrote NULs into
-	// (a UTF-16 title) is mended rather than left unindexable for good.
-	text := vault.CleanText(string(old))
-	if old == nil {
-		text = logHead
-	} else if !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	var b []byte
+	if body, clean := c.cleanLog(old); clean {
+		// As Quire last wrote it: the oldest entries may move to an
+		// archive, and the log is sealed again.
+		body, err = c.archiveLog(body + line)
+		if err != nil {
+			return err
+		}
+		if b, err = seal(logFront{Quire: Marker, Kind: "log"}, body); err != nil {
+			return err
+		}
+	} else {
+		// Edited by the user: only appended to, so every word of theirs
+		// stays where they put it; it is never archived or sealed again.
+		// Cleaned: a log an older version wrote NULs into (a UTF-16 title)
+		// is mended rather than left unindexable for good.
+		text := vault.CleanText(string(old))
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		b = []byte(text + line)
 	}
-	if err := c.dir.write("log.md", []byte(text+line), true); err != nil {
+	if err := c.dir.write("log.md", b, true); err != nil {
 		return err
 	}
 	c.written(c.dir.vaultPath("log.md"), "log", old == nil)

@@ -53,7 +53,7 @@ type Source struct {
 type Options struct {
 	// Vault is the vault's folder; Folder is the generated folder inside it
 	// ("Quire", config.Folder). Writes go only under Folder: Sources/,
-	// Concepts/, Entities/, Review/, index.md and log.md. Folder must be
+	// Concepts/, Entities/, Review/, Log/, index.md and log.md. Folder must be
 	// relative, not a dot folder and not "..".
 	Vault, Folder string
 	// Model reads and plans; nil writes the unsummarised note. Its
@@ -82,6 +82,10 @@ type Options struct {
 	// so the indexer reads it): the clean text of an unsummarised note is
 	// cut to fit and the note says so. 0 means DefaultMaxNoteBytes.
 	MaxNoteBytes int64
+	// LogEntries is how many entries log.md keeps before its oldest half
+	// moves to an archive note under Log/ (only while log.md is as Quire
+	// last wrote it). 0 means DefaultLogEntries.
+	LogEntries int
 	// Progress reports the step and, for reading, chunk i of n. May be nil.
 	Progress func(step ingest.Step, i, n int)
 	// Written is told of every note written, as it is written. May be nil.
@@ -360,7 +364,7 @@ func (c *compiler) findRelated(ctx context.Context, query string) error {
 			// models like any other.
 			p.Snippet, p.Heading = "", ""
 		}
-		if p.Path == own || strings.HasPrefix(p.Path, c.dir.rel+"/Review/") ||
+		if p.Path == own || strings.HasPrefix(p.Path, c.dir.rel+"/Review/") || strings.HasPrefix(p.Path, c.dir.rel+"/"+logArchives+"/") ||
 			p.Path == c.dir.vaultPath("index.md") || p.Path == c.dir.vaultPath("log.md") {
 			continue
 		}

@@ -80,7 +80,7 @@ func TestCompileLeavesUserLog(t *testing.T) {
 		}
 	}
 	log := readFile(t, vault2, "Quire/log.md")
-	if !strings.HasPrefix(log, "---\nquire: generated\nquire_kind: log\n---\n") || strings.Count(log, "saved unsummarised") != 2 {
+	if _, sealed := ours([]byte(log)); !sealed || !strings.HasPrefix(log, "---\nquire: generated\nquire_kind: log\n") || strings.Count(log, "saved unsummarised") != 2 {
 		t.Errorf("Quire's own log:\n%s", log)
 	}
 }
@@ -90,7 +90,7 @@ func TestCompileLeavesUserLog(t *testing.T) {
 // unindexable for good; a note that would still hold one is refused.
 func TestCompileMendsItsLog(t *testing.T) {
 	dir := t.TempDir()
-	broken := logHead + "- 2026-01-01T00:00:00Z · saved unsummarised [[Quire/Sources/R\x00y\x00e|R\x00y\x00e]] %%quire:abc saved-unsummarised%%\n"
+	broken := "---\nquire: generated\nquire_kind: log\n---\n" + logIntro + "- 2026-01-01T00:00:00Z · saved unsummarised [[Quire/Sources/R\x00y\x00e|R\x00y\x00e]] %%quire:abc saved-unsummarised%%\n"
 	writeVault(t, dir, map[string]string{"Quire/log.md": broken, "Quire/" + OwnerFile: "x\n"})
 	if _, err := Compile(context.Background(), source(articleDoc(t), "https://crumb.example/a"), Options{Vault: dir, Folder: "Quire"}); err != nil {
 		t.Fatal(err)
