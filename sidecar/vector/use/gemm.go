@@ -19,23 +19,28 @@ const (
 
 // Kernel flags.
 const (
-	accumulate = 1 // add the product to what C already holds
-	relu       = 2 // clamp the result at zero
+	accumulate  = 1 // add the product to what C already holds
+	relu        = 2 // clamp the result at zero
+	nonNegative = 4 // A holds no negative values (only the int8 kernel uses this)
 )
 
 // packed is a k×n matrix stored as n/16 panels of k rows × 16 columns,
-// either as float32 (data) or, for weights, as float16 bits (half).
+// either as float32 (data) or, for weights, as float16 bits (half) or
+// quantised for the int8 kernel (q).
 type packed struct {
 	k, n int
 	data []float32
 	half []uint16
+	q    *qpacked
 }
 
 // columns returns panels [p0, p1) as a matrix of their own.
 func (b packed) columns(p0, p1 int) packed {
 	panel := b.k * tileCols
 	sub := packed{k: b.k, n: (p1 - p0) * tileCols}
-	if b.half != nil {
+	if b.q != nil {
+		sub.q = b.q.columns(p0, p1)
+	} else if b.half != nil {
 		sub.half = b.half[p0*panel : p1*panel]
 	} else {
 		sub.data = b.data[p0*panel : p1*panel]

@@ -3,26 +3,30 @@ package use
 import "os"
 
 // KernelEnv is the environment variable that picks the matrix kernels:
-// "portable" runs the plain Go ones even where assembly ones exist, and
-// "sse" the SSE ones on amd64, to compare results and speed on one
-// machine; anything else (or unset) runs the fastest this processor
-// supports.
+// "portable" runs the plain Go ones even where assembly ones exist, "sse"
+// the SSE ones on amd64, and "int8" the int8 weight products on amd64
+// processors with AVX-VNNI, to compare results and speed on one machine;
+// anything else (or unset) runs the float kernels that are fastest on
+// this processor.
 const KernelEnv = "QUIRE_EMBED_KERNEL"
 
 // haveSIMD says whether the AVX2 or NEON kernels run; haveSSE whether the
-// SSE ones do, on amd64 processors without AVX2.
-var haveSIMD, haveSSE = pickKernel(os.Getenv(KernelEnv))
+// SSE ones do, on amd64 processors without AVX2; haveInt8 whether the
+// weight products run on int8 weights (with AVX2 for the rest).
+var haveSIMD, haveSSE, haveInt8 = pickKernel(os.Getenv(KernelEnv))
 
-func pickKernel(env string) (simd, sse bool) {
+func pickKernel(env string) (simd, sse, int8 bool) {
 	switch {
 	case env == "portable":
-		return false, false
+		return false, false, false
 	case env == "sse":
-		return false, sseOK
+		return false, sseOK, false
+	case env == "int8" && int8OK:
+		return true, false, true
 	case simdOK:
-		return true, false
+		return true, false, false
 	}
-	return false, sseOK
+	return false, sseOK, false
 }
 
 // setKernel lets tests and benchmarks run the named kernels (simdName,
@@ -31,12 +35,16 @@ func pickKernel(env string) (simd, sse bool) {
 // model decoded before the switch still works but may run slowly: decode
 // another.
 func setKernel(name string) {
-	haveSIMD, haveSSE = name == simdName && simdOK, name == "sse" && sseOK
+	haveSIMD = (name == simdName || name == "int8" && int8OK) && simdOK
+	haveSSE = name == "sse" && sseOK
+	haveInt8 = name == "int8" && int8OK
 }
 
 // kernelName names the kernels that run.
 func kernelName() string {
 	switch {
+	case haveInt8:
+		return "int8"
 	case haveSIMD:
 		return simdName
 	case haveSSE:
@@ -48,6 +56,9 @@ func kernelName() string {
 // kernels lists the kernels this processor can run, fastest first.
 func kernels() []string {
 	var ks []string
+	if int8OK {
+		ks = append(ks, "int8")
+	}
 	if simdOK {
 		ks = append(ks, simdName)
 	}

@@ -6,6 +6,10 @@ import "golang.org/x/sys/cpu"
 // AVX2 and FMA for the products, F16C to widen float16 weights.
 var simdOK = cpu.X86.HasAVX2 && cpu.X86.HasFMA && hasF16C()
 
+// int8OK says whether the int8 kernel runs here: AVX-VNNI's VEX-encoded
+// VPDPBUSD on top of AVX2.
+var int8OK = simdOK && cpu.X86.HasAVXVNNI
+
 func hasF16C() bool
 
 //go:noescape
@@ -25,3 +29,6 @@ func kernelSSE6x16(a *float32, b *float32, k int, c *float32, ldc int, bias *flo
 
 // simdName names the assembly kernels in benchmarks and tests.
 const simdName = "avx2"
+
+//go:noescape
+func kernelInt8x6x16(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)

@@ -221,3 +221,142 @@ TEXT ·hasF16C(SB), NOSPLIT, $0-1
 	ANDL  $1, CX
 	MOVB  CX, ret+0(FP)
 	RET
+
+// DOT_I8 adds to the accumulators the products of the four-byte groups of
+// the B row pair in Y12:Y13 (signed) and the six rows' groups at off(AX)
+// (unsigned, broadcast in turn into Y14 and Y15): VPDPBUSD, VEX-encoded
+// (AVX-VNNI), which Go's assembler only emits in its EVEX (AVX-512) form,
+// so it is spelled out in bytes: C4, R̄X̄B̄ and map 0F38, W0 vvvv L1 pp=66,
+// opcode 50, ModRM.
+#define DOT_I8(off) \
+	VPBROADCASTD (off+0)(AX), Y14; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x0d; BYTE $0x50; BYTE $0xc4 /* VPDPBUSD Y12, Y14, Y0 */; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x0d; BYTE $0x50; BYTE $0xcd /* VPDPBUSD Y13, Y14, Y1 */; \
+	VPBROADCASTD (off+4)(AX), Y15; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x05; BYTE $0x50; BYTE $0xd4 /* VPDPBUSD Y12, Y15, Y2 */; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x05; BYTE $0x50; BYTE $0xdd /* VPDPBUSD Y13, Y15, Y3 */; \
+	VPBROADCASTD (off+8)(AX), Y14; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x0d; BYTE $0x50; BYTE $0xe4 /* VPDPBUSD Y12, Y14, Y4 */; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x0d; BYTE $0x50; BYTE $0xed /* VPDPBUSD Y13, Y14, Y5 */; \
+	VPBROADCASTD (off+12)(AX), Y15; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x05; BYTE $0x50; BYTE $0xf4 /* VPDPBUSD Y12, Y15, Y6 */; \
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x05; BYTE $0x50; BYTE $0xfd /* VPDPBUSD Y13, Y15, Y7 */; \
+	VPBROADCASTD (off+16)(AX), Y14; \
+	BYTE $0xc4; BYTE $0x42; BYTE $0x0d; BYTE $0x50; BYTE $0xc4 /* VPDPBUSD Y12, Y14, Y8 */; \
+	BYTE $0xc4; BYTE $0x42; BYTE $0x0d; BYTE $0x50; BYTE $0xcd /* VPDPBUSD Y13, Y14, Y9 */; \
+	VPBROADCASTD (off+20)(AX), Y15; \
+	BYTE $0xc4; BYTE $0x42; BYTE $0x05; BYTE $0x50; BYTE $0xd4 /* VPDPBUSD Y12, Y15, Y10 */; \
+	BYTE $0xc4; BYTE $0x42; BYTE $0x05; BYTE $0x50; BYTE $0xdd /* VPDPBUSD Y13, Y15, Y11 */
+
+// SCALE_ROW turns row r's int32 sums (Ya, Yb) into floats: times the row's
+// scale at 4r(R10) and the columns' scales in Y12:Y13, plus the bias.
+#define SCALE_ROW(r, Ya, Yb) \
+	VBROADCASTSS (4*r)(R10), Y14; \
+	VMULPS Y14, Y12, Y15; \
+	VCVTDQ2PS Ya, Ya; \
+	VFMADD213PS (R8), Y15, Ya; \
+	VMULPS Y14, Y13, Y15; \
+	VCVTDQ2PS Yb, Yb; \
+	VFMADD213PS 32(R8), Y15, Yb
+
+// func kernelInt8x6x16(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)
+//
+// C[6×16] = (flags&1 ? C : 0) + bias + rs[r]·cs[j]·(Σ A[r][p]·B[p][j] − zc[j]),
+// then max(·,0) when flags&2. A holds unsigned bytes, packed as k4 groups
+// of the six rows' four consecutive values; B is one packed panel of
+// signed bytes, k4 groups of 16 columns' four consecutive values. The sums
+// are exact int32 (VPDPBUSD does not saturate); zc takes off what an
+// offset in A's bytes adds. C rows are ldc bytes apart.
+TEXT ·kernelInt8x6x16(SB), NOSPLIT, $0-80
+	MOVQ a+0(FP), AX
+	MOVQ b+8(FP), BX
+	MOVQ k4+16(FP), CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	VPXOR Y11, Y11, Y11
+	MOVQ CX, R12
+	SHRQ $1, R12
+	ANDQ $1, CX
+	TESTQ R12, R12
+	JZ   itail
+
+iloop2:
+	VMOVDQU (BX), Y12
+	VMOVDQU 32(BX), Y13
+	DOT_I8(0)
+	VMOVDQU 64(BX), Y12
+	VMOVDQU 96(BX), Y13
+	DOT_I8(24)
+	ADDQ $48, AX
+	ADDQ $128, BX
+	DECQ R12
+	JNZ  iloop2
+
+itail:
+	TESTQ CX, CX
+	JZ   idone
+	VMOVDQU (BX), Y12
+	VMOVDQU 32(BX), Y13
+	DOT_I8(0)
+
+idone:
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), DI
+	MOVQ bias+40(FP), R8
+	MOVQ flags+48(FP), R9
+	MOVQ rs+56(FP), R10
+	MOVQ cs+64(FP), R13
+	MOVQ zc+72(FP), SI
+	LEAQ (DX)(DI*2), R11
+	ADDQ DI, R11
+	VMOVDQU (SI), Y12
+	VMOVDQU 32(SI), Y13
+	VPSUBD Y12, Y0, Y0
+	VPSUBD Y13, Y1, Y1
+	VPSUBD Y12, Y2, Y2
+	VPSUBD Y13, Y3, Y3
+	VPSUBD Y12, Y4, Y4
+	VPSUBD Y13, Y5, Y5
+	VPSUBD Y12, Y6, Y6
+	VPSUBD Y13, Y7, Y7
+	VPSUBD Y12, Y8, Y8
+	VPSUBD Y13, Y9, Y9
+	VPSUBD Y12, Y10, Y10
+	VPSUBD Y13, Y11, Y11
+	VMOVUPS (R13), Y12
+	VMOVUPS 32(R13), Y13
+	SCALE_ROW(0, Y0, Y1)
+	SCALE_ROW(1, Y2, Y3)
+	SCALE_ROW(2, Y4, Y5)
+	SCALE_ROW(3, Y6, Y7)
+	SCALE_ROW(4, Y8, Y9)
+	SCALE_ROW(5, Y10, Y11)
+	TESTQ $1, R9
+	JZ   ifinish
+	VADDPS (DX), Y0, Y0
+	VADDPS 32(DX), Y1, Y1
+	VADDPS (DX)(DI*1), Y2, Y2
+	VADDPS 32(DX)(DI*1), Y3, Y3
+	VADDPS (DX)(DI*2), Y4, Y4
+	VADDPS 32(DX)(DI*2), Y5, Y5
+	VADDPS (R11), Y6, Y6
+	VADDPS 32(R11), Y7, Y7
+	VADDPS (R11)(DI*1), Y8, Y8
+	VADDPS 32(R11)(DI*1), Y9, Y9
+	VADDPS (R11)(DI*2), Y10, Y10
+	VADDPS 32(R11)(DI*2), Y11, Y11
+
+ifinish:
+	KERNEL_FINISH(istore)
+
+istore:
+	KERNEL_STORE

@@ -18,9 +18,14 @@ func kernelSSE6x16(a *float32, b *float32, k int, c *float32, ldc int, bias *flo
 	panic("use: no SSE kernel on this architecture")
 }
 
+func kernelInt8x6x16(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32) {
+	panic("use: no int8 kernel on this architecture")
+}
+
 // No assembly kernels here: the portable ones run.
 const (
 	simdOK   = false
 	sseOK    = false
 	simdName = "none"
+	int8OK   = false
 )

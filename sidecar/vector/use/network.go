@@ -68,10 +68,14 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 	}
 	get := func(name string, shape ...int) []float32 { return getT(name, shape...).floats() }
 	// Weight matrices stay float16 (the file's precision) and are widened
-	// inside the assembly kernel; elsewhere they are widened here.
-	mat := func(name string, k, n int) packed {
+	// inside the assembly kernel; elsewhere they are widened here. With
+	// the int8 kernel those applied to every token row are quantised
+	// (quant); the rest run once per text, where float costs nothing.
+	mat := func(name string, k, n int, quant bool) packed {
 		t := getT(name, k, n)
 		switch {
+		case t.half != nil && haveInt8 && quant:
+			return packed{k: k, n: n, q: quantizeMatrix(t.floats(), k, n)}
 		case t.half != nil && haveSIMD:
 			return packHalf(t.half, k, n)
 		case t.half != nil:
@@ -129,15 +133,15 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 		}
 		L.heads = in / L.hd
 		L.ln1G, L.ln1B = get(p+"ln1.g", in), get(p+"ln1.b", in)
-		L.qkv, L.qkvB = mat(p+"qkv.w", in, 3*in), get(p+"qkv.b", 3*in)
-		L.out, L.outB = mat(p+"out.w", in, w), get(p+"out.b", w)
+		L.qkv, L.qkvB = mat(p+"qkv.w", in, 3*in, true), get(p+"qkv.b", 3*in)
+		L.out, L.outB = mat(p+"out.w", in, w, true), get(p+"out.b", w)
 		if l == 0 {
-			res := mat(p+"res.w", in, w)
+			res := mat(p+"res.w", in, w, true)
 			L.res, L.resB = &res, get(p+"res.b", w)
 		}
 		L.ln2G, L.ln2B = get(p+"ln2.g", w), get(p+"ln2.b", w)
-		L.ffn1, L.ffn1B = mat(p+"ffn1.w", w, n.ffnWidth), get(p+"ffn1.b", n.ffnWidth)
-		L.ffn2, L.ffn2B = mat(p+"ffn2.w", n.ffnWidth, w), get(p+"ffn2.b", w)
+		L.ffn1, L.ffn1B = mat(p+"ffn1.w", w, n.ffnWidth, true), get(p+"ffn1.b", n.ffnWidth)
+		L.ffn2, L.ffn2B = mat(p+"ffn2.w", n.ffnWidth, w, l < len(n.layers)-1), get(p+"ffn2.b", w)
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +149,7 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 		n.maxAttnDim = max(n.maxAttnDim, in)
 		n.maxQKVWidth = max(n.maxQKVWidth, 3*in)
 	}
-	n.pool, n.poolB = mat("pool.w", dims, dims), get("pool.b", dims)
+	n.pool, n.poolB = mat("pool.w", dims, dims, false), get("pool.b", dims)
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +174,8 @@ type workspace struct {
 	// worth it when one short input (a query) would leave cores idle.
 	split bool
 	s2    scratch
+	// q, q2 hold the quantised rows for the int8 kernel.
+	q, q2 qscratch
 	// sparse lists nonzero hidden values for gemmSparse.
 	sparse *sparseScratch
 }
@@ -278,27 +284,42 @@ func (n *network) forward(ws *workspace, seqs [][]int32, out [][]float32) {
 func mul(ws *workspace, c []float32, ldc int, a []float32, lda, m int, b packed, bias []float32, flags int) {
 	panels := b.n / tileCols
 	if !ws.split || panels < 2 {
-		gemm(c, ldc, a, lda, m, b, bias, flags, &ws.s)
+		mulPart(c, ldc, a, lda, m, b, bias, flags, &ws.s, &ws.q)
 		return
 	}
 	h := panels / 2
 	lo, hi := b.columns(0, h), b.columns(h, panels)
 	done := make(chan struct{})
 	go func() {
-		gemm(c[h*tileCols:], ldc, a, lda, m, hi, bias[h*tileCols:], flags, &ws.s2)
+		mulPart(c[h*tileCols:], ldc, a, lda, m, hi, bias[h*tileCols:], flags, &ws.s2, &ws.q2)
 		close(done)
 	}()
-	gemm(c, ldc, a, lda, m, lo, bias, flags, &ws.s)
+	mulPart(c, ldc, a, lda, m, lo, bias, flags, &ws.s, &ws.q)
 	<-done
 }
 
+// mulPart runs a weight product on the int8 kernel or gemm, as b is
+// stored.
+func mulPart(c []float32, ldc int, a []float32, lda, m int, b packed, bias []float32, flags int, s *scratch, q *qscratch) {
+	if b.q != nil {
+		gemmInt8(c, ldc, a, lda, m, b.q, bias, flags, q)
+		return
+	}
+	gemm(c, ldc, a, lda, m, b, bias, flags, s)
+}
+
 // mulHidden is mul for the second product of a feed-forward layer, whose
-// input comes out of a ReLU: where no assembly kernel runs the weight
-// products at full width (the portable and SSE kernels) and the input is
-// mostly zeros, it skips the zeros, which is several times faster there.
-// AVX2 and NEON do the dense product faster than plain Go does the sparse
-// one.
+// input comes out of a ReLU: the int8 kernel quantises it with one more
+// bit, as it has no negative values; where no assembly kernel runs the
+// weight products at full width (the portable and SSE kernels) and the
+// input is mostly zeros, it skips the zeros, which is several times faster
+// there. AVX2 and NEON do the dense product faster than plain Go does the
+// sparse one.
 func mulHidden(ws *workspace, c []float32, ldc int, a []float32, lda, m int, b packed, bias []float32, flags int) {
+	if b.q != nil {
+		mul(ws, c, ldc, a, lda, m, b, bias, flags|nonNegative)
+		return
+	}
 	if haveSIMD || b.data == nil || density(a, lda, m, b.k) >= sparseMax() {
 		mul(ws, c, ldc, a, lda, m, b, bias, flags)
 		return
