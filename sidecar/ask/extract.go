@@ -363,7 +363,7 @@ func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang, searc
 
 // capitalisesNouns reports whether l writes every noun with a capital
 // letter, so that a capital says nothing of a name: German. A German
-// question's compound noun the vault does not hold ("Kartenstile") would
+// question's compound noun the vault does not hold ("Käsesorten") would
 // otherwise refuse it whatever its other words match; such a word still
 // weighs absentWeight in the evidence.
 func capitalisesNouns(l lang.Lang) bool { return l == lang.German }

@@ -366,6 +366,28 @@ func (x *Index) Holding(ctx context.Context, text string) (matched, total uint64
 	return res.Total, total, nil
 }
 
+// HoldingIn returns how many passages of notes in language l hold word,
+// read by that language's analyzer (its stem, in the title, headings or
+// body). A language no note is in holds nothing.
+func (x *Index) HoldingIn(ctx context.Context, word, l string) (uint64, error) {
+	fam := fieldLang(l)
+	x.famMu.RLock()
+	has := x.families[fam]
+	x.famMu.RUnlock()
+	if !has || fam == generic {
+		return 0, nil
+	}
+	q := buildQuery(word, nil, []string{fam}, FieldWeights{Title: 1, Headings: 1})
+	if q == nil {
+		return 0, nil
+	}
+	res, err := x.b.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, 0, 0, false))
+	if err != nil {
+		return 0, fmt.Errorf("bm25 count: %w", err)
+	}
+	return res.Total, nil
+}
+
 func (x *Index) run(ctx context.Context, q query.Query, k int) ([]Hit, error) {
 	req := bleve.NewSearchRequestOptions(q, k, 0, false)
 	req.Fields = storedFields

@@ -305,10 +305,14 @@ func (s *Searcher) keyword(ctx context.Context, t Terms, k int, f Filter) ([]bm2
 	for _, sy := range s.synonyms(t.Lang, t.Query) {
 		terms = append(terms, bm25.Term{Text: sy.Text, Lang: string(lang.English), Weight: sy.Weight, Boost: true})
 	}
-	if f.IsZero() {
-		return s.BM25.SearchPrefer(ctx, t.Query, terms, s.prefer(t.Lang), k)
+	query, err := s.compoundParts(ctx, t.Query, t.Lang)
+	if err != nil {
+		return nil, err
 	}
-	return s.BM25.SearchFiltered(ctx, t.Query, terms, s.prefer(t.Lang), f, k)
+	if f.IsZero() {
+		return s.BM25.SearchPrefer(ctx, query, terms, s.prefer(t.Lang), k)
+	}
+	return s.BM25.SearchFiltered(ctx, query, terms, s.prefer(t.Lang), f, k)
 }
 
 // denseWiden is how much larger each next dense pool is when a filter
