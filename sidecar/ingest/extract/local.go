@@ -34,10 +34,16 @@ var (
 	srcRe      = regexp.MustCompile(`(?is)\bsrc\s*=\s*["']?([^"'\s>]+)`)
 	blankRunRe = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
 	bareRe     = regexp.MustCompile(`(?i)\bhttps?://[^\s<>()\[\]"']+`)
+	// destRe is any inline destination, whatever the brackets before it
+	// hold: link text and image descriptions may nest brackets to any
+	// depth, which the patterns above (and any regular expression) cannot
+	// follow.
+	destRe = regexp.MustCompile(`\]\(\s*<?([^\s)>]*)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)`)
 )
 
 // local reports whether ref names a host the fetch guard refuses
-// without DNS (a private, loopback or link-local address, localhost).
+// without DNS (a private, loopback or link-local address, localhost, a
+// name only a local network resolves: see fetch.LocalHost).
 func local(ref string) bool {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
@@ -99,6 +105,16 @@ func (d *Doc) dropLocal() {
 		if local(m[1 : len(m)-1]) {
 			d.Removed.LocalLinks++
 			return ""
+		}
+		return m
+	})
+	// What is left behind brackets the patterns could not follow loses
+	// its destination; the bracketed text stays, as text (an image with
+	// it would load in Obsidian).
+	md = destRe.ReplaceAllStringFunc(md, func(m string) string {
+		if local(destRe.FindStringSubmatch(m)[1]) {
+			d.Removed.LocalLinks++
+			return "]"
 		}
 		return m
 	})

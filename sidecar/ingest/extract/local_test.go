@@ -65,3 +65,32 @@ func TestDropLocal(t *testing.T) {
 		t.Errorf("clip:\n%s", doc.Markdown)
 	}
 }
+
+// TestDropLocalNamesAndNesting: images and links on names only a local
+// network resolves (one label, .local, .lan, .internal, .home.arpa) are
+// left out like private addresses, and so is a destination behind link
+// text with brackets nested to any depth (Obsidian renders such an image).
+func TestDropLocalNamesAndNesting(t *testing.T) {
+	clip := "# Clip\n\n" +
+		"![a [b [c [d]]] e](http://printer.local/x.png) and ![logo](http://router/logo.png)\n\n" +
+		"![meta [alt]](http://metadata.google.internal/computeMetadata/v1/) <img src=\"http://nas.lan/a.png\">\n\n" +
+		"[deep [er [still]] text](http://10.0.0.1/) and [wiki](http://intranet/page) and [nested [x]](//nas.home.arpa/y)\n\n" +
+		"[fine [nested] link](https://bread.example/a) ![fine](https://cdn.example/p.png)\n"
+	doc, err := Any([]byte(clip), "clip.md", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"printer.local", "router", "google.internal", "nas.lan", "10.0.0.1", "intranet/", "home.arpa"} {
+		if strings.Contains(doc.Markdown, bad) {
+			t.Errorf("the Markdown still has %s:\n%s", bad, doc.Markdown)
+		}
+	}
+	for _, good := range []string{"still]] text", "wiki", "[fine [nested] link](https://bread.example/a)", "![fine](https://cdn.example/p.png)"} {
+		if !strings.Contains(doc.Markdown, good) {
+			t.Errorf("the Markdown lost %s:\n%s", good, doc.Markdown)
+		}
+	}
+	if got := doc.Removed.LocalImages + doc.Removed.LocalLinks; got != 7 {
+		t.Errorf("removed %+v, want 7 in all", doc.Removed)
+	}
+}

@@ -289,12 +289,39 @@ func parseIPv4Number(s string) (uint64, bool) {
 	return n, true
 }
 
+// localTLDs are suffixes no public DNS answers for: names a local network
+// (mDNS, a home router, a company's resolver) gives private addresses, or
+// none. RFC 6762 .local, RFC 8375 .home.arpa, ICANN's private-use
+// .internal, and the unofficial ones routers and companies use.
+var localTLDs = []string{"local", "localdomain", "lan", "home", "home.arpa", "internal", "intranet", "corp", "private"}
+
+// localName says why the guard refuses a host name without asking DNS, or
+// "": a loopback name (localhost, *.localhost), a single-label name (the
+// resolver's search domains make it a local one) or a name under
+// localTLDs. name is lowercased, without a trailing dot.
+func localName(name string) string {
+	switch {
+	case name == "localhost" || strings.HasSuffix(name, ".localhost"):
+		return name + " is a loopback name"
+	case !strings.Contains(name, "."):
+		return name + " is a single-label name, which only a local network resolves"
+	}
+	for _, tld := range localTLDs {
+		if strings.HasSuffix(name, "."+tld) {
+			return name + " is under ." + tld + ", which only a local network resolves"
+		}
+	}
+	return ""
+}
+
 // LocalHost reports why the guard would refuse u's host without asking
-// DNS: an address literal in any spelling that Check refuses, or a
-// loopback name (localhost, *.localhost). It returns "" for a public
+// DNS: an address literal in any spelling that Check refuses, or a name
+// only a local network resolves (localName). It returns "" for a public
 // address and for any other name. Ingest uses it on the links and images
 // a page carries, so a note never makes a viewer request inside the
-// network.
+// network. A public name that resolves to a private address is not caught
+// here: DNS may answer otherwise when a viewer loads it, so only the fetch
+// itself, which connects to the address it checked, can refuse it.
 func LocalHost(u *url.URL) string {
 	name, addr, isIP, err := parseHost(u.Hostname())
 	switch {
@@ -304,8 +331,8 @@ func LocalHost(u *url.URL) string {
 		if why := reason(addr); why != "" {
 			return why
 		}
-	case name == "localhost" || strings.HasSuffix(name, ".localhost"):
-		return "a loopback name"
+	default:
+		return localName(name)
 	}
 	return ""
 }

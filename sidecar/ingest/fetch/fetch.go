@@ -32,6 +32,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -113,7 +114,8 @@ type Options struct {
 	AllowedTypes []string      // media types accepted; default DefaultTypes
 
 	// Dialer opens the TCP connection to a checked "ip:port". Default: a
-	// net.Dialer with a 10 s connect timeout.
+	// net.Dialer with a 10 s connect timeout that checks the address once
+	// more as it connects (net.Dialer.Control).
 	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Resolver resolves host names. Default: net.DefaultResolver.
 	Resolver Resolver
@@ -147,7 +149,7 @@ func New(opts Options) *Client {
 		opts.AllowedTypes = DefaultTypes
 	}
 	if opts.Dialer == nil {
-		opts.Dialer = (&net.Dialer{Timeout: 10 * time.Second}).DialContext
+		opts.Dialer = (&net.Dialer{Timeout: 10 * time.Second, Control: dialControl}).DialContext
 	}
 	if opts.Resolver == nil {
 		opts.Resolver = net.DefaultResolver
@@ -156,6 +158,19 @@ func New(opts Options) *Client {
 		opts.UserAgent = "Quire"
 	}
 	return &Client{opts: opts}
+}
+
+// dialControl is the default dialer's last look, at the address the socket
+// is about to connect to: the fetch dials only addresses it has checked, so
+// this refuses nothing today, but a later change that handed the dialer a
+// name (which the dialer would resolve again, and DNS may answer
+// differently the second time) could not reach a private address.
+func dialControl(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return &Error{Kind: ErrRefused, Detail: fmt.Sprintf("dial %s: not an address", address)}
+	}
+	return Check(ap.Addr().Unmap())
 }
 
 // Result is a fetched document.
@@ -321,8 +336,8 @@ func (c *Client) resolve(ctx context.Context, u *url.URL) ([]netip.Addr, error) 
 		}
 		return []netip.Addr{addr.Unmap()}, nil
 	}
-	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
-		return nil, &Error{Kind: ErrRefused, Detail: name + " is a loopback name"}
+	if why := localName(name); why != "" {
+		return nil, &Error{Kind: ErrRefused, Detail: why}
 	}
 	ips, err := c.opts.Resolver.LookupIPAddr(ctx, name)
 	if err != nil {

@@ -170,6 +170,10 @@ func TestRefusedAddresses(t *testing.T) {
 		{"dns cgnat", "http://cgnat.test/", ErrRefused, "CGNAT"},
 		{"dns v6 loopback second", "http://loop6.test/", ErrRefused, "::1, a loopback address"},
 		{"dns name like an address", "http://127.0.0.1.nip.test/", ErrRefused, "loopback"},
+		{"single label", "http://router/", ErrRefused, "router is a single-label name"},
+		{"mdns", "http://printer.local/", ErrRefused, "printer.local is under .local"},
+		{"internal", "http://metadata.google.internal/computeMetadata/v1/", ErrRefused, "under .internal"},
+		{"home.arpa", "http://nas.home.arpa/", ErrRefused, "under .home.arpa"},
 
 		{"bad ipv4 part", "http://1.2.3.999999999/", ErrURL, "invalid IPv4"},
 		{"bad ipv4 first", "http://256.1.1.1/", ErrURL, "invalid IPv4"},
@@ -323,6 +327,8 @@ func TestLocalHost(t *testing.T) {
 		"http://127.0.0.1/x": true, "http://2130706433/": true, "http://0x7f.1/": true, "http://[::1]:8/": true,
 		"http://169.254.169.254/latest": true, "https://10.1.2.3/": true, "http://printer.localhost/": true,
 		"http://LOCALHOST./": true, "http://[::ffff:192.168.0.1]/": true,
+		"http://router/": true, "http://printer.local/": true, "http://nas.lan/": true, "http://metadata.google.internal/": true,
+		"http://nas.home.arpa./": true, "http://a.example.localdomain/": true,
 		"https://example.com/": false, "http://93.184.216.34/": false, "/relative.png": false, "mailto:a@b.example": false,
 	} {
 		u, err := url.Parse(raw)
@@ -332,5 +338,89 @@ func TestLocalHost(t *testing.T) {
 		if got := LocalHost(u) != ""; got != want {
 			t.Errorf("LocalHost(%s) refused %v, want %v", raw, got, want)
 		}
+	}
+}
+
+// TestDefaultDialerRefusesPrivate: the default dialer checks the address
+// the socket connects to, so even an address that skipped the guard (a
+// name handed to the dialer, resolved again) cannot reach a private one.
+// The listener is real and on loopback: without the check the dial would
+// connect.
+func TestDefaultDialerRefusesPrivate(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan struct{}, 4)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	dial := New(Options{}).opts.Dialer
+	for _, addr := range []string{l.Addr().String(), "localhost:" + fmt.Sprint(l.Addr().(*net.TCPAddr).Port)} {
+		conn, err := dial(context.Background(), "tcp", addr)
+		if err == nil {
+			conn.Close()
+			t.Errorf("the default dialer connected to %s", addr)
+			continue
+		}
+		if !errors.Is(err, ErrRefused) {
+			t.Errorf("dial %s: %v, want %v", addr, err, ErrRefused)
+		}
+	}
+	select {
+	case <-accepted:
+		t.Error("the loopback listener accepted a connection")
+	default:
+	}
+}
+
+// rebinding answers a public address for a name's first lookup and a
+// loopback one after: DNS rebinding.
+type rebinding struct {
+	mu      sync.Mutex
+	lookups int
+}
+
+func (r *rebinding) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lookups++
+	if r.lookups == 1 {
+		return []net.IPAddr{{IP: net.ParseIP("93.184.216.34")}}, nil
+	}
+	return []net.IPAddr{{IP: net.ParseIP("127.0.0.1")}}, nil
+}
+
+// TestDNSRebinding: a name is resolved once per request, and the
+// connection goes to exactly the address that was checked, never to the
+// name (which the dialer would resolve again). A redirect to the same name
+// is resolved and checked again, and refused when it now points inside.
+func TestDNSRebinding(t *testing.T) {
+	f, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			http.Redirect(w, r, "/next", http.StatusFound)
+			return
+		}
+		okHandler(w, r)
+	}, nil)
+	r := &rebinding{}
+	c := New(Options{Resolver: r, Dialer: f.Dial})
+	_, err := c.Get(context.Background(), "http://rebind.test/")
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "rebind.test resolves to 127.0.0.1") {
+		t.Errorf("redirect to a rebound name: %v, want refused naming 127.0.0.1", err)
+	}
+	if got := f.dials(); len(got) != 1 || got[0] != "93.184.216.34:80" {
+		t.Errorf("dialled %v, want only the checked 93.184.216.34:80", got)
+	}
+	if r.lookups != 2 {
+		t.Errorf("%d lookups, want one per request (2)", r.lookups)
 	}
 }
