@@ -142,10 +142,14 @@ const sentTurns = 8;
  * or the Ask sidebar view, and their answers: a follow-up is sent with
  * the earlier answered turns, so "and the vegetarian ones?" means
  * something. The sidebar's conversation lives in the plugin, so closing
- * and reopening the view keeps it.
+ * and reopening the view keeps it, and so does its question in flight:
+ * the conversation asks it (session), and the answer lands in the turns
+ * whether or not a view is open to draw it.
  */
 export class Conversation {
   private items: Turn[] = [];
+  private asker: AskSession | null = null;
+  private watcher: ((s: AskState) => void) | null = null;
   /** scope is what the next question is asked within; the sidebar's is remembered with its conversation (and in the view's state). */
   scope: AskScope = {};
 
@@ -159,9 +163,34 @@ export class Conversation {
     this.items.push(t);
   }
 
-  /** clear starts a new conversation. */
+  /** clear starts a new conversation; the question in flight is dropped. */
   clear(): void {
+    this.asker?.reset();
     this.items = [];
+  }
+
+  /**
+   * session is the conversation's AskSession, made on first use. A
+   * finished question (answered, stopped or failed) is added to the turns
+   * here, before the watcher hears of it.
+   */
+  session(client: AskDeps["client"], history: History): AskSession {
+    this.asker ??= new AskSession(
+      {
+        client,
+        onChange: (s) => {
+          if (s.kind === "done" || s.kind === "stopped" || s.kind === "error") this.items.push(s);
+          this.watcher?.(s);
+        },
+      },
+      history,
+    );
+    return this.asker;
+  }
+
+  /** watch sends the session's state changes to fn (the panel drawing the conversation); null stops it, and the question in flight goes on. */
+  watch(fn: ((s: AskState) => void) | null): void {
+    this.watcher = fn;
   }
 
   /** history is what goes with a follow-up: the checked answers, oldest first (a stopped or failed answer was never checked, so it is left out). */
@@ -297,9 +326,15 @@ export class AskSession {
     }
   }
 
-  /** cancel drops the question in flight. */
+  /** cancel drops the question in flight (its late frames are ignored). */
   cancel(): void {
     this.latest.cancel();
+  }
+
+  /** reset drops the question in flight and forgets it: the state is idle again. */
+  reset(): void {
+    this.latest.cancel();
+    if (this.st.kind !== "idle") this.set({ kind: "idle" });
   }
 
   /** stop ends the answer streaming now, keeping what came so far (the Stop button). */

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AskDone } from "../../proto/proto.gen";
 import { AskSession, Conversation, History, HistoryCursor, answerMarkdown, scopeChoices, scopeLabel, sourceLines } from "../src/ask";
 import { answerNoteProcessor, savedCitations } from "../src/hover/answer-note";
@@ -370,6 +370,92 @@ describe("a conversation", () => {
     await ask(v2.contentEl, v2.panelForTest!, "And then?");
     expect(payloads[1]!.history).toHaveLength(1);
     again.detach();
+  });
+});
+
+describe("the sidebar closed while an answer streams", () => {
+  let server: FakeServer;
+  let sidecar: FakeLifecycle;
+  let app: App;
+  beforeEach(async () => {
+    ({ server, sidecar } = await online());
+    app = new App({ files: { "Kitchen/Bread.md": note } });
+  });
+  afterEach(() => {
+    document.body.replaceChildren();
+  });
+
+  /** held answers ask.query with one delta and keeps the rest for the test to send (finish). */
+  const held = () => {
+    const open: { id: string; s: FakeSocket }[] = [];
+    server.reply = (f, s) => {
+      if (f.type !== "ask.query") return;
+      open.push({ id: f.id!, s });
+      s.push({ id: f.id!, type: "ask.delta", payload: { text: "Knead it " } });
+    };
+    return {
+      asked: () => open.length,
+      delta: (text: string) => open.at(-1)!.s.push({ id: open.at(-1)!.id, type: "ask.delta", payload: { text } }),
+      finish: () => open.at(-1)!.s.push({ id: open.at(-1)!.id, type: "ask.done", payload: done({ answer: "Knead it for ten minutes [1]." }) }),
+    };
+  };
+  const openView = async () => {
+    const leaf = app.workspace.getRightLeaf(false)!;
+    await leaf.setViewState({ type: ASK_VIEW });
+    await settle();
+    return { leaf, view: leaf.view as unknown as AskView };
+  };
+
+  it("keeps the answer: it finishes into the conversation, and opening the view again shows it, or shows it still streaming", async () => {
+    const conversation = new Conversation();
+    const deps = { client: () => sidecar.client, history: new History(), conversation, noteText: async () => note, openPassage: () => {}, openNote: async () => {}, frameMs: 0 };
+    app.viewRegistryForTest.set(ASK_VIEW, (leaf: WorkspaceLeaf) => new AskView(leaf as never, deps) as never);
+    const fake = held();
+
+    // Closed mid-answer, the answer finishes while no view is open.
+    let { leaf, view } = await openView();
+    view.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "How long do I knead?";
+    const asked = view.panelForTest!.submit();
+    await vi.waitFor(() => expect(fake.asked()).toBe(1));
+    await vi.waitFor(() => expect(view.contentEl.querySelector(".quire-ask-stream")!.textContent).toBe("Knead it "));
+    leaf.detach();
+    fake.finish();
+    await asked;
+    expect(conversation.turns.map((t) => t.kind)).toEqual(["done"]);
+    ({ leaf, view } = await openView());
+    await vi.waitFor(() => expect(view.contentEl.querySelector(".quire-ask-body")?.textContent).toContain("Knead it for ten minutes"));
+    expect([...view.contentEl.querySelectorAll(".quire-ask-question")].map((e) => e.textContent)).toEqual(["How long do I knead?"]);
+    expect(view.contentEl.querySelector(".quire-ask-source")).not.toBeNull();
+
+    // Closed mid-answer and opened again before it ends: the stream shows as it stands, with Stop, and goes on to the checked answer.
+    view.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "And then?";
+    const second = view.panelForTest!.submit();
+    await vi.waitFor(() => expect(fake.asked()).toBe(2));
+    leaf.detach();
+    fake.delta("for ten ");
+    ({ leaf, view } = await openView());
+    await vi.waitFor(() => expect(view.contentEl.querySelector(".quire-ask-turn.is-latest .quire-ask-stream")?.textContent).toBe("Knead it for ten "));
+    expect(view.contentEl.querySelector(".quire-ask-stop")!.classList.contains("is-hidden")).toBe(false);
+    expect(view.contentEl.querySelector(".quire-ask-submit")!.classList.contains("is-hidden")).toBe(true);
+    fake.delta("minutes.");
+    fake.finish();
+    await second;
+    await vi.waitFor(() => expect(view.contentEl.querySelectorAll(".quire-ask-body")).toHaveLength(2));
+    expect([...view.contentEl.querySelectorAll(".quire-ask-question")].map((e) => e.textContent)).toEqual(["How long do I knead?", "And then?"]);
+    expect(view.contentEl.querySelector(".quire-ask-stop")!.classList.contains("is-hidden")).toBe(true);
+    expect(conversation.turns.map((t) => t.kind)).toEqual(["done", "done"]);
+
+    // New conversation while one streams drops it: opening the view again shows no phantom turn.
+    view.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "Third?";
+    const third = view.panelForTest!.submit();
+    await vi.waitFor(() => expect(fake.asked()).toBe(3));
+    view.contentEl.querySelector<HTMLButtonElement>(".quire-ask-new")!.click();
+    await third;
+    leaf.detach();
+    ({ leaf, view } = await openView());
+    expect(view.contentEl.querySelectorAll(".quire-ask-turn")).toHaveLength(0);
+    expect(conversation.turns).toHaveLength(0);
+    leaf.detach();
   });
 });
 

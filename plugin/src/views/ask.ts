@@ -3,7 +3,7 @@ import type { AskDone } from "../../../proto/proto.gen";
 import {
   type AskDeps,
   type AskScope,
-  AskSession,
+  type AskSession,
   type AskState,
   type Conversation,
   type History,
@@ -94,7 +94,8 @@ export class AskPanel {
     private readonly deps: AskPanelDeps,
     private readonly root: HTMLElement,
   ) {
-    this.session = new AskSession({ client: deps.client, onChange: (s) => this.changed(s) }, deps.history);
+    // The conversation owns the session, so a question outlives the panel that asked it (the sidebar closed mid-answer).
+    this.session = deps.conversation.session(deps.client, deps.history);
     this.cursor = new HistoryCursor(deps.history);
     this.hover = new CitationHover({
       noteText: deps.noteText,
@@ -145,6 +146,9 @@ export class AskPanel {
     for (const t of this.deps.conversation.turns) void this.drawTurn(this.convEl.createDiv({ cls: "quire-ask-turn" }), t);
     this.drawHistory();
     this.convEl.scrollTop = this.convEl.scrollHeight;
+    this.deps.conversation.watch((s) => this.changed(s));
+    // A question still streaming (asked before the view was closed) shows as it stands, with Stop.
+    if (this.session.state.kind === "streaming") this.changed(this.session.state);
     this.inputEl.focus();
   }
 
@@ -179,9 +183,15 @@ export class AskPanel {
     this.deps.scopeChanged?.();
   }
 
-  /** close cancels the question in flight and removes what the panel drew. */
-  close(): void {
-    this.session.cancel();
+  /**
+   * close removes what the panel drew. The modal's question in flight is
+   * cancelled (nothing would show its answer); keepAsking leaves it
+   * streaming into the conversation, for the sidebar view to show when it
+   * opens again.
+   */
+  close(keepAsking = false): void {
+    this.deps.conversation.watch(null);
+    if (!keepAsking) this.session.cancel();
     this.hover.dispose();
     this.render.unload();
     if (this.frameTimer !== null) window.clearTimeout(this.frameTimer);
@@ -201,7 +211,6 @@ export class AskPanel {
 
   /** newConversation forgets the turns: the next question starts afresh. */
   newConversation(): void {
-    this.session.cancel();
     this.deps.conversation.clear();
     this.hover.dispose();
     this.render.unload();
@@ -285,7 +294,6 @@ export class AskPanel {
     const el = this.turnEl ?? this.convEl.createDiv({ cls: "quire-ask-turn" });
     this.turnEl = null;
     this.streamEl = null;
-    this.deps.conversation.add(s);
     if (s.kind === "stopped") this.statusEl.setText("Stopped. The answer above is incomplete and was not checked.");
     else if (s.kind === "error") this.statusEl.setText("");
     else this.statusEl.setText(doneStatus(s.answer));
@@ -497,7 +505,8 @@ export class AskView extends ItemView {
   }
 
   override async onClose(): Promise<void> {
-    this.panel?.close();
+    // An answer still streaming goes on into the conversation: opening the view again shows it.
+    this.panel?.close(true);
     this.panel = null;
   }
 }

@@ -119,6 +119,9 @@ function vaultFiles(dir) {
  */
 function startFakeModel() {
   const requests = [];
+  // A question with "patient" in it streams its first piece and then waits for release(): the harness closes a view mid-answer.
+  const held = [];
+  const model = { requests, finished: 0, release: () => held.splice(0).forEach((r) => r()) };
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (d) => (body += d));
@@ -167,14 +170,16 @@ function startFakeModel() {
       for (let i = 0; i < text.length; i += 12) {
         send(chunk({ content: text.slice(i, i + 12) }, null));
         await new Promise((r) => setTimeout(r, 60));
+        if (i === 0 && /\bpatient\b/i.test(question)) await new Promise((r) => held.push(r));
       }
       send(chunk({}, "stop"));
       if (json.stream_options?.include_usage) send({ id: "chatcmpl-harness", object: "chat.completion.chunk", created, model: json.model, choices: [], usage: { prompt_tokens: 100, completion_tokens: 30, total_tokens: 130 } });
       send("[DONE]");
       res.end();
+      model.finished++;
     });
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, requests })));
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(Object.assign(model, { server }))));
 }
 
 /**
@@ -1021,6 +1026,28 @@ async function main() {
       const kept = await pageD.$$eval(".quire-ask-view .quire-ask-question", (els) => els.map((e) => e.textContent));
       expect(kept.length === 2, `after reopening, the sidebar shows ${JSON.stringify(kept)}`);
       await shots(pageD, "ask-sidebar-reopened");
+      // Closing the view while an answer streams keeps that answer: the fake model holds it after its first piece, the view closes, then it ends.
+      const ended = model.finished;
+      await pageD.fill(".quire-ask-view .quire-ask-input", "Be patient: how warm should the starter be?");
+      await pageD.press(".quire-ask-view .quire-ask-input", "Enter");
+      await waitFor(pageD, () => (document.querySelector(".quire-ask-view .quire-ask-turn.is-latest .quire-ask-stream")?.textContent ?? "") !== "");
+      await pageD.evaluate(() => window.harness.closeView("quire-ask"));
+      expect(model.finished === ended, "the held answer ended before the view closed");
+      model.release();
+      for (const deadline = Date.now() + 20_000; model.finished === ended; ) {
+        expect(Date.now() < deadline, "the held answer never ended");
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await pageD.evaluate(() => window.harness.command("open-ask-view"));
+      await pageD.waitForSelector(".quire-ask-view .quire-ask-turn:nth-of-type(3) .quire-ask-body", { timeout: 20_000 });
+      const third = await pageD.$eval(".quire-ask-view .quire-ask-turn:nth-of-type(3)", (el) => ({
+        question: el.querySelector(".quire-ask-question")?.textContent ?? "",
+        body: el.querySelector(".quire-ask-body")?.textContent ?? "",
+        sources: el.querySelectorAll(".quire-ask-source").length,
+      }));
+      log(`answer that streamed while the sidebar was closed: ${JSON.stringify(third).slice(0, 240)}`);
+      expect(third.question.includes("Be patient") && third.body.includes("2 turns before this one") && third.sources > 0, `after closing mid-answer: ${JSON.stringify(third)}`);
+      await shots(pageD, "ask-sidebar-closed-mid-answer");
     });
 
     await scenario("settings: the sidecar's settings round trip through config.get and config.set", async () => {
