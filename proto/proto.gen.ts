@@ -823,6 +823,13 @@ export interface RelatedQuery {
    * K is how many notes to return; 0 means the sidecar's default.
    */
   k?: number;
+  /**
+   * Exclude lists vault-relative folders whose notes are never related
+   * (an archive, daily notes), at any depth. They are left out before
+   * the cut to K, so K notes still come back when that many others
+   * match.
+   */
+  exclude?: string[];
 }
 /**
  * RelatedResult answers a related.query with notes, closest first.

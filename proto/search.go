@@ -95,6 +95,11 @@ type RelatedQuery struct {
 	Text string `json:"text,omitempty"`
 	// K is how many notes to return; 0 means the sidecar's default.
 	K int `json:"k,omitempty"`
+	// Exclude lists vault-relative folders whose notes are never related
+	// (an archive, daily notes), at any depth. They are left out before
+	// the cut to K, so K notes still come back when that many others
+	// match.
+	Exclude []string `json:"exclude,omitempty"`
 }
 
 // RelatedResult answers a related.query with notes, closest first.

@@ -19,6 +19,21 @@ type Filter struct {
 	// passes "garden/herbs"); a leading "#" and case are ignored, as
 	// Obsidian ignores them.
 	Tag string
+	// Exclude lists vault-relative folders whose notes (at any depth) do
+	// not pass, whatever Folder and Tag say: an archive a reader wants
+	// left out of related notes but still searchable.
+	Exclude []string
+}
+
+// excluded is the filter's excluded folders as path prefixes ("Archive/").
+func (f Filter) excluded() []string {
+	var out []string
+	for _, e := range f.Exclude {
+		if d := strings.Trim(strings.TrimSpace(e), "/"); d != "" {
+			out = append(out, d+"/")
+		}
+	}
+	return out
 }
 
 // folder is the filter's folder as a path prefix ("Kitchen/"), or "".
@@ -37,11 +52,19 @@ func NormalTag(t string) string {
 }
 
 // IsZero reports whether the filter lets everything through.
-func (f Filter) IsZero() bool { return f.folder() == "" && NormalTag(f.Tag) == "" }
+func (f Filter) IsZero() bool {
+	return f.folder() == "" && NormalTag(f.Tag) == "" && len(f.excluded()) == 0
+}
 
-// PassesPath reports whether a note path is inside the filter's folder;
-// the tag is not checked (the path does not say).
+// PassesPath reports whether a note path is inside the filter's folder
+// and outside its excluded ones; the tag is not checked (the path does
+// not say).
 func (f Filter) PassesPath(path string) bool {
+	for _, e := range f.excluded() {
+		if strings.HasPrefix(path, e) {
+			return false
+		}
+	}
 	d := f.folder()
 	return d == "" || strings.HasPrefix(path, d)
 }
@@ -80,6 +103,22 @@ func (x *Index) filterQuery(f Filter) (q query.Query, ok bool, err error) {
 		dq := query.NewDisjunctionQuery(any)
 		dq.SetBoost(0)
 		parts = append(parts, dq)
+	}
+	if ex := f.excluded(); len(ex) > 0 {
+		// Must not lie under an excluded folder. Bleve needs something
+		// to subtract from: every passage, at boost 0.
+		var not []query.Query
+		for _, e := range ex {
+			p := query.NewPrefixQuery(e)
+			p.SetField("path")
+			p.SetBoost(0)
+			not = append(not, p)
+		}
+		all := query.NewMatchAllQuery()
+		all.SetBoost(0)
+		bq := query.NewBooleanQuery([]query.Query{all}, nil, not)
+		bq.SetBoost(0)
+		parts = append(parts, bq)
 	}
 	switch len(parts) {
 	case 0:

@@ -174,6 +174,9 @@ func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channe
 type Related struct {
 	Path, Text string
 	K          int
+	// Exclude lists folders whose notes are left out, before the cut to
+	// K (search.Filter.Exclude).
+	Exclude []string
 }
 
 // Related returns up to K notes closest to r's note or text, one passage
@@ -199,7 +202,7 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 		text = n.Title + "\n" + string(n.Body())
 	}
 	ch, _ := e.channel("")
-	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false, search.Filter{})
+	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false, search.Filter{Exclude: r.Exclude})
 	if err != nil {
 		return nil, "", err
 	}

@@ -88,7 +88,8 @@ func TestFilterComesBeforeTheCut(t *testing.T) {
 				t.Fatalf("%s unfiltered: %s is in the top %d; the fixture must rank Garden/ lower", ch, p.Path, k)
 			}
 		}
-		for _, f := range []search.Filter{{Folder: "Garden"}, {Folder: "/Garden/"}, {Tag: "#plot"}, {Tag: "Plot/Beds"}, {Folder: "Garden", Tag: "plot"}} {
+		for _, f := range []search.Filter{{Folder: "Garden"}, {Folder: "/Garden/"}, {Tag: "#plot"}, {Tag: "Plot/Beds"}, {Folder: "Garden", Tag: "plot"},
+			{Exclude: []string{"Bakery"}}, {Exclude: []string{"/Bakery/", "Attic"}}, {Tag: "plot", Exclude: []string{"Attic"}}} {
 			r, err := s.QueryFiltered(ctx, q, k, ch, f)
 			if err != nil {
 				t.Fatalf("%s %+v: %v", ch, f, err)
@@ -112,17 +113,19 @@ func TestFilterComesBeforeTheCut(t *testing.T) {
 			for _, p := range wide.Passages {
 				score[p.ID] = p.Score
 			}
-			r, err := s.QueryFiltered(ctx, q, k, ch, search.Filter{Folder: "Garden", Tag: "plot"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range r.Passages {
-				if d := p.Score - score[p.ID]; d > 1e-9 || d < -1e-9 {
-					t.Errorf("%s scores %v filtered, %v unfiltered", p.ID, p.Score, score[p.ID])
+			for _, f := range []search.Filter{{Folder: "Garden", Tag: "plot"}, {Exclude: []string{"Bakery"}}} {
+				r, err := s.QueryFiltered(ctx, q, k, ch, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range r.Passages {
+					if d := p.Score - score[p.ID]; d > 1e-9 || d < -1e-9 {
+						t.Errorf("%+v: %s scores %v filtered, %v unfiltered", f, p.ID, p.Score, score[p.ID])
+					}
 				}
 			}
 		}
-		for _, f := range []search.Filter{{Folder: "Gard"}, {Tag: "plo"}, {Folder: "Bakery", Tag: "plot"}} {
+		for _, f := range []search.Filter{{Folder: "Gard"}, {Tag: "plo"}, {Folder: "Bakery", Tag: "plot"}, {Folder: "Garden", Exclude: []string{"Garden"}}} {
 			r, err := s.QueryFiltered(ctx, q, k, ch, f)
 			if err != nil {
 				t.Fatalf("%s %+v: %v", ch, f, err)
@@ -130,6 +133,14 @@ func TestFilterComesBeforeTheCut(t *testing.T) {
 			if len(r.Passages) != 0 {
 				t.Errorf("%s %+v: got %s, want nothing (a folder or tag is matched whole)", ch, f, r.Passages[0].Path)
 			}
+		}
+		// An excluded folder is matched whole too: "Bak" leaves Bakery/ in.
+		r, err := s.QueryFiltered(ctx, q, k, ch, search.Filter{Exclude: []string{"Bak"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Passages) != k || !strings.HasPrefix(r.Passages[0].Path, "Bakery/") {
+			t.Errorf("%s exclude Bak: %v, want Bakery/ first", ch, r.Passages)
 		}
 	}
 }

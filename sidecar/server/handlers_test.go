@@ -179,6 +179,28 @@ func TestRelated(t *testing.T) {
 	wantCode(t, err, proto.CodeNotFound)
 }
 
+// TestRelatedExclude: related.query's excluded folders reach the engine,
+// which leaves their notes out before it cuts to k: k notes still come
+// back, none from an excluded folder.
+func TestRelatedExclude(t *testing.T) {
+	h := start(t, notes)
+	c := h.dial()
+	res, err := call[proto.RelatedResult](t, c, proto.TypeRelatedQuery, proto.RelatedQuery{Path: "Kitchen/Sourdough.md", K: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 || res.Notes[0].Path != "Kitchen/Rye bread.md" {
+		t.Fatalf("fixture: related to Sourdough, k 1: %+v, want Rye bread", res.Notes)
+	}
+	res, err = call[proto.RelatedResult](t, c, proto.TypeRelatedQuery, proto.RelatedQuery{Path: "Kitchen/Sourdough.md", K: 1, Exclude: []string{"Kitchen/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 || strings.HasPrefix(res.Notes[0].Path, "Kitchen/") {
+		t.Errorf("related to Sourdough without Kitchen/, k 1: %+v, want one note from elsewhere", res.Notes)
+	}
+}
+
 func TestNoteGet(t *testing.T) {
 	h := start(t, notes)
 	// A file beside the vault that a path escape would reach.
