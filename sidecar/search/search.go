@@ -457,23 +457,16 @@ var translate = lang.Translate
 // one into each other language present. The user's own words are searched
 // as they are; the translations come on top at lower weight.
 func (s *Searcher) Terms(query string) Terms {
-	// An unknown language (a name, a number, words of two languages
-	// alike) is not translated: the wrong word list only adds noise.
-	t := Terms{Query: query, Lang: lang.Detect(query)}
-	for _, to := range s.targets(t.Lang) {
-		ts, err := translate(query, t.Lang, to, lang.Options{})
+	t := Terms{Query: query, Lang: lang.Detect(query), langs: s.vaultLangs()}
+	for _, p := range s.passes(query, t.Lang, t.langs) {
+		ts, err := translate(p.text, p.from, p.to, lang.Options{})
 		if err != nil {
 			continue // no word list for the pair: search the words as they are
 		}
 		for _, w := range ts {
 			if w.Via != lang.ViaKept {
-				t.Translations = append(t.Translations, bm25.Term{Text: w.Text, Lang: string(to), Weight: w.Weight, Source: w.Source})
+				t.Translations = append(t.Translations, bm25.Term{Text: w.Text, Lang: string(p.to), Weight: w.Weight, Source: w.Source})
 			}
-		}
-	}
-	for _, code := range s.Langs {
-		if l := lang.Parse(code); l != lang.Unknown && !slices.Contains(t.langs, l) {
-			t.langs = append(t.langs, l)
 		}
 	}
 	if t.Lang != lang.Unknown && !slices.Contains(t.langs, t.Lang) {
@@ -506,14 +499,76 @@ func (s *Searcher) Explain(query string) string {
 		b.WriteString(syn.String(ts))
 		b.WriteString("\n")
 	}
-	for _, to := range s.targets(from) {
-		e, err := lang.Explain(query, from, to, lang.Options{})
+	vault := s.vaultLangs()
+	if from == lang.Unknown {
+		var read []string
+		for _, r := range lang.ReadWords(query, vault) {
+			read = append(read, r.Word+" ("+string(r.From)+")")
+		}
+		if len(read) > 0 {
+			fmt.Fprintf(&b, "words read by the word lists: %s\n", strings.Join(read, ", "))
+		}
+	}
+	for _, p := range s.passes(query, from, vault) {
+		e, err := lang.Explain(p.text, p.from, p.to, lang.Options{})
 		if err == nil {
 			b.WriteString(e.String())
 			b.WriteString("\n")
 		}
 	}
 	return b.String()
+}
+
+// vaultLangs parses Langs, without repeats.
+func (s *Searcher) vaultLangs() []lang.Lang {
+	var out []lang.Lang
+	for _, code := range s.Langs {
+		if l := lang.Parse(code); l != lang.Unknown && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// pass is one translation a query's reading needs: text from one
+// language into another.
+type pass struct {
+	text     string
+	from, to lang.Lang
+}
+
+// passes lists the translations of a query in language from into the
+// vault's languages. A query whose language is unknown (a word or two, a
+// name, words of two languages alike) is not translated as a whole: the
+// wrong word list only adds noise. Its words are read one by one instead
+// (lang.ReadWords): a word that only one of the vault's languages has in
+// its word list is translated from that language, so "tomatoes" finds
+// the Czech note on rajčata and "chleb" the English one on bread; a word
+// that two know alike, a stop word or a short word is searched as it is.
+// The translations keep their usual weights, and their clauses are the
+// same (one per language and weight) as a detected query's.
+func (s *Searcher) passes(query string, from lang.Lang, vault []lang.Lang) []pass {
+	var out []pass
+	if from != lang.Unknown {
+		for _, to := range s.targets(from) {
+			out = append(out, pass{query, from, to})
+		}
+		return out
+	}
+	words := map[lang.Lang][]string{}
+	var order []lang.Lang
+	for _, r := range lang.ReadWords(query, vault) {
+		if _, ok := words[r.From]; !ok {
+			order = append(order, r.From)
+		}
+		words[r.From] = append(words[r.From], r.Word)
+	}
+	for _, l := range order {
+		for _, to := range s.targets(l) {
+			out = append(out, pass{strings.Join(words[l], " "), l, to})
+		}
+	}
+	return out
 }
 
 func (s *Searcher) targets(from lang.Lang) []lang.Lang {

@@ -77,6 +77,9 @@ func BenchmarkServeLoad(b *testing.B) {
 			lat     []time.Duration
 			errs    atomic.Int64
 			firstEr atomic.Value
+			// byErr counts the failures by message: a load test that
+			// fails must say which requests failed, not only the first.
+			byErr = map[string]int{}
 		)
 		ctx, cancel := context.WithTimeout(context.Background(), dur)
 		b.ResetTimer()
@@ -97,6 +100,9 @@ func BenchmarkServeLoad(b *testing.B) {
 					if err != nil {
 						errs.Add(1)
 						firstEr.CompareAndSwap(nil, err.Error())
+						mu.Lock()
+						byErr[err.Error()]++
+						mu.Unlock()
 						continue
 					}
 					mine = append(mine, time.Since(t0))
@@ -128,6 +134,14 @@ func BenchmarkServeLoad(b *testing.B) {
 			clients, elapsed.Round(time.Millisecond), channel, len(lat), float64(len(lat))/elapsed.Seconds(), pct(0.5), pct(0.99), pct(1), errs.Load(), rss/1024)
 		if n := errs.Load(); n > 0 {
 			b.Errorf("%d requests failed, first: %v", n, firstEr.Load())
+			msgs := make([]string, 0, len(byErr))
+			for m := range byErr {
+				msgs = append(msgs, m)
+			}
+			sort.Strings(msgs)
+			for _, m := range msgs {
+				b.Logf("%d× %s", byErr[m], m)
+			}
 		}
 		for _, cl := range conns {
 			cl.Close()
