@@ -8,17 +8,26 @@ import (
 )
 
 // writer batches results into the keyword index, then the catalog, and
-// reports progress every 100 notes or 10 seconds.
+// reports progress: at the start, every progressSteps-th of the notes or
+// progressWait, whichever comes first, and at the end. A small vault's
+// pass shows steps too, and a large one's shows that it moves.
 type writer struct {
 	ix       *Index
 	st       *Stats
 	total    int
 	done     int
+	step     int // notes between two reports
+	lastDone int // done at the last report
 	paths    []string
 	docs     []bm25.Doc
 	changes  map[string]*Entry
 	lastNote time.Time
 }
+
+const (
+	progressSteps = 20
+	progressWait  = 250 * time.Millisecond
+)
 
 const (
 	batchNotes = 200
@@ -30,7 +39,11 @@ const (
 )
 
 func newWriter(ix *Index, st *Stats, total int) *writer {
-	return &writer{ix: ix, st: st, total: total, changes: map[string]*Entry{}, lastNote: time.Now()}
+	w := &writer{ix: ix, st: st, total: total, step: max(1, total/progressSteps), changes: map[string]*Entry{}, lastNote: time.Now()}
+	if total > 0 {
+		ix.progress(Progress{Phase: PhaseIndex, Done: 0, Total: total})
+	}
+	return w
 }
 
 func (w *writer) remove(path string) error {
@@ -60,9 +73,9 @@ func (w *writer) add(r result) error {
 		w.changes[r.file.Path] = r.entry
 		w.st.Changed++
 	}
-	if w.done%100 == 0 || time.Since(w.lastNote) > 10*time.Second {
+	if w.done == w.total || w.done-w.lastDone >= w.step || time.Since(w.lastNote) >= progressWait {
 		w.ix.progress(Progress{Phase: PhaseIndex, Done: w.done, Total: w.total})
-		w.lastNote = time.Now()
+		w.lastNote, w.lastDone = time.Now(), w.done
 	}
 	return w.maybeFlush()
 }

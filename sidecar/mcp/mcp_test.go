@@ -97,6 +97,12 @@ func localBackend(t testing.TB) (Backend, string) {
 func remoteBackend(t testing.TB) (Backend, string) {
 	t.Helper()
 	v := newVault(t)
+	return remoteBackendFor(t, v), v
+}
+
+// remoteBackendFor is remoteBackend for the vault v.
+func remoteBackendFor(t testing.TB, v string) Backend {
+	t.Helper()
 	ix, _ := openIndex(t, v)
 	e, err := engine.New(engine.Options{Index: ix, Config: config.Default(), Debounce: 20 * time.Millisecond})
 	if err != nil {
@@ -149,7 +155,7 @@ func remoteBackend(t testing.TB) (Backend, string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return r, v
+	return r
 }
 
 // connectMemory connects the SDK's client to a server for b over the

@@ -92,8 +92,14 @@ func toAnswer(a ask.Answer) Answer {
 	return out
 }
 
-// progressEvery spaces progress notifications: a few a second at most.
-const progressEvery = 200 * time.Millisecond
+// progressEvery spaces progress notifications: a few a second, except
+// that a step of a twentieth of the total always goes out, so that a fast
+// pass over a small vault still shows how it went (about 20 notifications
+// a phase, plus time-spaced ones on a slow one).
+const (
+	progressEvery = 200 * time.Millisecond
+	progressSteps = 20
+)
 
 // notifier sends notifications/progress for one call whose request
 // carried a progressToken; without one it sends nothing. The value only
@@ -145,7 +151,8 @@ func (n *notifier) progress(p engine.Progress) {
 		return
 	}
 	final := total > 0 && value >= total
-	if !final && time.Since(n.lastSent) < progressEvery && value > 0 {
+	step := total > 0 && value-n.last >= total/progressSteps
+	if !final && !step && time.Since(n.lastSent) < progressEvery && value > 0 {
 		return
 	}
 	n.last, n.lastSent, n.sent = value, time.Now(), true

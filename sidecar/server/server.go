@@ -124,7 +124,7 @@ type Server struct {
 	streams map[string]StreamFunc // guarded by mu
 
 	unsubscribe func()
-	lastPush    atomic.Int64 // unix nanos of the last progress event
+	lastPush    pushed // the last progress event, for thinning
 
 	answers recent // for answer.save
 }

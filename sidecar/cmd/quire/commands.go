@@ -42,13 +42,20 @@ func printJSON(v any) error {
 	return enc.Encode(v)
 }
 
-// progressPrinter prints a pass's progress to stderr for people: notes as
-// they are read, vectors every ten seconds.
+// progressPrinter prints a pass's progress to stderr for people: notes
+// every hundred or ten seconds, vectors every ten seconds. The index
+// reports more often (for the plugin and MCP clients); a terminal needs
+// fewer lines, and the summary that follows gives the end.
 func progressPrinter() func(engine.Progress) {
 	var last time.Time
+	lastNotes, printed := time.Now(), 0
 	return func(p engine.Progress) {
 		switch p.Phase {
 		case engine.PhaseIndex:
+			if p.Done == 0 || p.Done >= p.Total || p.Done/100 == printed/100 && time.Since(lastNotes) <= 10*time.Second {
+				return
+			}
+			printed, lastNotes = p.Done, time.Now()
 			fmt.Fprintf(os.Stderr, "indexing: %s/%s notes\n", thousands(p.Done), thousands(p.Total))
 		case engine.PhaseEmbed:
 			if time.Since(last) > 10*time.Second {
