@@ -38,9 +38,19 @@ func passage(i int) string {
 // passages (each clipped to the model's 128 pieces), on GOMAXPROCS cores,
 // with each kernel this machine runs (the SIMD one first), so that their
 // ratio comes from one run on a shared machine.
+//
+// The line simdName+"-dense" runs the SIMD kernel with the feed-forward
+// layers' second products dense, as they ran before the sparse product.
 func BenchmarkEmbedChunks(b *testing.B) {
 	for _, k := range kernels() {
 		b.Run(k, func(b *testing.B) { benchEmbedChunks(b, loadKernel(b, k)) })
+		if k == simdName && sparseHalfOK {
+			b.Run(k+"-dense", func(b *testing.B) {
+				sparseHalf = false
+				defer func() { sparseHalf = true }()
+				benchEmbedChunks(b, loadKernel(b, k))
+			})
+		}
 	}
 }
 

@@ -19,9 +19,8 @@ const (
 
 // Kernel flags.
 const (
-	accumulate  = 1 // add the product to what C already holds
-	relu        = 2 // clamp the result at zero
-	nonNegative = 4 // A holds no negative values (only the int8 kernel uses this)
+	accumulate = 1 // add the product to what C already holds
+	relu       = 2 // clamp the result at zero
 )
 
 // packed is a k×n matrix stored as n/16 panels of k rows × 16 columns,
@@ -302,14 +301,19 @@ func madd6(c0, c1, c2, c3, c4, c5 float32, g []float32, b float32) (float32, flo
 	return c0 + g[0]*b, c1 + g[1]*b, c2 + g[2]*b, c3 + g[3]*b, c4 + g[4]*b, c5 + g[5]*b
 }
 
-// sparseMax is the share of nonzero values in A below which gemmSparse
-// runs instead of the dense kernel. The hidden rows of the feed-forward
-// layers come out of a ReLU and are about 7% nonzero on English passages;
-// there BenchmarkGemmSparse measured the sparse product at about half the
-// CPU time of the SSE kernel and an eighth of the portable one. Its cost
-// grows with the share of nonzeros, so the cut-offs keep a margin.
+// sparseMax is the share of nonzero values in A below which the sparse
+// products run instead of the dense kernels. The hidden rows of the
+// feed-forward layers come out of a ReLU and are about 7% nonzero on
+// English passages; there BenchmarkGemmSparse measured the sparse product
+// at about half the CPU time of the SSE kernel and an eighth of the
+// portable one, and the AVX2 one at a fifth of the dense AVX2 kernel (the
+// NEON one is assumed to compare alike: unmeasured, see the README). Its
+// cost grows with the share of nonzeros, so the cut-offs keep a margin.
 func sparseMax() float64 {
-	if haveSSE {
+	switch {
+	case haveSIMD:
+		return 0.2
+	case haveSSE:
 		return 0.1
 	}
 	return 0.3
@@ -330,7 +334,54 @@ type sparseScratch struct {
 }
 
 func newSparseScratch(k int) *sparseScratch {
-	return &sparseScratch{idx: make([]int32, sparseRows*k), val: make([]float32, sparseRows*k)}
+	// One spare entry: a row with no nonzeros after all the others still
+	// points inside.
+	return &sparseScratch{idx: make([]int32, sparseRows*k+1), val: make([]float32, sparseRows*k+1)}
+}
+
+// list records the nonzero values of rows rows of k values of a (rows
+// lda apart).
+func (s *sparseScratch) list(a []float32, lda, rows, k int) {
+	nz := 0
+	for i := 0; i < rows; i++ {
+		s.start[i] = nz
+		for p, v := range a[i*lda : i*lda+k] {
+			if v != 0 {
+				s.idx[nz], s.val[nz] = int32(p*tileCols), v
+				nz++
+			}
+		}
+	}
+	s.start[rows] = nz
+}
+
+// sparseGroup is the number of panels sparseHalf64 fills at once.
+const sparseGroup = 4
+
+// gemmSparseHalf is gemmSparse for float16 weights, with the AVX2 or NEON
+// kernel sparseHalf64 (b.n must be a multiple of 64). Each group of four panels
+// (192 KiB for 1536 rows) meets the 64 listed rows while it sits in L2.
+func gemmSparseHalf(c []float32, ldc int, a []float32, lda int, m int, b packed, bias []float32, flags int, s *sparseScratch) {
+	if bias == nil {
+		bias = zeros[:b.n]
+	}
+	k := b.k
+	panel := k * tileCols
+	width := sparseGroup * tileCols
+	for r0 := 0; r0 < m; r0 += sparseRows {
+		rows := min(sparseRows, m-r0)
+		s.list(a[r0*lda:], lda, rows, k)
+		for p := 0; p+sparseGroup <= b.n/tileCols; p += sparseGroup {
+			w := b.half[p*panel : (p+sparseGroup)*panel]
+			col := p * tileCols
+			bs := bias[col : col+width]
+			for i := 0; i < rows; i++ {
+				lo, hi := s.start[i], s.start[i+1]
+				out := c[(r0+i)*ldc+col : (r0+i)*ldc+col+width]
+				sparseHalf64(&out[0], &w[0], panel*2, &s.idx[lo], &s.val[lo], hi-lo, &bs[0], flags)
+			}
+		}
+	}
 }
 
 // gemmSparse is gemm for an A whose rows are mostly zeros, done over the
@@ -345,17 +396,7 @@ func gemmSparse(c []float32, ldc int, a []float32, lda int, m int, b packed, bia
 	panel := k * tileCols
 	for r0 := 0; r0 < m; r0 += sparseRows {
 		rows := min(sparseRows, m-r0)
-		nz := 0
-		for i := 0; i < rows; i++ {
-			s.start[i] = nz
-			for p, v := range a[(r0+i)*lda : (r0+i)*lda+k] {
-				if v != 0 {
-					s.idx[nz], s.val[nz] = int32(p*tileCols), v
-					nz++
-				}
-			}
-		}
-		s.start[rows] = nz
+		s.list(a[r0*lda:], lda, rows, k)
 		for p := 0; p < b.n/tileCols; p++ {
 			w := b.data[p*panel : (p+1)*panel]
 			for i := 0; i < rows; i++ {

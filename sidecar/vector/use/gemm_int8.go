@@ -115,13 +115,8 @@ type qscratch struct {
 	c  [tileRows * tileCols]float32
 }
 
-// zeroZC stands in for the offset correction of unsigned inputs.
-var zeroZC [tileCols]int32
-
 // gemmInt8 computes C = A·B + bias (plus C when flags&accumulate, clamped
-// when flags&relu) like gemm, on int8 weights. With flags&nonNegative the
-// rows of A must hold no negative value (a ReLU's output): they are then
-// quantised to 0…255 instead of −127…127, one more bit.
+// when flags&relu) like gemm, on int8 weights.
 func gemmInt8(c []float32, ldc int, a []float32, lda int, m int, b *qpacked, bias []float32, flags int, s *qscratch) {
 	if m == 0 {
 		return
@@ -129,7 +124,6 @@ func gemmInt8(c []float32, ldc int, a []float32, lda int, m int, b *qpacked, bia
 	if bias == nil {
 		bias = zeros[:b.n]
 	}
-	unsigned := flags&nonNegative != 0
 	tiles := (m + tileRows - 1) / tileRows
 	if need := tiles * tileRows * qBlock; len(s.a) < need {
 		s.a = make([]uint8, need)
@@ -148,16 +142,13 @@ func gemmInt8(c []float32, ldc int, a []float32, lda int, m int, b *qpacked, bia
 		if k0+kc < b.k {
 			f &^= relu
 		}
-		quantizeRows(s.a, s.rs, a[k0:], lda, m, kc, unsigned)
+		quantizeRows(s.a, s.rs, a[k0:], lda, m, kc)
 		for p := 0; p < b.n/tileCols; p++ {
 			bp := b.data[(p*b.groups+goff)*64 : (p*b.groups+goff+k4)*64]
 			col := p * tileCols
 			meta := (p*blocks + blk) * tileCols
 			cs := b.scale[meta : meta+tileCols]
 			zc := b.zc[meta : meta+tileCols]
-			if unsigned {
-				zc = zeroZC[:]
-			}
 			for t := 0; t < tiles; t++ {
 				ap := s.a[t*tileRows*k4*4 : (t+1)*tileRows*k4*4]
 				rs := s.rs[t*tileRows : (t+1)*tileRows]
@@ -195,17 +186,14 @@ func tileInt8(a []uint8, b []int8, k4 int, c []float32, ldc int, bias []float32,
 
 // quantizeRows quantises kc values of each of m rows of a (rows lda
 // apart) and packs them for the kernel: tiles of six rows, each k4 groups
-// of the six rows' four bytes. Signed rows get scale max|x|/127 and bytes
-// 128+round(x/scale); unsigned ones max/255 and round(x/scale). Rows past
-// m up to the tile are zero with scale zero.
-func quantizeRows(dst []uint8, rs []float32, a []float32, lda, m, kc int, unsigned bool) {
+// of the six rows' four bytes. A row gets scale max|x|/127 and bytes
+// 128+round(x/scale) (the offset makes them unsigned, as VPDPBUSD wants
+// them; the weights' zc takes it off again). Rows past m up to the tile
+// are zero with scale zero.
+func quantizeRows(dst []uint8, rs []float32, a []float32, lda, m, kc int) {
+	const zero = 128
 	k4 := blockGroups(kc)
 	tiles := (m + tileRows - 1) / tileRows
-	var zero uint8 = 128
-	levels := float32(127)
-	if unsigned {
-		zero, levels = 0, 255
-	}
 	for i := 0; i < tiles*tileRows; i++ {
 		t, ri := i/tileRows, i%tileRows
 		d := dst[t*tileRows*k4*4:]
@@ -219,13 +207,13 @@ func quantizeRows(dst []uint8, rs []float32, a []float32, lda, m, kc int, unsign
 		row := a[i*lda : i*lda+kc]
 		mx := maxAbs(row)
 		var inv float32
-		rs[i] = mx / levels
+		rs[i] = mx / 127
 		if mx > 0 {
-			inv = levels / mx
+			inv = 127 / mx
 		}
-		// Adding 128.5 (or 0.5) before truncating rounds half up, values
-		// being at least 1 (or 0) by then.
-		bias := float32(zero) + 0.5
+		// Adding 128.5 before truncating rounds half up, values being at
+		// least 1 by then.
+		const bias = zero + 0.5
 		o := d[ri*4:]
 		g := 0
 		for ; 4*g+4 <= kc; g++ {

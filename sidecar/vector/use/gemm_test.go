@@ -233,7 +233,7 @@ func TestHalfToFloat(t *testing.T) {
 // rows.
 func TestGemmSparseMatchesGemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	shapes := [][3]int{{1, 1, 16}, {3, 7, 32}, {13, 1536, 512}, {sparseRows + 5, 40, 32}}
+	shapes := [][3]int{{1, 1, 16}, {3, 7, 32}, {13, 1536, 512}, {sparseRows + 5, 40, 32}, {1, 1, 64}, {sparseRows + 1, 33, 128}, {2 * sparseRows, 1536, 64}}
 	for range 20 {
 		shapes = append(shapes, [3]int{1 + r.IntN(40), 1 + r.IntN(300), tileCols * (1 + r.IntN(6))})
 	}
@@ -258,6 +258,25 @@ func TestGemmSparseMatchesGemm(t *testing.T) {
 				for i := range got {
 					if d := math.Abs(float64(got[i] - want[i])); d > 1e-5*float64(k)+1e-6 {
 						t.Fatalf("m%d k%d n%d zeros %.1f flags%d: c[%d] = %v, gemm %v", m, k, n, zeroShare, flags, i, got[i], want[i])
+					}
+				}
+				if !sparseHalfOK || !simdOK || n%(sparseGroup*tileCols) != 0 {
+					continue
+				}
+				// The AVX2 kernel on float16 weights, against gemm on the
+				// same weights.
+				bits := make([]uint16, k*n)
+				for i := range bits {
+					bits[i] = uint16(r.IntN(2))<<15 | uint16(9+r.IntN(8))<<10 | uint16(r.IntN(1024))
+				}
+				bh := packHalf(bits, k, n)
+				wantH := append([]float32(nil), c0...)
+				gemm(wantH, n, a, lda, m, bh, bias, flags, &scratch{})
+				gotH := append([]float32(nil), c0...)
+				gemmSparseHalf(gotH, n, a, lda, m, bh, bias, flags, newSparseScratch(k))
+				for i := range gotH {
+					if d := math.Abs(float64(gotH[i] - wantH[i])); d > 1e-5*float64(k)+1e-6 {
+						t.Fatalf("half: m%d k%d n%d zeros %.1f flags%d: c[%d] = %v, gemm %v", m, k, n, zeroShare, flags, i, gotH[i], wantH[i])
 					}
 				}
 			}
@@ -301,5 +320,22 @@ func BenchmarkGemmSparse(b *testing.B) {
 	b.Run("sparse", func(b *testing.B) {
 		s := newSparseScratch(k)
 		run(b, func() { gemmSparse(c, n, a, k, m, w, nil, 0, s) })
+	})
+	if !sparseHalfOK || !simdOK {
+		return
+	}
+	// Float16 weights, as the AVX2 kernels hold them.
+	bits := make([]uint16, k*n)
+	for i := range bits {
+		bits[i] = uint16(r.IntN(2))<<15 | uint16(9+r.IntN(8))<<10 | uint16(r.IntN(1024))
+	}
+	wh := packHalf(bits, k, n)
+	b.Run("dense-half/"+simdName, func(b *testing.B) {
+		s := &scratch{}
+		run(b, func() { gemm(c, n, a, k, m, wh, nil, 0, s) })
+	})
+	b.Run("sparse-half/"+simdName, func(b *testing.B) {
+		s := newSparseScratch(k)
+		run(b, func() { gemmSparseHalf(c, n, a, k, m, wh, nil, 0, s) })
 	})
 }

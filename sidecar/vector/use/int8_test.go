@@ -12,9 +12,8 @@ import (
 
 // dequantizeRows returns what the int8 kernel makes of m rows of k values
 // of a: each row's qBlock-wide blocks rounded to 255 levels symmetric about
-// zero (or, nonNegative, 256 from zero), worked out here apart from
-// quantizeRows.
-func dequantizeRows(a []float32, lda, m, k int, nonNegative bool) []float32 {
+// zero, worked out here apart from quantizeRows.
+func dequantizeRows(a []float32, lda, m, k int) []float32 {
 	out := make([]float32, m*k)
 	for i := 0; i < m; i++ {
 		for k0 := 0; k0 < k; k0 += qBlock {
@@ -23,10 +22,7 @@ func dequantizeRows(a []float32, lda, m, k int, nonNegative bool) []float32 {
 			for _, v := range blk {
 				mx = max(mx, float32(math.Abs(float64(v))))
 			}
-			levels, zero := float32(127), float32(128)
-			if nonNegative {
-				levels, zero = 255, 0
-			}
+			const levels, zero = 127, 128
 			if mx == 0 {
 				continue
 			}
@@ -86,8 +82,10 @@ func TestInt8MatchesGemm(t *testing.T) {
 		m, k, n := sh[0], sh[1], sh[2]
 		lda := k + r.IntN(3)
 		for flags := 0; flags < 8; flags++ {
+			nonNeg := flags&4 != 0
+			flags := flags & 3
 			a := randSlice(r, m*lda)
-			if flags&nonNegative != 0 {
+			if nonNeg {
 				for i := range a {
 					a[i] = max(a[i], 0)
 				}
@@ -100,10 +98,10 @@ func TestInt8MatchesGemm(t *testing.T) {
 			bias := randSlice(r, n)
 			c0 := randSlice(r, m*n)
 			want := append([]float32(nil), c0...)
-			gemm(want, n, dequantizeRows(a, lda, m, k, flags&nonNegative != 0), k, m, packMatrix(dequantizeMatrix(w, k, n), k, n), bias, flags&^nonNegative, &scratch{})
+			gemm(want, n, dequantizeRows(a, lda, m, k), k, m, packMatrix(dequantizeMatrix(w, k, n), k, n), bias, flags, &scratch{})
 			q := quantizeMatrix(w, k, n)
 			got := append([]float32(nil), c0...)
-			if p := n / tileCols; p > 1 && flags&1 != 0 {
+			if p := n / tileCols; p > 1 && nonNeg {
 				// The two halves of the panels, as split products run them.
 				h := p / 2
 				gemmInt8(got, n, a, lda, m, q.columns(0, h), bias, flags, &qscratch{})
@@ -115,7 +113,7 @@ func TestInt8MatchesGemm(t *testing.T) {
 			// weight off by a level moves a value by about n/127.
 			for i := range got {
 				if d := math.Abs(float64(got[i] - want[i])); d > 1e-6*float64(k)*float64(n)+1e-6 {
-					t.Fatalf("m%d k%d n%d lda%d flags%d: c[%d] = %v, float on the rounded values %v", m, k, n, lda, flags, i, got[i], want[i])
+					t.Fatalf("m%d k%d n%d lda%d flags%d nonNeg=%v: c[%d] = %v, float on the rounded values %v", m, k, n, lda, flags, nonNeg, i, got[i], want[i])
 				}
 			}
 		}
@@ -130,31 +128,20 @@ func TestInt8NearFloat(t *testing.T) {
 		t.Skip("no int8 kernel on this processor")
 	}
 	r := rand.New(rand.NewPCG(11, 12))
-	for _, nonNeg := range []bool{false, true} {
-		m, k, n := 50, 512, 64
-		a := randSlice(r, m*k)
-		if nonNeg {
-			for i := range a {
-				a[i] = max(a[i], 0)
-			}
-		}
-		w := randSlice(r, k*n)
-		want := make([]float32, m*n)
-		gemm(want, n, a, k, m, packMatrix(w, k, n), nil, 0, &scratch{})
-		got := make([]float32, m*n)
-		flags := 0
-		if nonNeg {
-			flags = nonNegative
-		}
-		gemmInt8(got, n, a, k, m, quantizeMatrix(w, k, n), nil, flags, &qscratch{})
-		var e, s float64
-		for i := range got {
-			e += float64(got[i]-want[i]) * float64(got[i]-want[i])
-			s += float64(want[i]) * float64(want[i])
-		}
-		if rel := math.Sqrt(e / s); rel > 0.01 {
-			t.Errorf("nonNegative=%v: relative error %.4f, want ≤ 0.01", nonNeg, rel)
-		}
+	m, k, n := 50, 512, 64
+	a := randSlice(r, m*k)
+	w := randSlice(r, k*n)
+	want := make([]float32, m*n)
+	gemm(want, n, a, k, m, packMatrix(w, k, n), nil, 0, &scratch{})
+	got := make([]float32, m*n)
+	gemmInt8(got, n, a, k, m, quantizeMatrix(w, k, n), nil, 0, &qscratch{})
+	var e, s float64
+	for i := range got {
+		e += float64(got[i]-want[i]) * float64(got[i]-want[i])
+		s += float64(want[i]) * float64(want[i])
+	}
+	if rel := math.Sqrt(e / s); rel > 0.01 {
+		t.Errorf("relative error %.4f, want ≤ 0.01", rel)
 	}
 }
 

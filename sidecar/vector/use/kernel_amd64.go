@@ -32,3 +32,9 @@ const simdName = "avx2"
 
 //go:noescape
 func kernelInt8x6x16(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)
+
+// sparseHalfOK says sparseHalf64 exists; it runs where the AVX2 kernels do.
+const sparseHalfOK = true
+
+//go:noescape
+func sparseHalf64(out *float32, w *uint16, panel int, idx *int32, val *float32, nnz int, bias *float32, flags int)

@@ -360,3 +360,94 @@ ifinish:
 
 istore:
 	KERNEL_STORE
+
+// SPARSE_FMA adds the float16 weights at off(base)(BX), widened, times Y8
+// into acc.
+#define SPARSE_FMA(off, base, tmp, acc) \
+	VCVTPH2PS off(base)(BX*1), tmp; \
+	VFMADD231PS tmp, Y8, acc
+
+// func sparseHalf64(out *float32, w *uint16, panel int, idx *int32, val *float32, nnz int, bias *float32, flags int)
+//
+// out[0:64] = (flags&1 ? out : 0) + bias + Σ val[t]·W[idx[t]][0:64], then
+// max(·,0) when flags&2, for one row of a product whose input row is mostly
+// zeros: only its nnz nonzero values val, at idx (their row of W times 16),
+// are multiplied. W is four consecutive float16 panels of 16 columns,
+// panel bytes apart. Eight accumulators, one multiply-add each per
+// nonzero: enough independent sums to keep both FMA pipes busy.
+TEXT ·sparseHalf64(SB), NOSPLIT, $0-64
+	MOVQ out+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ panel+16(FP), DX
+	MOVQ idx+24(FP), R8
+	MOVQ val+32(FP), R9
+	MOVQ nnz+40(FP), CX
+	MOVQ bias+48(FP), R10
+	MOVQ flags+56(FP), R11
+	LEAQ (SI)(DX*1), R12
+	LEAQ (R12)(DX*1), R13
+	LEAQ (R13)(DX*1), AX
+	VMOVUPS (R10), Y0
+	VMOVUPS 32(R10), Y1
+	VMOVUPS 64(R10), Y2
+	VMOVUPS 96(R10), Y3
+	VMOVUPS 128(R10), Y4
+	VMOVUPS 160(R10), Y5
+	VMOVUPS 192(R10), Y6
+	VMOVUPS 224(R10), Y7
+	TESTQ $1, R11
+	JZ   sloopcheck
+	VADDPS (DI), Y0, Y0
+	VADDPS 32(DI), Y1, Y1
+	VADDPS 64(DI), Y2, Y2
+	VADDPS 96(DI), Y3, Y3
+	VADDPS 128(DI), Y4, Y4
+	VADDPS 160(DI), Y5, Y5
+	VADDPS 192(DI), Y6, Y6
+	VADDPS 224(DI), Y7, Y7
+
+sloopcheck:
+	TESTQ CX, CX
+	JZ   sdone
+
+sloop:
+	MOVLQSX (R8), BX
+	SHLQ $1, BX
+	VBROADCASTSS (R9), Y8
+	SPARSE_FMA(0, SI, Y9, Y0)
+	SPARSE_FMA(16, SI, Y10, Y1)
+	SPARSE_FMA(0, R12, Y11, Y2)
+	SPARSE_FMA(16, R12, Y12, Y3)
+	SPARSE_FMA(0, R13, Y9, Y4)
+	SPARSE_FMA(16, R13, Y10, Y5)
+	SPARSE_FMA(0, AX, Y11, Y6)
+	SPARSE_FMA(16, AX, Y12, Y7)
+	ADDQ $4, R8
+	ADDQ $4, R9
+	DECQ CX
+	JNZ  sloop
+
+sdone:
+	TESTQ $2, R11
+	JZ   sstore
+	VXORPS Y9, Y9, Y9
+	VMAXPS Y9, Y0, Y0
+	VMAXPS Y9, Y1, Y1
+	VMAXPS Y9, Y2, Y2
+	VMAXPS Y9, Y3, Y3
+	VMAXPS Y9, Y4, Y4
+	VMAXPS Y9, Y5, Y5
+	VMAXPS Y9, Y6, Y6
+	VMAXPS Y9, Y7, Y7
+
+sstore:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	VZEROUPPER
+	RET

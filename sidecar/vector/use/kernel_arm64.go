@@ -29,3 +29,9 @@ func kernelHalf6x16(a *float32, lda int, b *uint16, k int, c *float32, ldc int, 
 
 //go:noescape
 func expShift(row *float32, n int, m, scale float32) float32
+
+// sparseHalfOK says sparseHalf64 exists.
+const sparseHalfOK = true
+
+//go:noescape
+func sparseHalf64(out *float32, w *uint16, panel int, idx *int32, val *float32, nnz int, bias *float32, flags int)

@@ -29,3 +29,10 @@ const (
 	simdName = "none"
 	int8OK   = false
 )
+
+// sparseHalfOK: no sparse float16 kernel here.
+const sparseHalfOK = false
+
+func sparseHalf64(out *float32, w *uint16, panel int, idx *int32, val *float32, nnz int, bias *float32, flags int) {
+	panic("use: no sparse kernel on this architecture")
+}

@@ -69,8 +69,10 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 	get := func(name string, shape ...int) []float32 { return getT(name, shape...).floats() }
 	// Weight matrices stay float16 (the file's precision) and are widened
 	// inside the assembly kernel; elsewhere they are widened here. With
-	// the int8 kernel those applied to every token row are quantised
-	// (quant); the rest run once per text, where float costs nothing.
+	// the int8 kernel those of dense products applied to every token row
+	// are quantised (quant); the feed-forward layers' second products
+	// skip the ReLU's zeros instead (mulHidden), and the others run once
+	// per text, where float costs nothing.
 	mat := func(name string, k, n int, quant bool) packed {
 		t := getT(name, k, n)
 		switch {
@@ -141,7 +143,7 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 		}
 		L.ln2G, L.ln2B = get(p+"ln2.g", w), get(p+"ln2.b", w)
 		L.ffn1, L.ffn1B = mat(p+"ffn1.w", w, n.ffnWidth, true), get(p+"ffn1.b", n.ffnWidth)
-		L.ffn2, L.ffn2B = mat(p+"ffn2.w", n.ffnWidth, w, l < len(n.layers)-1), get(p+"ffn2.b", w)
+		L.ffn2, L.ffn2B = mat(p+"ffn2.w", n.ffnWidth, w, false), get(p+"ffn2.b", w)
 		if err != nil {
 			return nil, err
 		}
@@ -308,23 +310,28 @@ func mulPart(c []float32, ldc int, a []float32, lda, m int, b packed, bias []flo
 	gemm(c, ldc, a, lda, m, b, bias, flags, s)
 }
 
+// sparseHalf lets benchmarks turn the AVX2/NEON sparse product off, to
+// compare it with the dense one in one run.
+var sparseHalf = true
+
 // mulHidden is mul for the second product of a feed-forward layer, whose
-// input comes out of a ReLU: the int8 kernel quantises it with one more
-// bit, as it has no negative values; where no assembly kernel runs the
-// weight products at full width (the portable and SSE kernels) and the
-// input is mostly zeros, it skips the zeros, which is several times faster
-// there. AVX2 and NEON do the dense product faster than plain Go does the
-// sparse one.
+// input comes out of a ReLU and is mostly zeros (about nine in ten on
+// English passages): below sparseMax nonzeros it multiplies only the
+// nonzero values, with sparseHalf64 (AVX2 or NEON) on float16 weights or
+// in plain Go on float32 ones, several times faster than any dense
+// product (the int8 kernel's among them, so it leaves these weights
+// float16).
 func mulHidden(ws *workspace, c []float32, ldc int, a []float32, lda, m int, b packed, bias []float32, flags int) {
-	if b.q != nil {
-		mul(ws, c, ldc, a, lda, m, b, bias, flags|nonNegative)
+	halfOK := sparseHalf && haveSIMD && sparseHalfOK && b.half != nil && b.n%(sparseGroup*tileCols) == 0
+	if (halfOK || !haveSIMD && b.data != nil) && density(a, lda, m, b.k) < sparseMax() {
+		if halfOK {
+			gemmSparseHalf(c, ldc, a, lda, m, b, bias, flags, ws.sparse)
+		} else {
+			gemmSparse(c, ldc, a, lda, m, b, bias, flags, ws.sparse)
+		}
 		return
 	}
-	if haveSIMD || b.data == nil || density(a, lda, m, b.k) >= sparseMax() {
-		mul(ws, c, ldc, a, lda, m, b, bias, flags)
-		return
-	}
-	gemmSparse(c, ldc, a, lda, m, b, bias, flags, ws.sparse)
+	mul(ws, c, ldc, a, lda, m, b, bias, flags)
 }
 
 // density is the share of nonzero values among m rows of k values of a
