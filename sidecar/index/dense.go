@@ -277,7 +277,7 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		return ix.DenseStats(), err
 	}
 	if words > 0 {
-		ix.textSeen = float64(seen) / float64(words)
+		ix.textSeen.Store(math.Float64bits(float64(seen) / float64(words)))
 	}
 	st := ix.DenseStats()
 	return st, nil
@@ -375,7 +375,7 @@ func (ix *Index) DenseStatsOf(entries map[string]Entry) DenseStats {
 	if ix.dense == nil {
 		return DenseStats{}
 	}
-	st := DenseStats{Embedder: ix.dense.emb.Name(), Vectors: ix.dense.store.Len(), TextSeen: ix.textSeen}
+	st := DenseStats{Embedder: ix.dense.emb.Name(), Vectors: ix.dense.store.Len(), TextSeen: math.Float64frombits(ix.textSeen.Load())}
 	withheld := ix.withholds()
 	for p, e := range entries {
 		st.Passages += e.Chunks

@@ -374,3 +374,30 @@ func TestEmbedForegroundUsesEveryCore(t *testing.T) {
 			e.Calls.Load(), len(e.workers), e.workers)
 	}
 }
+
+// TestDenseStatsDuringEmbed: status reads the share of words embedded
+// while a background Embed sets it (run with -race: the sidecar's status
+// and its background embedding did exactly this).
+func TestDenseStatsDuringEmbed(t *testing.T) {
+	f := newFixture(t, map[string]string{"sail.md": longNote, "b.md": "# B\n\nbeta bananas.\n"})
+	f.run()
+	f.enableDense(fakeEmbedder("bag"))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := f.ix.Embed(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	for {
+		st := f.ix.DenseStats()
+		select {
+		case <-done:
+			if st = f.ix.DenseStats(); st.TextSeen <= 0 || st.TextSeen > 1 {
+				t.Errorf("text seen %v after Embed", st.TextSeen)
+			}
+			return
+		default:
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quire-app/quire/sidecar/bm25"
@@ -58,7 +59,9 @@ type Index struct {
 	mu         sync.Mutex // one Run at a time
 	embedMu    sync.Mutex // one Embed at a time
 	dense      *dense     // nil without an embedder
-	textSeen   float64    // share of words the last Embed's windows held
+	// textSeen is the share of words the last Embed's windows held, as
+	// math.Float64bits: status reads it while a background Embed sets it.
+	textSeen atomic.Uint64
 	// checkpoint overrides checkpointVectors; tests set it.
 	checkpoint int
 	// Foreground says someone waits on this index's passes (quire index,
