@@ -68,8 +68,13 @@ type FieldWeights struct {
 	// their own coordination factor. Bleve multiplies a disjunction's
 	// summed score by the share of its clauses that matched, so with one
 	// disjunction of every field a title match (on every passage of its
-	// note) also multiplies each passage's body score.
+	// note) also multiplies each passage's body score. It applies with
+	// ByField only.
 	Separate bool
+	// ByField builds the query as one disjunction of a clause per field
+	// and language, whose coordination factor counts the clauses a
+	// passage matched, instead of one group per query word (wordsQuery).
+	ByField bool
 }
 
 // DefaultFieldWeights: headings already appear in the passage body, so
@@ -438,6 +443,14 @@ func buildQuery(text string, extra []Term, families []string, w FieldWeights) qu
 	}
 	boosts := map[string]float64{"title": w.Title, "aliases": w.Aliases, "headings": w.Headings, "body": 1}
 	var qs []query.Query
+	var words query.Query
+	var nWords int
+	if !w.ByField {
+		words, nWords = wordsQuery(text, extra, families, boosts)
+		if words == nil {
+			return nil
+		}
+	}
 	add := func(text, field string, boost float64) {
 		if boost == 0 {
 			return
@@ -447,51 +460,20 @@ func buildQuery(text string, extra []Term, families []string, w FieldWeights) qu
 		mq.SetBoost(boost)
 		qs = append(qs, mq)
 	}
-	for _, family := range families {
-		for _, f := range []string{"title", "headings", "body"} {
-			add(text, f+"_"+family, boosts[f])
-		}
+	if w.ByField {
+		words, nWords = byField(text, extra, families, w, boosts, add, &qs)
 	}
-	add(text, "aliases", boosts["aliases"])
-	// Terms of one language and weight share a clause, so that a long
-	// translation does not outnumber the user's own words.
-	type group struct {
-		lang   string
-		weight float64
-	}
-	var order, boostOrder []group
-	texts := map[group][]string{}
+	var boostOrder []group
 	boostTexts := map[group][]string{}
 	for _, t := range extra {
+		if !t.Boost {
+			continue
+		}
 		g := group{fieldLang(t.Lang), t.Weight}
-		o, ts := &order, texts
-		if t.Boost {
-			o, ts = &boostOrder, boostTexts
+		if _, ok := boostTexts[g]; !ok {
+			boostOrder = append(boostOrder, g)
 		}
-		if _, ok := ts[g]; !ok {
-			*o = append(*o, g)
-		}
-		ts[g] = append(ts[g], t.Text)
-	}
-	for _, g := range order {
-		joined := strings.Join(texts[g], " ")
-		for _, f := range []string{"title", "headings", "body"} {
-			add(joined, f+"_"+g.lang, boosts[f]*g.weight)
-		}
-	}
-	var words query.Query = query.NewDisjunctionQuery(qs)
-	nWords := len(qs)
-	if w.Separate {
-		var body, fields []query.Query
-		for _, q := range qs {
-			if strings.HasPrefix(q.(*query.MatchQuery).FieldVal, "body_") {
-				body = append(body, q)
-			} else {
-				fields = append(fields, q)
-			}
-		}
-		words = query.NewBooleanQuery([]query.Query{query.NewDisjunctionQuery(body)}, fields, nil)
-		nWords = len(body)
+		boostTexts[g] = append(boostTexts[g], t.Text)
 	}
 	if len(boostOrder) == 0 {
 		return words
@@ -512,6 +494,56 @@ func buildQuery(text string, extra []Term, families []string, w FieldWeights) qu
 		q.(*query.MatchQuery).SetBoost(q.(*query.MatchQuery).Boost() * scale)
 	}
 	return query.NewBooleanQuery([]query.Query{words}, qs, nil)
+}
+
+// group is the language and weight that translations share a clause by.
+type group struct {
+	lang   string
+	weight float64
+}
+
+// byField is the query of FieldWeights.ByField: one disjunction of a
+// clause per field and language, the user's words in every language's
+// fields, each language's translations of one weight in one clause.
+func byField(text string, extra []Term, families []string, w FieldWeights, boosts map[string]float64, add func(string, string, float64), qs *[]query.Query) (query.Query, int) {
+	for _, family := range families {
+		for _, f := range []string{"title", "headings", "body"} {
+			add(text, f+"_"+family, boosts[f])
+		}
+	}
+	add(text, "aliases", boosts["aliases"])
+	// Terms of one language and weight share a clause, so that a long
+	// translation does not outnumber the user's own words.
+	var order []group
+	texts := map[group][]string{}
+	for _, t := range extra {
+		if t.Boost {
+			continue
+		}
+		g := group{fieldLang(t.Lang), t.Weight}
+		if _, ok := texts[g]; !ok {
+			order = append(order, g)
+		}
+		texts[g] = append(texts[g], t.Text)
+	}
+	for _, g := range order {
+		joined := strings.Join(texts[g], " ")
+		for _, f := range []string{"title", "headings", "body"} {
+			add(joined, f+"_"+g.lang, boosts[f]*g.weight)
+		}
+	}
+	if !w.Separate {
+		return query.NewDisjunctionQuery(*qs), len(*qs)
+	}
+	var body, fields []query.Query
+	for _, q := range *qs {
+		if strings.HasPrefix(q.(*query.MatchQuery).FieldVal, "body_") {
+			body = append(body, q)
+		} else {
+			fields = append(fields, q)
+		}
+	}
+	return query.NewBooleanQuery([]query.Query{query.NewDisjunctionQuery(body)}, fields, nil), len(body)
 }
 
 // Remove deletes the index folder. The caller must not hold it open.

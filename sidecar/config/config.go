@@ -110,10 +110,18 @@ type Search struct {
 	PreferLanguage float64 `yaml:"prefer_language"`
 	// PerNote caps how many passages of one note come before every
 	// other note has shown its best, so one long note does not fill the
-	// results. 0 (the default) is no cap: on both dev sets caps of 1 to 3
-	// raised the notes a reader sees but lowered span recall by more than
-	// 0.05 on some question types (README, "Figures").
+	// results; 0 is no cap. 3, with coordination by words: alone, caps
+	// of 1 to 3 lowered span recall by more than 0.05 on some question
+	// types; with words counted once, 3 raised every type on both dev
+	// sets (README, "Figures").
 	PerNote int `yaml:"per_note"`
+	// Coordination is what Bleve's coordination factor counts: "words"
+	// (the default), the share of the query's words a passage holds,
+	// each word once whatever field or language it is found in; or
+	// "fields", the share of field × language clauses it matched (the
+	// query before, kept to reproduce earlier figures; Fields.Separate
+	// applies to it only).
+	Coordination string `yaml:"coordination"`
 	// DenseWeight is the dense channel's weight in hybrid fusion, keyword
 	// scores weighing 1 (README, "Figures").
 	DenseWeight float64 `yaml:"dense_weight"`
@@ -130,8 +138,9 @@ type Fields struct {
 	Aliases  float64 `yaml:"aliases"`
 	Headings float64 `yaml:"headings"`
 	// Separate requires a body match and scores title, aliases and
-	// headings beside it (bm25.FieldWeights). Off: it gained ariostea
-	// but lowered the English help vault's MRR (README, "Figures").
+	// headings beside it (bm25.FieldWeights), with coordination "fields"
+	// only. Off: it gained ariostea but lowered the English help vault's
+	// MRR (README, "Figures").
 	Separate bool `yaml:"separate"`
 }
 
@@ -142,7 +151,7 @@ func Default() Config {
 		Folder:       "Quire",
 		Ingest:       Ingest{MaxCalls: 24, MaxBytes: 20 << 20},
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
-		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
+		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
 		Model:        llm.Default(),
 	}
@@ -167,6 +176,8 @@ func (c Config) Validate() error {
 		return errors.New("search.k: must be positive")
 	case c.Search.PerNote < 0:
 		return fmt.Errorf("search.per_note: %d must be 0 (no cap) or more", c.Search.PerNote)
+	case c.Search.Coordination != "words" && c.Search.Coordination != "fields":
+		return fmt.Errorf("search.coordination: %q is not words or fields", c.Search.Coordination)
 	case c.Search.DenseWeight < 0 || c.Search.DenseWeight > 4:
 		return fmt.Errorf("search.dense_weight: %g must be between 0 and 4", c.Search.DenseWeight)
 	case c.Search.Pool < 1 || c.Search.Pool > 1000:

@@ -43,6 +43,11 @@ func TestLoad(t *testing.T) {
 		{name: "wrong type", yaml: "search:\n  k: many\n", wantErr: "config.yaml"},
 		{name: "model embedder needs a model", yaml: "dense:\n  embedder: model\n", wantErr: "model.embed_model"},
 		{name: "unknown embedder", yaml: "dense:\n  embedder: magic\n", wantErr: "dense.embedder"},
+		{name: "search defaults", yaml: "search:\n  k: 5\n",
+			check: func(c Config) bool { return c.Search.Coordination == "words" && c.Search.PerNote == 3 }},
+		{name: "earlier query", yaml: "search:\n  coordination: fields\n  per_note: 0\n",
+			check: func(c Config) bool { return c.Search.Coordination == "fields" && c.Search.PerNote == 0 }},
+		{name: "unknown coordination", yaml: "search:\n  coordination: clauses\n", wantErr: "search.coordination"},
 		{name: "negative workers", yaml: "dense:\n  workers: -1\n", wantErr: "dense.workers"},
 		{name: "model", yaml: "model:\n  provider: ollama\n  model: qwen3:8b\n  timeout: 90s\n  context_tokens: 8192\n",
 			check: func(c Config) bool {

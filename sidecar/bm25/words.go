@@ -1,0 +1,216 @@
+package bm25
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"unicode"
+
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/quire-app/quire/sidecar/lang"
+)
+
+// wordsQuery builds the query as one group per query word: the word in
+// every language's title, headings and body and in the aliases, and each
+// of its translations in its language's fields, at their weights. A
+// group scores the sum of what it matched, and the query is Bleve's
+// disjunction of the groups, whose coordination factor is then the share
+// of the question's words a passage holds, each counted once whatever
+// field or language it was found in.
+//
+// One disjunction of field × language clauses (FieldWeights.ByField)
+// made the factor count clauses: a title match, present on every passage
+// of its note, multiplied each passage's body score, and a question's
+// translations, grouped per language and weight, filled their small
+// clauses (three first translations: 3/3) while its own words, other
+// languages' stop words among them, filled theirs at 3/11 (README,
+// "Figures"). The stop words of the query's language are left out here:
+// its own analyzer drops them, the other languages' analyzers do not.
+//
+// It returns nil when text has no word to search.
+func wordsQuery(text string, extra []Term, families []string, boosts map[string]float64) (q query.Query, groups int) {
+	ql := lang.Detect(text)
+	var words []string
+	seen := map[string]bool{}
+	owner := map[string]string{} // a word as lang.Words cuts it → the query word holding it
+	for _, f := range strings.Fields(strings.ToLower(text)) {
+		f = strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if f == "" || seen[f] {
+			continue
+		}
+		seen[f] = true
+		words = append(words, f)
+		for _, p := range lang.Words(f) {
+			if _, ok := owner[p]; !ok {
+				owner[p] = f
+			}
+		}
+	}
+	translations := map[string][]Term{}
+	for _, t := range extra {
+		if t.Boost {
+			continue
+		}
+		src := strings.ToLower(t.Source)
+		if o, ok := owner[src]; ok {
+			src = o
+		}
+		if !seen[src] {
+			seen[src] = true
+			words = append(words, src)
+		}
+		translations[src] = append(translations[src], t)
+	}
+	content := words[:0:0]
+	for _, w := range words {
+		if ql == lang.Unknown || !lang.IsStop(ql, w) {
+			content = append(content, w)
+		}
+	}
+	if len(content) == 0 {
+		content = words // only stop words: search them
+	}
+	fields := []string{"title", "headings", "body"}
+	var out []query.Query
+	for _, w := range content {
+		var qs []query.Query
+		add := func(text, field string, boost float64) {
+			if boost == 0 {
+				return
+			}
+			mq := query.NewMatchQuery(text)
+			mq.SetField(field)
+			mq.SetBoost(boost)
+			qs = append(qs, mq)
+		}
+		for _, fam := range families {
+			for _, f := range fields {
+				add(w, f+"_"+fam, boosts[f])
+			}
+		}
+		add(w, "aliases", boosts["aliases"])
+		for _, t := range translations[w] {
+			for _, f := range fields {
+				add(t.Text, f+"_"+fieldLang(t.Lang), boosts[f]*t.Weight)
+			}
+		}
+		if len(qs) > 0 {
+			out = append(out, &sumQuery{qs: qs})
+		}
+	}
+	if len(out) == 0 {
+		return nil, 0
+	}
+	return query.NewDisjunctionQuery(out), len(out)
+}
+
+// sumQuery matches what any of its clauses matches and scores the sum of
+// the matching clauses' scores: a disjunction without Bleve's
+// coordination factor, which would multiply a word found in three
+// fields by three.
+type sumQuery struct {
+	qs []query.Query
+}
+
+// Searcher implements query.Query.
+func (q *sumQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
+	recs := make([]*recorder, 0, len(q.qs))
+	ss := make([]search.Searcher, 0, len(q.qs))
+	for _, c := range q.qs {
+		s, err := c.Searcher(ctx, i, m, options)
+		if err != nil {
+			for _, s := range ss {
+				s.Close()
+			}
+			return nil, err
+		}
+		r := &recorder{Searcher: s}
+		recs = append(recs, r)
+		ss = append(ss, r)
+	}
+	d, err := searcher.NewDisjunctionSearcher(ctx, i, ss, 0, options)
+	if err != nil {
+		for _, s := range ss {
+			s.Close()
+		}
+		return nil, err
+	}
+	return &sumSearcher{Searcher: d, recs: recs}, nil
+}
+
+// recorder remembers the last two documents its clause returned, with
+// their scores. Bleve's disjunction searchers advance the clauses that
+// matched a document once before returning it (Next and Advance alike),
+// so a clause matched the returned document if it is its current or
+// previous one (TestSumQueryScoresTheSum checks this against each
+// clause searched alone).
+type recorder struct {
+	search.Searcher
+	cur, prev           index.IndexInternalID
+	curScore, prevScore float64
+}
+
+func (r *recorder) note(d *search.DocumentMatch) {
+	r.prev, r.prevScore = r.cur, r.curScore
+	if d == nil {
+		r.cur, r.curScore = nil, 0
+		return
+	}
+	r.cur = append(r.cur[:0:0], d.IndexInternalID...)
+	r.curScore = d.Score
+}
+
+func (r *recorder) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
+	d, err := r.Searcher.Next(ctx)
+	r.note(d)
+	return d, err
+}
+
+func (r *recorder) Advance(ctx *search.SearchContext, id index.IndexInternalID) (*search.DocumentMatch, error) {
+	d, err := r.Searcher.Advance(ctx, id)
+	r.note(d)
+	return d, err
+}
+
+// sumSearcher is the disjunction over the recorders, rescored as the sum
+// of the matching clauses' scores.
+type sumSearcher struct {
+	search.Searcher
+	recs []*recorder
+}
+
+func (s *sumSearcher) rescore(d *search.DocumentMatch) {
+	if d == nil {
+		return
+	}
+	var sum float64
+	for _, r := range s.recs {
+		switch {
+		case bytes.Equal(r.cur, d.IndexInternalID):
+			sum += r.curScore
+		case bytes.Equal(r.prev, d.IndexInternalID):
+			sum += r.prevScore
+		}
+	}
+	d.Score = sum
+	if d.Expl != nil {
+		d.Expl = &search.Explanation{Value: sum, Message: "sum of the word's matches, no coordination:", Children: d.Expl.Children}
+	}
+}
+
+func (s *sumSearcher) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {
+	d, err := s.Searcher.Next(ctx)
+	s.rescore(d)
+	return d, err
+}
+
+func (s *sumSearcher) Advance(ctx *search.SearchContext, id index.IndexInternalID) (*search.DocumentMatch, error) {
+	d, err := s.Searcher.Advance(ctx, id)
+	s.rescore(d)
+	return d, err
+}
