@@ -9,7 +9,7 @@ import { AskModal } from "./modals/ask";
 import { SearchModal } from "./modals/search";
 import { wikiLink } from "./search";
 import { PushedNotices } from "./notices";
-import { type QuireSettings, QuireSettingTab, type SecretStorageLike, keyStore, mergeSettings } from "./settings";
+import { type QuireSettings, QuireSettingTab, type SecretStorageLike, keyStore, mergeSettings, relatedExcludes } from "./settings";
 import { stateDir } from "./sidecar/connfile";
 import { DEFAULT_RELEASE_URL, ENGINE_VERSION, type Platform, RELEASE_BUILDS, candidates, enginesDir, findEngine, platformKey } from "./sidecar/engine";
 import { Installer } from "./sidecar/install";
@@ -166,6 +166,7 @@ export default class QuirePlugin extends Plugin {
           },
           readNote: (path) => opener.read(path),
           openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
+          exclude: () => relatedExcludes(this.settings.relatedExclude),
           subscribe: workspaceEvents(workspace),
           linkText: (path, sourcePath) => {
             const f = vault.getAbstractFileByPath(path);
@@ -307,6 +308,7 @@ export default class QuirePlugin extends Plugin {
         save: async (change) => {
           await this.saveSettings(change);
           if (sidecar.state.kind === "offline" && ("binaryPath" in change || "stateFolder" in change)) void start();
+          if ("relatedExclude" in change) this.refreshRelated();
         },
         config,
       }),
@@ -317,7 +319,16 @@ export default class QuirePlugin extends Plugin {
 
   /** onExternalSettingsChange reads data.json again when Sync or another device changed it. */
   override async onExternalSettingsChange(): Promise<void> {
+    const before = this.settings.relatedExclude;
     Object.assign(this.settings, mergeSettings(await this.loadData()));
+    if (this.settings.relatedExclude !== before) this.refreshRelated();
+  }
+
+  /** refreshRelated asks the open Related pages views again (their left-out folders changed). */
+  private refreshRelated(): void {
+    for (const leaf of this.app.workspace.getLeavesOfType(RELATED_VIEW)) {
+      if (leaf.view instanceof RelatedView) void leaf.view.refresh();
+    }
   }
 
   private async saveSettings(change: Partial<QuireSettings>): Promise<void> {

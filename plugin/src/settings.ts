@@ -17,6 +17,11 @@ export interface QuireSettings {
    * (config.set), which keeps it in memory.
    */
   apiKey: string;
+  /**
+   * relatedExclude lists folders, one per line, whose notes Related pages
+   * never shows (an archive, daily notes); search and Ask still find them.
+   */
+  relatedExclude: string;
 }
 
 /** DEFAULT_SETTINGS fills in what data.json lacks. */
@@ -25,7 +30,18 @@ export const DEFAULT_SETTINGS: Readonly<QuireSettings> = {
   stateFolder: "",
   releaseUrl: "",
   apiKey: "",
+  relatedExclude: "",
 };
+
+/** relatedExcludes reads the Related pages' left-out folders: one per line (or comma), without surrounding slashes, each once. */
+export function relatedExcludes(text: string): string[] {
+  const out: string[] = [];
+  for (const part of text.split(/[\n,]/)) {
+    const p = part.trim().replace(/^\/+|\/+$/g, "");
+    if (p !== "" && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
 
 /**
  * mergeSettings reads stored data over the defaults, keeping only known keys
@@ -182,6 +198,19 @@ export class QuireSettingTab extends PluginSettingTab {
       .addText((text) => {
         text.setPlaceholder(DEFAULT_RELEASE_URL).setValue(this.store.settings.releaseUrl);
         commitOnLeave(text, (value) => value !== this.store.settings.releaseUrl && void this.store.save({ releaseUrl: value }));
+      });
+
+    new Setting(containerEl).setName("Related pages").setHeading();
+    new Setting(containerEl)
+      .setName("Leave out folders")
+      .setDesc("Notes in these folders, and in their subfolders, are never listed as related; search and questions still find them. One folder per line, for example an archive or daily notes. Saved when you leave the field.")
+      .addTextArea((area) => {
+        area.setPlaceholder("Archive").setValue(this.store.settings.relatedExclude);
+        area.inputEl.rows = 3;
+        area.inputEl.addEventListener("blur", () => {
+          const value = relatedExcludes(area.getValue()).join("\n");
+          if (value !== this.store.settings.relatedExclude) void this.store.save({ relatedExclude: value });
+        });
       });
 
     new Setting(containerEl).setName("Models and indexing").setHeading();

@@ -94,11 +94,18 @@ describe("QuirePlugin", () => {
     const tab = p.settingTabs[0]!;
     tab.display();
     const names = [...tab.containerEl.querySelectorAll(".setting-item-name")].map((e) => e.textContent);
-    expect(names.slice(0, 4)).toEqual(["Quire program", "State folder", "Engine download address", "Models and indexing"]);
+    expect(names.slice(0, 6)).toEqual(["Quire program", "State folder", "Engine download address", "Related pages", "Leave out folders", "Models and indexing"]);
 
     await (Setting.all[1]!.components[0] as TextComponent).commitForTest("  /var/lib/quire  ");
     expect(p.settings.stateFolder).toBe("/var/lib/quire");
-    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", releaseUrl: "", apiKey: "" });
+    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", releaseUrl: "", apiKey: "", relatedExclude: "" });
+    // Related pages' left-out folders: saved on leaving the field, one clean folder per line.
+    const area = [...tab.containerEl.querySelectorAll(".setting-item")].find((e) => e.querySelector(".setting-item-name")?.textContent === "Leave out folders")!.querySelector("textarea")!;
+    area.value = " /Archive/ \nDaily, Archive\n\n";
+    area.dispatchEvent(new Event("blur"));
+    await settle();
+    expect(p.settings.relatedExclude).toBe("Archive\nDaily");
+    expect(p.savedData.at(-1)).toMatchObject({ relatedExclude: "Archive\nDaily" });
     // The save started the sidecar's lifecycle (the plugin is offline): unload
     // stops it, so none of its file reads or notices outlive the test.
     p.unloadForTest();
@@ -156,9 +163,10 @@ describe("mergeSettings", () => {
   it.each([
     ["nothing stored", null, DEFAULT_SETTINGS],
     ["not an object", "oops", DEFAULT_SETTINGS],
-    ["wrong types dropped", { binaryPath: 3, stateFolder: "s" }, { binaryPath: "", stateFolder: "s", releaseUrl: "", apiKey: "" }],
-    ["unknown keys dropped", { binaryPath: "b", extra: true }, { binaryPath: "b", stateFolder: "", releaseUrl: "", apiKey: "" }],
-    ["the API key kept", { apiKey: "sk-1" }, { binaryPath: "", stateFolder: "", releaseUrl: "", apiKey: "sk-1" }],
+    ["wrong types dropped", { binaryPath: 3, stateFolder: "s", relatedExclude: ["Archive"] }, { ...DEFAULT_SETTINGS, stateFolder: "s" }],
+    ["unknown keys dropped", { binaryPath: "b", extra: true }, { ...DEFAULT_SETTINGS, binaryPath: "b" }],
+    ["the API key kept", { apiKey: "sk-1" }, { ...DEFAULT_SETTINGS, apiKey: "sk-1" }],
+    ["the left-out folders kept", { relatedExclude: "Archive\nDaily" }, { ...DEFAULT_SETTINGS, relatedExclude: "Archive\nDaily" }],
   ])("%s", (_name, stored, want) => {
     expect(mergeSettings(stored)).toEqual(want);
   });

@@ -143,6 +143,7 @@ describe("RelatedView", () => {
   let handlers: { noteChanged(): void; edited(path: string, text: string): void } | null;
   let opened: [string, number, boolean][];
   let starts: number;
+  let excluded: string[];
 
   beforeEach(async () => {
     server = new FakeServer();
@@ -154,6 +155,7 @@ describe("RelatedView", () => {
     handlers = null;
     opened = [];
     starts = 0;
+    excluded = [];
     stateCbs.clear();
     trackerCbs.clear();
   });
@@ -188,6 +190,7 @@ describe("RelatedView", () => {
         register({ owner: { offref: () => (handlers = null) } } as never);
       },
       linkText: (p) => p.replace(/\.md$/, ""),
+      exclude: () => excluded,
       typingDelayMs: 300,
     });
     view.load();
@@ -346,6 +349,20 @@ describe("RelatedView", () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(requests()).toHaveLength(2);
     expect(requests()[1]!.payload).toEqual({ text: "draft 2", k: 11 });
+  });
+
+  it("sends the left-out folders with the note and with the typed text, and drops their notes if an older engine still lists them", async () => {
+    vi.useFakeTimers();
+    excluded = ["Archive", "Daily/2024"];
+    active = "a.md";
+    const view = await openView();
+    expect(requests()[0]!.payload).toEqual({ path: "a.md", k: 10, exclude: ["Archive", "Daily/2024"] });
+    answer(0, [relNote("Archive/old.md", 0.3), relNote("b.md", 0.3), relNote("Daily/2024/01.md", 0.3), relNote("Daily/2025.md", 0.3)]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(view.current).toMatchObject({ kind: "results", notes: [{ path: "b.md" }, { path: "Daily/2025.md" }] });
+    handlers!.edited("a.md", "draft");
+    await vi.advanceTimersByTimeAsync(300);
+    expect(requests()[1]!.payload).toEqual({ text: "draft", k: 11, exclude: ["Archive", "Daily/2024"] });
   });
 
   it("asks by text for a note the index does not hold yet", async () => {

@@ -40,6 +40,8 @@ export interface RelatedDeps {
   subscribe(handlers: { noteChanged(): void; edited(path: string, text: string): void }, register: (ref: EventRef) => void): void;
   /** k is how many notes to list. */
   k?: number;
+  /** exclude returns the folders whose notes are never listed (the setting); the engine leaves them out before it cuts to k. */
+  exclude?(): string[];
   /** typingDelayMs is how long typing must pause before the view asks again. */
   typingDelayMs?: number;
   /** linkText is what goes inside [[…]] for a note linked from sourcePath (dragging a row into a note). */
@@ -218,8 +220,8 @@ export class RelatedView extends ItemView implements HoverParent {
       let query = text;
       if (query === undefined) {
         try {
-          const res = await client.request("related.query", { path, k: this.k }, opts);
-          notes = res.notes;
+          const res = await client.request("related.query", { path, k: this.k, ...this.excludeField() }, opts);
+          notes = this.notExcluded(res.notes);
           warning = res.warning ?? "";
         } catch (err) {
           // A note the index does not hold yet (just created) is asked about by its text.
@@ -235,8 +237,8 @@ export class RelatedView extends ItemView implements HoverParent {
         if (query.trim() === "") {
           notes = [];
         } else {
-          const res = await client.request("related.query", { text: query.slice(0, MAX_QUERY_TEXT), k: this.k + 1 }, opts);
-          notes = res.notes.filter((n) => n.path !== path).slice(0, this.k);
+          const res = await client.request("related.query", { text: query.slice(0, MAX_QUERY_TEXT), k: this.k + 1, ...this.excludeField() }, opts);
+          notes = this.notExcluded(res.notes).filter((n) => n.path !== path).slice(0, this.k);
           warning = res.warning ?? "";
         }
       }
@@ -251,6 +253,17 @@ export class RelatedView extends ItemView implements HoverParent {
       console.warn("quire: related.query", err);
       this.show({ kind: "error", path, message: err instanceof Error ? err.message : String(err) });
     }
+  }
+
+  private excludeField(): { exclude?: string[] } {
+    const ex = this.deps.exclude?.() ?? [];
+    return ex.length > 0 ? { exclude: ex } : {};
+  }
+
+  /** notExcluded drops notes of excluded folders again: an engine from before related.query's exclude ignores it. */
+  private notExcluded(notes: RelatedNote[]): RelatedNote[] {
+    const ex = this.deps.exclude?.() ?? [];
+    return ex.length === 0 ? notes : notes.filter((n) => !ex.some((d) => n.path.startsWith(`${d}/`)));
   }
 
   private show(s: RelatedState): void {

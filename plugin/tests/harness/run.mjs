@@ -623,6 +623,30 @@ async function main() {
       }
     });
 
+    await scenario("related: a folder left out in the settings never shows, and the panel lists notes from elsewhere", async () => {
+      const paths = () => page.$$eval(".quire-related-item", (els) => els.map((e) => e.getAttribute("data-path")));
+      const before = await paths();
+      const kitchen = before.filter((p) => p.startsWith("Kitchen/")).length;
+      expect(kitchen > 0, `no Kitchen note among the related notes of the bread log: ${before}`);
+      const leaveOut = async (text) => {
+        await page.evaluate(() => window.harness.settings());
+        const area = `.setting-item:has(.setting-item-name:text-is("Leave out folders")) textarea`;
+        await page.fill(area, text);
+        await page.dispatchEvent(area, "blur");
+        await page.evaluate(() => window.harness.closeSettings());
+      };
+      await leaveOut("Kitchen/");
+      await waitFor(page, () => {
+        const rows = [...document.querySelectorAll(".quire-related-item")].map((e) => e.getAttribute("data-path"));
+        return rows.length > 0 && rows.every((p) => !p.startsWith("Kitchen/")) && !document.querySelector(".quire-related.is-loading");
+      });
+      const after = await paths();
+      log(`related to the bread log with Kitchen/ left out: ${after.join(" | ")} (before: ${before.join(" | ")})`);
+      await shots(page, "related-left-out-folder");
+      await leaveOut("");
+      await waitFor(page, () => [...document.querySelectorAll(".quire-related-item")].some((e) => e.getAttribute("data-path").startsWith("Kitchen/")));
+    });
+
     await scenario("clicking a related note opens it at its passage", async () => {
       const target = await page.$eval(".quire-related-item", (el) => el.getAttribute("data-path"));
       await page.click(".quire-related-item");
