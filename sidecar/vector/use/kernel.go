@@ -2,12 +2,13 @@ package use
 
 import "os"
 
-// KernelEnv is the environment variable that picks the matrix kernels:
-// "portable" runs the plain Go ones even where assembly ones exist, "sse"
-// the SSE ones on amd64, and "int8" the int8 weight products on amd64
-// processors with AVX-VNNI, to compare results and speed on one machine;
-// anything else (or unset) runs the float kernels that are fastest on
-// this processor.
+// KernelEnv is the environment variable that picks the matrix kernels.
+// Unset (or anything else), the fastest this processor has run: int8
+// weight products on amd64 processors with AVX-VNNI, else AVX2 or NEON,
+// else SSE, else plain Go. "avx2" (or "neon") runs the float kernels
+// instead of the int8 ones, "sse" the SSE ones on amd64 and "portable" the
+// plain Go ones, to compare results and speed on one machine; "int8" asks
+// for the int8 ones, which only run where AVX-VNNI exists.
 const KernelEnv = "QUIRE_EMBED_KERNEL"
 
 // haveSIMD says whether the AVX2 or NEON kernels run; haveSSE whether the
@@ -21,7 +22,9 @@ func pickKernel(env string) (simd, sse, int8 bool) {
 		return false, false, false
 	case env == "sse":
 		return false, sseOK, false
-	case env == "int8" && int8OK:
+	case env == simdName && simdOK:
+		return true, false, false
+	case int8OK:
 		return true, false, true
 	case simdOK:
 		return true, false, false

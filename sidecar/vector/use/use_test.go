@@ -76,7 +76,16 @@ func TestTokenizerMatchesReference(t *testing.T) {
 // this machine runs by default.
 func TestVectorsMatchReference(t *testing.T) {
 	t.Logf("kernel: %s", kernelName())
-	testVectors(t, mustLoad(t))
+	testVectorsAt(t, mustLoad(t), defaultBar())
+}
+
+// defaultBar is the cosine to the reference the default kernels meet:
+// 0.9999 in float, 0.999 with int8 weights.
+func defaultBar() float64 {
+	if haveInt8 {
+		return 0.999
+	}
+	return 0.9999
 }
 
 // TestPortableKernelMatchesReference runs the plain Go kernels, on a model
@@ -155,8 +164,8 @@ func TestEmbedLowerCases(t *testing.T) {
 			want = c.Vector
 		}
 	}
-	if c := cosine(got[0], want); c < 0.9999 {
-		t.Errorf("cosine(Embed(mixed case), reference(lower case)) = %.6f, want ≥ 0.9999", c)
+	if c := cosine(got[0], want); c < defaultBar() {
+		t.Errorf("cosine(Embed(mixed case), reference(lower case)) = %.6f, want ≥ %v", c, defaultBar())
 	}
 }
 
