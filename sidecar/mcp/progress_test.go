@@ -20,7 +20,7 @@ import (
 // Both backends: the engine in this process, and a sidecar whose
 // index.progress events come over the websocket.
 func TestReindexProgressProportional(t *testing.T) {
-	const n = 60
+	const n = 79 // not a multiple of 20: the steps are whole notes
 	vault := func(t *testing.T) string {
 		v := t.TempDir()
 		files := map[string]string{}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -151,7 +152,8 @@ func (n *notifier) progress(p engine.Progress) {
 		return
 	}
 	final := total > 0 && value >= total
-	step := total > 0 && value-n.last >= total/progressSteps
+	// Whole notes or passages, as the index counts its steps.
+	step := total > 0 && value-n.last >= max(1, math.Floor(total/progressSteps))
 	if !final && !step && time.Since(n.lastSent) < progressEvery && value > 0 {
 		return
 	}
