@@ -492,15 +492,10 @@ func ExplainFor(langs []string, query string) string {
 // translations used.
 func (s *Searcher) Explain(query string) string {
 	from := lang.Detect(query)
-	var b strings.Builder
-	fmt.Fprintf(&b, "query language: %s\n", from)
-	if ts := s.synonyms(from, query); len(ts) > 0 {
-		b.WriteString("synonyms (English notes):\n")
-		b.WriteString(syn.String(ts))
-		b.WriteString("\n")
-	}
 	vault := s.vaultLangs()
+	var b strings.Builder
 	if from == lang.Unknown {
+		b.WriteString("query language: unknown\n")
 		var read []string
 		for _, r := range lang.ReadWords(query, vault) {
 			read = append(read, r.Word+" ("+string(r.From)+")")
@@ -508,6 +503,13 @@ func (s *Searcher) Explain(query string) string {
 		if len(read) > 0 {
 			fmt.Fprintf(&b, "words read by the word lists: %s\n", strings.Join(read, ", "))
 		}
+	} else {
+		fmt.Fprintf(&b, "query language: %s\n", from)
+	}
+	if ts := s.synonyms(from, query); len(ts) > 0 {
+		b.WriteString("synonyms (English notes):\n")
+		b.WriteString(syn.String(ts))
+		b.WriteString("\n")
 	}
 	for _, p := range s.passes(query, from, vault) {
 		e, err := lang.Explain(p.text, p.from, p.to, lang.Options{})

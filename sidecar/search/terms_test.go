@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/quire-app/quire/sidecar/bm25"
@@ -68,5 +69,20 @@ func TestOneTranslationPerSearch(t *testing.T) {
 				t.Errorf("marks %q, want the query's words and their translations (cheese, formaggio)", marks)
 			}
 		})
+	}
+}
+
+// --explain says how a query too short to detect was read: which words
+// the word lists gave a language, and their translations; a word two
+// languages know alike gets none.
+func TestExplainShortQuery(t *testing.T) {
+	got := ExplainFor([]string{"en", "cs"}, "tomatoes")
+	for _, want := range []string{"query language: unknown\n", "words read by the word lists: tomatoes (en)\n", "tomatoes → rajčata 0.70"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("explain %q lacks %q", got, want)
+		}
+	}
+	if got := ExplainFor([]string{"en", "cs"}, "den"); got != "query language: unknown\n" {
+		t.Errorf("explain %q, want only that the language is unknown", got)
 	}
 }
