@@ -521,6 +521,11 @@ func (s *Searcher) Explain(query string) string {
 	return b.String()
 }
 
+// Warm prepares the word lists that short queries over the vault's
+// languages read (lang.WarmReading), so that the first keystroke in a
+// search box does not wait for them. Call it in a goroutine.
+func (s *Searcher) Warm() { lang.WarmReading(s.vaultLangs()) }
+
 // vaultLangs parses Langs, without repeats.
 func (s *Searcher) vaultLangs() []lang.Lang {
 	var out []lang.Lang
