@@ -181,6 +181,10 @@ func tileInt8(a []uint8, b []int8, k4 int, c []float32, ldc int, bias []float32,
 	_ = b[tileCols*4*k4-1]
 	_ = c[(tileRows-1)*ldc+tileCols-1]
 	_, _, _, _ = bias[tileCols-1], rs[tileRows-1], cs[tileCols-1], zc[tileCols-1]
+	if int8EVEX {
+		kernelInt8x6x16EVEX(&a[0], &b[0], k4, &c[0], ldc*4, &bias[0], flags, &rs[0], &cs[0], &zc[0])
+		return
+	}
 	kernelInt8x6x16(&a[0], &b[0], k4, &c[0], ldc*4, &bias[0], flags, &rs[0], &cs[0], &zc[0])
 }
 

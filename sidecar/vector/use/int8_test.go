@@ -69,10 +69,25 @@ func dequantizeMatrix(w []float32, k, n int) []float32 {
 // one past a block, rows of zeros, rows lda apart, half the panels (as a
 // query's split product takes them), every flag, signed and non-negative
 // inputs.
+//
+// Where the processor runs both encodings of VPDPBUSD, it tests both.
 func TestInt8MatchesGemm(t *testing.T) {
 	if !int8OK {
 		t.Skip("no int8 kernel on this processor")
 	}
+	forms := []bool{int8EVEX}
+	if int8EVEXOK && !int8EVEX {
+		forms = append(forms, true)
+	}
+	saved := int8EVEX
+	defer func() { int8EVEX = saved }()
+	for _, evex := range forms {
+		int8EVEX = evex
+		t.Run(fmt.Sprintf("evex=%v", evex), testInt8MatchesGemm)
+	}
+}
+
+func testInt8MatchesGemm(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	shapes := [][3]int{{1, 1, 16}, {1, 3, 16}, {6, 4, 16}, {5, 2, 32}, {7, 5, 16}, {6, qBlock, 16}, {13, qBlock + 1, 48}, {1, 512, 1536}, {130, 1536, 64}}
 	for range 30 {
@@ -232,5 +247,13 @@ func BenchmarkGemmInt8(b *testing.B) {
 			s := &qscratch{}
 			run(b, func() { gemmInt8(c, n, a, k, m, wq, nil, 0, s) })
 		})
+		if int8EVEXOK && !int8EVEX {
+			b.Run(fmt.Sprintf("%dx%dx%d/int8-evex", m, k, n), func(b *testing.B) {
+				int8EVEX = true
+				defer func() { int8EVEX = false }()
+				s := &qscratch{}
+				run(b, func() { gemmInt8(c, n, a, k, m, wq, nil, 0, s) })
+			})
+		}
 	}
 }

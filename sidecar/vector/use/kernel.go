@@ -4,11 +4,12 @@ import "os"
 
 // KernelEnv is the environment variable that picks the matrix kernels.
 // Unset (or anything else), the fastest this processor has run: int8
-// weight products on amd64 processors with AVX-VNNI, else AVX2 or NEON,
+// weight products on amd64 processors with AVX-VNNI or AVX-512 VNNI, else
+// AVX2 or NEON,
 // else SSE, else plain Go. "avx2" (or "neon") runs the float kernels
 // instead of the int8 ones, "sse" the SSE ones on amd64 and "portable" the
 // plain Go ones, to compare results and speed on one machine; "int8" asks
-// for the int8 ones, which only run where AVX-VNNI exists.
+// for the int8 ones, which only run where VNNI exists.
 const KernelEnv = "QUIRE_EMBED_KERNEL"
 
 // haveSIMD says whether the AVX2 or NEON kernels run; haveSSE whether the

@@ -6,9 +6,17 @@ import "golang.org/x/sys/cpu"
 // AVX2 and FMA for the products, F16C to widen float16 weights.
 var simdOK = cpu.X86.HasAVX2 && cpu.X86.HasFMA && hasF16C()
 
-// int8OK says whether the int8 kernel runs here: AVX-VNNI's VEX-encoded
-// VPDPBUSD on top of AVX2.
-var int8OK = simdOK && cpu.X86.HasAVXVNNI
+// int8OK says whether the int8 kernel runs here: VPDPBUSD on top of
+// AVX2, VEX-encoded (AVX-VNNI) or, on processors with AVX-512 but not
+// AVX-VNNI (AMD Zen 4, Intel Ice Lake to Rocket Lake), EVEX-encoded.
+var int8OK = simdOK && (cpu.X86.HasAVXVNNI || int8EVEXOK)
+
+// int8EVEXOK says whether the EVEX form runs here; int8EVEX whether the
+// int8 kernel uses it (tests switch it where both forms run).
+var (
+	int8EVEXOK = cpu.X86.HasAVX512VNNI && cpu.X86.HasAVX512VL
+	int8EVEX   = !cpu.X86.HasAVXVNNI
+)
 
 func hasF16C() bool
 
@@ -29,6 +37,9 @@ func kernelSSE6x16(a *float32, b *float32, k int, c *float32, ldc int, bias *flo
 
 // simdName names the assembly kernels in benchmarks and tests.
 const simdName = "avx2"
+
+//go:noescape
+func kernelInt8x6x16EVEX(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)
 
 //go:noescape
 func kernelInt8x6x16(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)

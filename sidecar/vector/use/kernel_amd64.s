@@ -111,6 +111,81 @@
 	VZEROUPPER; \
 	RET
 
+// INT8_START loads the arguments the k loop uses, zeroes the twelve int32
+// accumulators and counts the loop: R12 steps of two groups, then CX of
+// one, going to tail when there is no step of two.
+#define INT8_START(tail) \
+	MOVQ a+0(FP), AX; \
+	MOVQ b+8(FP), BX; \
+	MOVQ k4+16(FP), CX; \
+	VPXOR Y0, Y0, Y0; \
+	VPXOR Y1, Y1, Y1; \
+	VPXOR Y2, Y2, Y2; \
+	VPXOR Y3, Y3, Y3; \
+	VPXOR Y4, Y4, Y4; \
+	VPXOR Y5, Y5, Y5; \
+	VPXOR Y6, Y6, Y6; \
+	VPXOR Y7, Y7, Y7; \
+	VPXOR Y8, Y8, Y8; \
+	VPXOR Y9, Y9, Y9; \
+	VPXOR Y10, Y10, Y10; \
+	VPXOR Y11, Y11, Y11; \
+	MOVQ CX, R12; \
+	SHRQ $1, R12; \
+	ANDQ $1, CX; \
+	TESTQ R12, R12; \
+	JZ tail
+
+// INT8_SCALE takes zc off the sums, turns them into floats times the rows'
+// and columns' scales plus the bias, and adds C when flags&1 (else goes
+// on at finish, which must label KERNEL_FINISH).
+#define INT8_SCALE(finish) \
+	MOVQ c+24(FP), DX; \
+	MOVQ ldc+32(FP), DI; \
+	MOVQ bias+40(FP), R8; \
+	MOVQ flags+48(FP), R9; \
+	MOVQ rs+56(FP), R10; \
+	MOVQ cs+64(FP), R13; \
+	MOVQ zc+72(FP), SI; \
+	LEAQ (DX)(DI*2), R11; \
+	ADDQ DI, R11; \
+	VMOVDQU (SI), Y12; \
+	VMOVDQU 32(SI), Y13; \
+	VPSUBD Y12, Y0, Y0; \
+	VPSUBD Y13, Y1, Y1; \
+	VPSUBD Y12, Y2, Y2; \
+	VPSUBD Y13, Y3, Y3; \
+	VPSUBD Y12, Y4, Y4; \
+	VPSUBD Y13, Y5, Y5; \
+	VPSUBD Y12, Y6, Y6; \
+	VPSUBD Y13, Y7, Y7; \
+	VPSUBD Y12, Y8, Y8; \
+	VPSUBD Y13, Y9, Y9; \
+	VPSUBD Y12, Y10, Y10; \
+	VPSUBD Y13, Y11, Y11; \
+	VMOVUPS (R13), Y12; \
+	VMOVUPS 32(R13), Y13; \
+	SCALE_ROW(0, Y0, Y1); \
+	SCALE_ROW(1, Y2, Y3); \
+	SCALE_ROW(2, Y4, Y5); \
+	SCALE_ROW(3, Y6, Y7); \
+	SCALE_ROW(4, Y8, Y9); \
+	SCALE_ROW(5, Y10, Y11); \
+	TESTQ $1, R9; \
+	JZ finish; \
+	VADDPS (DX), Y0, Y0; \
+	VADDPS 32(DX), Y1, Y1; \
+	VADDPS (DX)(DI*1), Y2, Y2; \
+	VADDPS 32(DX)(DI*1), Y3, Y3; \
+	VADDPS (DX)(DI*2), Y4, Y4; \
+	VADDPS 32(DX)(DI*2), Y5, Y5; \
+	VADDPS (R11), Y6, Y6; \
+	VADDPS 32(R11), Y7, Y7; \
+	VADDPS (R11)(DI*1), Y8, Y8; \
+	VADDPS 32(R11)(DI*1), Y9, Y9; \
+	VADDPS (R11)(DI*2), Y10, Y10; \
+	VADDPS 32(R11)(DI*2), Y11, Y11
+
 // ROW_F32 loads the float32 B row at off(BX) into Y12:Y13.
 #define ROW_F32(off) \
 	VMOVUPS (off)(BX), Y12; \
@@ -259,6 +334,28 @@ TEXT ·hasF16C(SB), NOSPLIT, $0-1
 	VCVTDQ2PS Yb, Yb; \
 	VFMADD213PS 32(R8), Y15, Yb
 
+// DOT_I8_EVEX is DOT_I8 in the EVEX (AVX512-VNNI with AVX512-VL) encoding
+// of VPDPBUSD, for processors that have that but not AVX-VNNI.
+#define DOT_I8_EVEX(off) \
+	VPBROADCASTD (off+0)(AX), Y14; \
+	VPDPBUSD Y12, Y14, Y0; \
+	VPDPBUSD Y13, Y14, Y1; \
+	VPBROADCASTD (off+4)(AX), Y15; \
+	VPDPBUSD Y12, Y15, Y2; \
+	VPDPBUSD Y13, Y15, Y3; \
+	VPBROADCASTD (off+8)(AX), Y14; \
+	VPDPBUSD Y12, Y14, Y4; \
+	VPDPBUSD Y13, Y14, Y5; \
+	VPBROADCASTD (off+12)(AX), Y15; \
+	VPDPBUSD Y12, Y15, Y6; \
+	VPDPBUSD Y13, Y15, Y7; \
+	VPBROADCASTD (off+16)(AX), Y14; \
+	VPDPBUSD Y12, Y14, Y8; \
+	VPDPBUSD Y13, Y14, Y9; \
+	VPBROADCASTD (off+20)(AX), Y15; \
+	VPDPBUSD Y12, Y15, Y10; \
+	VPDPBUSD Y13, Y15, Y11
+
 // func kernelInt8x6x16(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)
 //
 // C[6×16] = (flags&1 ? C : 0) + bias + rs[r]·cs[j]·(Σ A[r][p]·B[p][j] − zc[j]),
@@ -268,26 +365,7 @@ TEXT ·hasF16C(SB), NOSPLIT, $0-1
 // are exact int32 (VPDPBUSD does not saturate); zc takes off what an
 // offset in A's bytes adds. C rows are ldc bytes apart.
 TEXT ·kernelInt8x6x16(SB), NOSPLIT, $0-80
-	MOVQ a+0(FP), AX
-	MOVQ b+8(FP), BX
-	MOVQ k4+16(FP), CX
-	VPXOR Y0, Y0, Y0
-	VPXOR Y1, Y1, Y1
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-	VPXOR Y4, Y4, Y4
-	VPXOR Y5, Y5, Y5
-	VPXOR Y6, Y6, Y6
-	VPXOR Y7, Y7, Y7
-	VPXOR Y8, Y8, Y8
-	VPXOR Y9, Y9, Y9
-	VPXOR Y10, Y10, Y10
-	VPXOR Y11, Y11, Y11
-	MOVQ CX, R12
-	SHRQ $1, R12
-	ANDQ $1, CX
-	TESTQ R12, R12
-	JZ   itail
+	INT8_START(itail)
 
 iloop2:
 	VMOVDQU (BX), Y12
@@ -309,56 +387,46 @@ itail:
 	DOT_I8(0)
 
 idone:
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), DI
-	MOVQ bias+40(FP), R8
-	MOVQ flags+48(FP), R9
-	MOVQ rs+56(FP), R10
-	MOVQ cs+64(FP), R13
-	MOVQ zc+72(FP), SI
-	LEAQ (DX)(DI*2), R11
-	ADDQ DI, R11
-	VMOVDQU (SI), Y12
-	VMOVDQU 32(SI), Y13
-	VPSUBD Y12, Y0, Y0
-	VPSUBD Y13, Y1, Y1
-	VPSUBD Y12, Y2, Y2
-	VPSUBD Y13, Y3, Y3
-	VPSUBD Y12, Y4, Y4
-	VPSUBD Y13, Y5, Y5
-	VPSUBD Y12, Y6, Y6
-	VPSUBD Y13, Y7, Y7
-	VPSUBD Y12, Y8, Y8
-	VPSUBD Y13, Y9, Y9
-	VPSUBD Y12, Y10, Y10
-	VPSUBD Y13, Y11, Y11
-	VMOVUPS (R13), Y12
-	VMOVUPS 32(R13), Y13
-	SCALE_ROW(0, Y0, Y1)
-	SCALE_ROW(1, Y2, Y3)
-	SCALE_ROW(2, Y4, Y5)
-	SCALE_ROW(3, Y6, Y7)
-	SCALE_ROW(4, Y8, Y9)
-	SCALE_ROW(5, Y10, Y11)
-	TESTQ $1, R9
-	JZ   ifinish
-	VADDPS (DX), Y0, Y0
-	VADDPS 32(DX), Y1, Y1
-	VADDPS (DX)(DI*1), Y2, Y2
-	VADDPS 32(DX)(DI*1), Y3, Y3
-	VADDPS (DX)(DI*2), Y4, Y4
-	VADDPS 32(DX)(DI*2), Y5, Y5
-	VADDPS (R11), Y6, Y6
-	VADDPS 32(R11), Y7, Y7
-	VADDPS (R11)(DI*1), Y8, Y8
-	VADDPS 32(R11)(DI*1), Y9, Y9
-	VADDPS (R11)(DI*2), Y10, Y10
-	VADDPS 32(R11)(DI*2), Y11, Y11
+	INT8_SCALE(ifinish)
 
 ifinish:
 	KERNEL_FINISH(istore)
 
 istore:
+	KERNEL_STORE
+
+// func kernelInt8x6x16EVEX(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)
+//
+// kernelInt8x6x16 with the EVEX encoding of VPDPBUSD.
+TEXT ·kernelInt8x6x16EVEX(SB), NOSPLIT, $0-80
+	INT8_START(etail)
+
+eloop2:
+	VMOVDQU (BX), Y12
+	VMOVDQU 32(BX), Y13
+	DOT_I8_EVEX(0)
+	VMOVDQU 64(BX), Y12
+	VMOVDQU 96(BX), Y13
+	DOT_I8_EVEX(24)
+	ADDQ $48, AX
+	ADDQ $128, BX
+	DECQ R12
+	JNZ  eloop2
+
+etail:
+	TESTQ CX, CX
+	JZ   edone
+	VMOVDQU (BX), Y12
+	VMOVDQU 32(BX), Y13
+	DOT_I8_EVEX(0)
+
+edone:
+	INT8_SCALE(efinish)
+
+efinish:
+	KERNEL_FINISH(estore)
+
+estore:
 	KERNEL_STORE
 
 // SPARSE_FMA adds the float16 weights at off(base)(BX), widened, times Y8
