@@ -110,11 +110,12 @@ func (d *Doc) dropLocal() {
 	})
 	// What is left behind brackets the patterns could not follow loses
 	// its destination; the bracketed text stays, as text (an image with
-	// it would load in Obsidian).
+	// it would load in Obsidian). The bracket is escaped: it reads the
+	// same, and "![[a note]](…)" cannot become an embed of a vault note.
 	md = destRe.ReplaceAllStringFunc(md, func(m string) string {
 		if local(destRe.FindStringSubmatch(m)[1]) {
 			d.Removed.LocalLinks++
-			return "]"
+			return `\]`
 		}
 		return m
 	})

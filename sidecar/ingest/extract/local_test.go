@@ -75,7 +75,8 @@ func TestDropLocalNamesAndNesting(t *testing.T) {
 		"![a [b [c [d]]] e](http://printer.local/x.png) and ![logo](http://router/logo.png)\n\n" +
 		"![meta [alt]](http://metadata.google.internal/computeMetadata/v1/) <img src=\"http://nas.lan/a.png\">\n\n" +
 		"[deep [er [still]] text](http://10.0.0.1/) and [wiki](http://intranet/page) and [nested [x]](//nas.home.arpa/y)\n\n" +
-		"[fine [nested] link](https://bread.example/a) ![fine](https://cdn.example/p.png)\n"
+		"[fine [nested] link](https://bread.example/a) ![fine](https://cdn.example/p.png)\n\n" +
+		"![[Journal/secret]](http://10.0.0.2/a.png) [[Journal/diary]](http://router/)\n"
 	doc, err := Any([]byte(clip), "clip.md", "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +91,12 @@ func TestDropLocalNamesAndNesting(t *testing.T) {
 			t.Errorf("the Markdown lost %s:\n%s", good, doc.Markdown)
 		}
 	}
-	if got := doc.Removed.LocalImages + doc.Removed.LocalLinks; got != 7 {
-		t.Errorf("removed %+v, want 7 in all", doc.Removed)
+	if got := doc.Removed.LocalImages + doc.Removed.LocalLinks; got != 9 {
+		t.Errorf("removed %+v, want 9 in all", doc.Removed)
+	}
+	// What is left of a dropped destination never becomes an embed or a
+	// wikilink of a vault note.
+	if strings.Contains(doc.Markdown, "[[Journal/secret]]") || strings.Contains(doc.Markdown, "[[Journal/diary]]") {
+		t.Errorf("a dropped destination left an embed or a wikilink:\n%s", doc.Markdown)
 	}
 }
