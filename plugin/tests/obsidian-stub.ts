@@ -447,6 +447,8 @@ export function parseFrontmatterForTest(text: string): Record<string, unknown> |
     if (v.startsWith("'")) return v.slice(1, -1).replace(/''/g, "'");
     if (v === "true" || v === "false") return v === "true";
     if (v === "[]") return [];
+    // A flow sequence of plain scalars ("tags: [baking, log]"), as YAML reads it.
+    if (v.startsWith("[") && v.endsWith("]")) return v.slice(1, -1).split(",").map((x) => scalar(x));
     if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
     return v;
   };

@@ -1072,6 +1072,28 @@ async function main() {
       log(`answer that streamed while the sidebar was closed: ${JSON.stringify(third).slice(0, 240)}`);
       expect(third.question.includes("Be patient") && third.body.includes("2 turns before this one") && third.sources > 0, `after closing mid-answer: ${JSON.stringify(third)}`);
       await shots(pageD, "ask-sidebar-closed-mid-answer");
+      // Asked within a folder: the scope control offers the edited note's folder, and the model is given only its passages.
+      await pageD.evaluate(() => window.harness.open("Garden/Monstera care.md"));
+      const scopeSel = ".quire-ask-view .quire-ask-scope-select";
+      await waitFor(pageD, (sel) => [...(document.querySelector(sel)?.options ?? [])].some((o) => o.value === "folder:Garden"), scopeSel);
+      const offered = await pageD.$$eval(`${scopeSel} option`, (els) => els.map((e) => e.textContent));
+      log(`scope choices beside Garden/Monstera care: ${offered.join(" | ")}`);
+      expect(offered.includes("Folder Garden") && offered.includes("Tag #plants"), `scope choices: ${offered}`);
+      await pageD.selectOption(scopeSel, "folder:Garden");
+      const sentBefore = model.requests.length;
+      await pageD.fill(".quire-ask-view .quire-ask-input", "How do I keep it alive, and how often do I water it?");
+      await pageD.press(".quire-ask-view .quire-ask-input", "Enter");
+      await waitFor(pageD, () => !!document.querySelector(".quire-ask-view .quire-ask-turn:nth-of-type(4) :is(.quire-ask-body, .quire-ask-refusal)"), undefined, 30_000);
+      const given = model.requests
+        .slice(sentBefore)
+        .flatMap((r) => r.messages.filter((m) => m.role === "user").flatMap((m) => [...String(m.content).matchAll(/<passage id="\d+" note="([^"]*)"/g)].map((x) => x[1])));
+      const badge = await pageD.$eval(".quire-ask-view .quire-ask-turn:nth-of-type(4)", (el) => el.querySelector(".quire-ask-scope-badge")?.textContent ?? "");
+      log(`asked within folder Garden: the model was given ${given.join(" | ") || "nothing"}; the turn says "${badge}"`);
+      expect(given.length > 0 && given.every((n) => n.startsWith("Garden/")), `the model was given passages outside Garden/: ${given}`);
+      expect(badge === "Within folder Garden", `scope badge: ${badge}`);
+      await shots(pageD, "ask-sidebar-scoped");
+      await axeCheck(pageD, "ask-sidebar-scoped", ".quire-ask-view");
+      await pageD.selectOption(scopeSel, "vault");
     });
 
     await scenario("settings: the sidecar's settings round trip through config.get and config.set", async () => {
