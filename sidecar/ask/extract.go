@@ -204,9 +204,10 @@ func (a *Asker) candidates(top []Passage, terms termSet, shown map[string]bool) 
 // ariostea-wiki and obsidian-help (en and multi) and the unanswerable
 // questions in scripts/testdata/unanswerable, together with absentWeight:
 // 0.10 is the highest value at which no dev question answered from an
-// expected note is refused (bm25 and hybrid). It refuses a seventh
-// (ariostea) to three fifths (English help vault) of the unanswerable
-// questions (README, "Figures"): a question made of the vault's own
+// expected note is refused (bm25 and hybrid), under the current keyword
+// query as under the earlier one. It refuses 2 (ariostea) to 14 (English
+// help vault) of the 22 unanswerable questions of each (README,
+// "Figures"): a question made of the vault's own
 // words is still answered with its closest sentences, labelled as
 // extracted.
 const DefaultMinEvidence = 0.10
