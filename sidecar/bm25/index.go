@@ -354,13 +354,21 @@ func (x *Index) searchPrefer(ctx context.Context, text string, extra []Term, p P
 }
 
 // Holding returns how many passages hold any word of text (in any
-// language's fields, as Search reads it) and how many passages there are.
+// language's fields, each read by its own analyzer) and how many passages
+// there are. It counts with one clause per field whatever query Search
+// is set to build: the words query leaves out the stop words of the
+// language it detects in text, which for a word and its translations
+// ("jaké how") can be all of them but one that no passage holds, and a
+// count of 0 makes the word weigh as missing from the vault in an
+// extracted answer's evidence.
 func (x *Index) Holding(ctx context.Context, text string) (matched, total uint64, err error) {
 	total, err = x.b.DocCount()
 	if err != nil {
 		return 0, 0, fmt.Errorf("bm25 count: %w", err)
 	}
-	q := buildQuery(text, nil, x.searched(), x.fieldWeights())
+	w := x.fieldWeights()
+	w.ByField, w.Separate = true, false
+	q := buildQuery(text, nil, x.searched(), w)
 	if q == nil {
 		return 0, total, nil
 	}

@@ -204,3 +204,32 @@ func TestSumQueryScoresTheSum(t *testing.T) {
 		}
 	}
 }
+
+// How many passages hold a word does not depend on the query Search
+// builds: the words query leaves out the stop words of the language it
+// detects in the text, and a word given with its translations can be all
+// such stop words but one no passage holds ("most" is an English stop
+// word and the Czech for bridge). A count of 0 makes an extracted
+// answer's evidence weigh the word as missing from the vault.
+func TestHoldingWhateverTheQuery(t *testing.T) {
+	x := openWith(t, []Doc{
+		{ID: "a", Path: "a.md", Lang: "cs", Title: "Praha", Body: "Karlův most stojí přes Vltavu"},
+		{ID: "b", Path: "b.md", Lang: "en", Title: "Cheese", Body: "rennet makes milk curdle"},
+		{ID: "c", Path: "c.md", Lang: "en", Title: "Tea", Body: "a kettle boils water"},
+	})
+	ctx := context.Background()
+	for _, w := range []FieldWeights{
+		{Title: 1, Aliases: 1, Headings: 0.5},
+		{Title: 1, Aliases: 1, Headings: 0.5, ByField: true},
+		{Title: 1, Aliases: 1, Headings: 0.5, ByField: true, Separate: true},
+	} {
+		x.SetFieldWeights(w)
+		m, total, err := x.Holding(ctx, "jaképrý how most")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m != 1 || total != 3 {
+			t.Errorf("%+v: %d of %d passages hold jaképrý/how/most, want 1 of 3", w, m, total)
+		}
+	}
+}
