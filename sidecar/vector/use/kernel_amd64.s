@@ -1,7 +1,25 @@
 #include "textflag.h"
 
-// The two matrix kernels differ only in how a row of B is loaded, so what
-// they share is written once, as macros.
+// The two float matrix kernels differ only in how a row of B is loaded, so
+// what they (and the int8 kernels) share is written once, as macros.
+
+// ADD_C adds C (row 0 at DX, row 3 at R11, rows DI bytes apart) to the
+// twelve accumulators when flags&1 (in R9), else goes on at skip.
+#define ADD_C(skip) \
+	TESTQ $1, R9; \
+	JZ skip; \
+	VADDPS (DX), Y0, Y0; \
+	VADDPS 32(DX), Y1, Y1; \
+	VADDPS (DX)(DI*1), Y2, Y2; \
+	VADDPS 32(DX)(DI*1), Y3, Y3; \
+	VADDPS (DX)(DI*2), Y4, Y4; \
+	VADDPS 32(DX)(DI*2), Y5, Y5; \
+	VADDPS (R11), Y6, Y6; \
+	VADDPS 32(R11), Y7, Y7; \
+	VADDPS (R11)(DI*1), Y8, Y8; \
+	VADDPS 32(R11)(DI*1), Y9, Y9; \
+	VADDPS (R11)(DI*2), Y10, Y10; \
+	VADDPS 32(R11)(DI*2), Y11, Y11
 
 // KERNEL_START loads the arguments (R11 = row 3 of C), fills the twelve
 // accumulators Y0–Y11 (row r in Y2r, Y2r+1) with the bias, adds C when
@@ -29,20 +47,7 @@
 	VMOVAPS Y1, Y9; \
 	VMOVAPS Y0, Y10; \
 	VMOVAPS Y1, Y11; \
-	TESTQ $1, R9; \
-	JZ skip; \
-	VADDPS (DX), Y0, Y0; \
-	VADDPS 32(DX), Y1, Y1; \
-	VADDPS (DX)(DI*1), Y2, Y2; \
-	VADDPS 32(DX)(DI*1), Y3, Y3; \
-	VADDPS (DX)(DI*2), Y4, Y4; \
-	VADDPS 32(DX)(DI*2), Y5, Y5; \
-	VADDPS (R11), Y6, Y6; \
-	VADDPS 32(R11), Y7, Y7; \
-	VADDPS (R11)(DI*1), Y8, Y8; \
-	VADDPS 32(R11)(DI*1), Y9, Y9; \
-	VADDPS (R11)(DI*2), Y10, Y10; \
-	VADDPS 32(R11)(DI*2), Y11, Y11
+	ADD_C(skip)
 
 // KERNEL_SPLIT counts the k loop: R12 steps of four, then CX of one, going
 // to tail when there is no step of four.
@@ -171,20 +176,7 @@
 	SCALE_ROW(3, Y6, Y7); \
 	SCALE_ROW(4, Y8, Y9); \
 	SCALE_ROW(5, Y10, Y11); \
-	TESTQ $1, R9; \
-	JZ finish; \
-	VADDPS (DX), Y0, Y0; \
-	VADDPS 32(DX), Y1, Y1; \
-	VADDPS (DX)(DI*1), Y2, Y2; \
-	VADDPS 32(DX)(DI*1), Y3, Y3; \
-	VADDPS (DX)(DI*2), Y4, Y4; \
-	VADDPS 32(DX)(DI*2), Y5, Y5; \
-	VADDPS (R11), Y6, Y6; \
-	VADDPS 32(R11), Y7, Y7; \
-	VADDPS (R11)(DI*1), Y8, Y8; \
-	VADDPS 32(R11)(DI*1), Y9, Y9; \
-	VADDPS (R11)(DI*2), Y10, Y10; \
-	VADDPS 32(R11)(DI*2), Y11, Y11
+	ADD_C(finish)
 
 // ROW_F32 loads the float32 B row at off(BX) into Y12:Y13.
 #define ROW_F32(off) \
