@@ -450,26 +450,15 @@ func buildQuery(text string, extra []Term, families []string, w FieldWeights) qu
 		return nil
 	}
 	boosts := map[string]float64{"title": w.Title, "aliases": w.Aliases, "headings": w.Headings, "body": 1}
-	var qs []query.Query
 	var words query.Query
 	var nWords int
-	if !w.ByField {
+	if w.ByField {
+		words, nWords = byField(text, extra, families, w, boosts)
+	} else {
 		words, nWords = wordsQuery(text, extra, families, boosts)
 		if words == nil {
 			return nil
 		}
-	}
-	add := func(text, field string, boost float64) {
-		if boost == 0 {
-			return
-		}
-		mq := query.NewMatchQuery(text)
-		mq.SetField(field)
-		mq.SetBoost(boost)
-		qs = append(qs, mq)
-	}
-	if w.ByField {
-		words, nWords = byField(text, extra, families, w, boosts, add, &qs)
 	}
 	var boostOrder []group
 	boostTexts := map[group][]string{}
@@ -491,10 +480,10 @@ func buildQuery(text string, extra []Term, families []string, w FieldWeights) qu
 	// their count over the words' clause count makes a boost term count
 	// as a word of that weight would under the words' factor, without
 	// raising the factor of the words' own matches.
-	qs = nil
+	var qs clauses
 	for _, g := range boostOrder {
 		for _, f := range []string{"title", "headings", "body"} {
-			add(strings.Join(boostTexts[g], " "), f+"_"+g.lang, boosts[f]*g.weight)
+			qs.add(strings.Join(boostTexts[g], " "), f+"_"+g.lang, boosts[f]*g.weight)
 		}
 	}
 	scale := float64(len(qs)) / float64(nWords)
@@ -502,6 +491,20 @@ func buildQuery(text string, extra []Term, families []string, w FieldWeights) qu
 		q.(*query.MatchQuery).SetBoost(q.(*query.MatchQuery).Boost() * scale)
 	}
 	return query.NewBooleanQuery([]query.Query{words}, qs, nil)
+}
+
+// clauses collects a query's match clauses. A field of boost 0 is left
+// out rather than matched for no score.
+type clauses []query.Query
+
+func (qs *clauses) add(text, field string, boost float64) {
+	if boost == 0 {
+		return
+	}
+	mq := query.NewMatchQuery(text)
+	mq.SetField(field)
+	mq.SetBoost(boost)
+	*qs = append(*qs, mq)
 }
 
 // group is the language and weight that translations share a clause by.
@@ -513,13 +516,14 @@ type group struct {
 // byField is the query of FieldWeights.ByField: one disjunction of a
 // clause per field and language, the user's words in every language's
 // fields, each language's translations of one weight in one clause.
-func byField(text string, extra []Term, families []string, w FieldWeights, boosts map[string]float64, add func(string, string, float64), qs *[]query.Query) (query.Query, int) {
+func byField(text string, extra []Term, families []string, w FieldWeights, boosts map[string]float64) (query.Query, int) {
+	var qs clauses
 	for _, family := range families {
 		for _, f := range []string{"title", "headings", "body"} {
-			add(text, f+"_"+family, boosts[f])
+			qs.add(text, f+"_"+family, boosts[f])
 		}
 	}
-	add(text, "aliases", boosts["aliases"])
+	qs.add(text, "aliases", boosts["aliases"])
 	// Terms of one language and weight share a clause, so that a long
 	// translation does not outnumber the user's own words.
 	var order []group
@@ -537,14 +541,14 @@ func byField(text string, extra []Term, families []string, w FieldWeights, boost
 	for _, g := range order {
 		joined := strings.Join(texts[g], " ")
 		for _, f := range []string{"title", "headings", "body"} {
-			add(joined, f+"_"+g.lang, boosts[f]*g.weight)
+			qs.add(joined, f+"_"+g.lang, boosts[f]*g.weight)
 		}
 	}
 	if !w.Separate {
-		return query.NewDisjunctionQuery(*qs), len(*qs)
+		return query.NewDisjunctionQuery(qs), len(qs)
 	}
 	var body, fields []query.Query
-	for _, q := range *qs {
+	for _, q := range qs {
 		if strings.HasPrefix(q.(*query.MatchQuery).FieldVal, "body_") {
 			body = append(body, q)
 		} else {

@@ -78,25 +78,16 @@ func wordsQuery(text string, extra []Term, families []string, boosts map[string]
 	fields := []string{"title", "headings", "body"}
 	var out []query.Query
 	for _, w := range content {
-		var qs []query.Query
-		add := func(text, field string, boost float64) {
-			if boost == 0 {
-				return
-			}
-			mq := query.NewMatchQuery(text)
-			mq.SetField(field)
-			mq.SetBoost(boost)
-			qs = append(qs, mq)
-		}
+		var qs clauses
 		for _, fam := range families {
 			for _, f := range fields {
-				add(w, f+"_"+fam, boosts[f])
+				qs.add(w, f+"_"+fam, boosts[f])
 			}
 		}
-		add(w, "aliases", boosts["aliases"])
+		qs.add(w, "aliases", boosts["aliases"])
 		for _, t := range translations[w] {
 			for _, f := range fields {
-				add(t.Text, f+"_"+fieldLang(t.Lang), boosts[f]*t.Weight)
+				qs.add(t.Text, f+"_"+fieldLang(t.Lang), boosts[f]*t.Weight)
 			}
 		}
 		if len(qs) > 0 {
