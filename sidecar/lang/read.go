@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
@@ -74,21 +75,19 @@ type source struct {
 }
 
 func readable(among []Lang) []source {
-	hasEnglish := false
-	for _, l := range among {
-		hasEnglish = hasEnglish || l == English
+	if !slices.Contains(among, English) {
+		return nil // every word list has English on one side
 	}
 	var out []source
-	var english source
-	english.l = English
+	english := source{l: English}
 	for _, l := range among {
 		if l == English || l == Unknown {
 			continue
 		}
-		if t, _ := dict.Load(string(English), string(l)); t != nil && hasEnglish {
+		if t, _ := dict.Load(string(English), string(l)); t != nil {
 			english.tables = append(english.tables, t)
 		}
-		if t, _ := dict.Load(string(l), string(English)); t != nil && hasEnglish {
+		if t, _ := dict.Load(string(l), string(English)); t != nil {
 			out = append(out, source{l: l, tables: []*dict.Table{t}})
 		}
 	}
@@ -134,7 +133,7 @@ func readWord(w string, sources []source) Lang {
 		},
 		func(s source) bool {
 			// Only a word typed without accents may be missing them; the
-			// folded index is built on first use (see Warm).
+			// folded index is built on first use (see WarmReading).
 			if s.l == English || Fold(w) != w {
 				return false
 			}
