@@ -348,6 +348,34 @@ TEXT ·hasF16C(SB), NOSPLIT, $0-1
 	VPDPBUSD Y12, Y15, Y10; \
 	VPDPBUSD Y13, Y15, Y11
 
+// INT8_KERNEL is the whole of an int8 kernel: dot is DOT_I8 or
+// DOT_I8_EVEX, the rest are the kernel's own labels.
+#define INT8_KERNEL(dot, loop, tail, done, finish, store) \
+	INT8_START(tail); \
+loop: \
+	VMOVDQU (BX), Y12; \
+	VMOVDQU 32(BX), Y13; \
+	dot(0); \
+	VMOVDQU 64(BX), Y12; \
+	VMOVDQU 96(BX), Y13; \
+	dot(24); \
+	ADDQ $48, AX; \
+	ADDQ $128, BX; \
+	DECQ R12; \
+	JNZ loop; \
+tail: \
+	TESTQ CX, CX; \
+	JZ done; \
+	VMOVDQU (BX), Y12; \
+	VMOVDQU 32(BX), Y13; \
+	dot(0); \
+done: \
+	INT8_SCALE(finish); \
+finish: \
+	KERNEL_FINISH(store); \
+store: \
+	KERNEL_STORE
+
 // func kernelInt8x6x16(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)
 //
 // C[6×16] = (flags&1 ? C : 0) + bias + rs[r]·cs[j]·(Σ A[r][p]·B[p][j] − zc[j]),
@@ -357,69 +385,13 @@ TEXT ·hasF16C(SB), NOSPLIT, $0-1
 // are exact int32 (VPDPBUSD does not saturate); zc takes off what an
 // offset in A's bytes adds. C rows are ldc bytes apart.
 TEXT ·kernelInt8x6x16(SB), NOSPLIT, $0-80
-	INT8_START(itail)
-
-iloop2:
-	VMOVDQU (BX), Y12
-	VMOVDQU 32(BX), Y13
-	DOT_I8(0)
-	VMOVDQU 64(BX), Y12
-	VMOVDQU 96(BX), Y13
-	DOT_I8(24)
-	ADDQ $48, AX
-	ADDQ $128, BX
-	DECQ R12
-	JNZ  iloop2
-
-itail:
-	TESTQ CX, CX
-	JZ   idone
-	VMOVDQU (BX), Y12
-	VMOVDQU 32(BX), Y13
-	DOT_I8(0)
-
-idone:
-	INT8_SCALE(ifinish)
-
-ifinish:
-	KERNEL_FINISH(istore)
-
-istore:
-	KERNEL_STORE
+	INT8_KERNEL(DOT_I8, iloop2, itail, idone, ifinish, istore)
 
 // func kernelInt8x6x16EVEX(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)
 //
 // kernelInt8x6x16 with the EVEX encoding of VPDPBUSD.
 TEXT ·kernelInt8x6x16EVEX(SB), NOSPLIT, $0-80
-	INT8_START(etail)
-
-eloop2:
-	VMOVDQU (BX), Y12
-	VMOVDQU 32(BX), Y13
-	DOT_I8_EVEX(0)
-	VMOVDQU 64(BX), Y12
-	VMOVDQU 96(BX), Y13
-	DOT_I8_EVEX(24)
-	ADDQ $48, AX
-	ADDQ $128, BX
-	DECQ R12
-	JNZ  eloop2
-
-etail:
-	TESTQ CX, CX
-	JZ   edone
-	VMOVDQU (BX), Y12
-	VMOVDQU 32(BX), Y13
-	DOT_I8_EVEX(0)
-
-edone:
-	INT8_SCALE(efinish)
-
-efinish:
-	KERNEL_FINISH(estore)
-
-estore:
-	KERNEL_STORE
+	INT8_KERNEL(DOT_I8_EVEX, eloop2, etail, edone, efinish, estore)
 
 // SPARSE_FMA adds the float16 weights at off(base)(BX), widened, times Y8
 // into acc.
