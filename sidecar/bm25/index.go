@@ -460,18 +460,7 @@ func buildQuery(text string, extra []Term, families []string, w FieldWeights) qu
 			return nil
 		}
 	}
-	var boostOrder []group
-	boostTexts := map[group][]string{}
-	for _, t := range extra {
-		if !t.Boost {
-			continue
-		}
-		g := group{fieldLang(t.Lang), t.Weight}
-		if _, ok := boostTexts[g]; !ok {
-			boostOrder = append(boostOrder, g)
-		}
-		boostTexts[g] = append(boostTexts[g], t.Text)
-	}
+	boostOrder, boostTexts := groups(extra, true)
 	if len(boostOrder) == 0 {
 		return words
 	}
@@ -513,6 +502,24 @@ type group struct {
 	weight float64
 }
 
+// groups gathers the texts of the terms of extra that are boost terms
+// (or are not), by group, the groups in the order they first come.
+func groups(extra []Term, boost bool) ([]group, map[group][]string) {
+	var order []group
+	texts := map[group][]string{}
+	for _, t := range extra {
+		if t.Boost != boost {
+			continue
+		}
+		g := group{fieldLang(t.Lang), t.Weight}
+		if _, ok := texts[g]; !ok {
+			order = append(order, g)
+		}
+		texts[g] = append(texts[g], t.Text)
+	}
+	return order, texts
+}
+
 // byField is the query of FieldWeights.ByField: one disjunction of a
 // clause per field and language, the user's words in every language's
 // fields, each language's translations of one weight in one clause.
@@ -526,18 +533,7 @@ func byField(text string, extra []Term, families []string, w FieldWeights, boost
 	qs.add(text, "aliases", boosts["aliases"])
 	// Terms of one language and weight share a clause, so that a long
 	// translation does not outnumber the user's own words.
-	var order []group
-	texts := map[group][]string{}
-	for _, t := range extra {
-		if t.Boost {
-			continue
-		}
-		g := group{fieldLang(t.Lang), t.Weight}
-		if _, ok := texts[g]; !ok {
-			order = append(order, g)
-		}
-		texts[g] = append(texts[g], t.Text)
-	}
+	order, texts := groups(extra, false)
 	for _, g := range order {
 		joined := strings.Join(texts[g], " ")
 		for _, f := range []string{"title", "headings", "body"} {
