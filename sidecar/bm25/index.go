@@ -460,7 +460,7 @@ func buildQuery(text string, extra []Term, families []string, w FieldWeights) qu
 			return nil
 		}
 	}
-	boostOrder, boostTexts := groups(extra, true)
+	boostOrder, boostTexts := grouped(extra, true)
 	if len(boostOrder) == 0 {
 		return words
 	}
@@ -502,9 +502,9 @@ type group struct {
 	weight float64
 }
 
-// groups gathers the texts of the terms of extra that are boost terms
+// grouped gathers the texts of the terms of extra that are boost terms
 // (or are not), by group, the groups in the order they first come.
-func groups(extra []Term, boost bool) ([]group, map[group][]string) {
+func grouped(extra []Term, boost bool) ([]group, map[group][]string) {
 	var order []group
 	texts := map[group][]string{}
 	for _, t := range extra {
@@ -533,7 +533,7 @@ func byField(text string, extra []Term, families []string, w FieldWeights, boost
 	qs.add(text, "aliases", boosts["aliases"])
 	// Terms of one language and weight share a clause, so that a long
 	// translation does not outnumber the user's own words.
-	order, texts := groups(extra, false)
+	order, texts := grouped(extra, false)
 	for _, g := range order {
 		joined := strings.Join(texts[g], " ")
 		for _, f := range []string{"title", "headings", "body"} {
