@@ -22,8 +22,8 @@ import (
 // logEntry is the shape of a line Quire writes to the log.
 var logEntry = regexp.MustCompile(`^- \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ · .* %%quire:[0-9a-f]+ [a-z-]+%%$`)
 
-// olderPrefix begins the line of log.md (and of an archive) that links to
-// the archive before it.
+// olderPrefix begins log.md's line linking to the newest archive, and
+// earlierPrefix an archive's line linking to the archive before it.
 const (
 	olderPrefix   = "Older entries: "
 	earlierPrefix = "Earlier entries: "
