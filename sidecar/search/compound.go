@@ -35,10 +35,11 @@ func (s *Searcher) compoundParts(ctx context.Context, query string, ql lang.Lang
 		if n < compoundMin || lang.IsStop(lang.German, w) {
 			continue
 		}
-		if ok, err := held(w); err != nil || ok {
-			if err != nil {
-				return query, err
-			}
+		ok, err := held(w)
+		if err != nil {
+			return query, err
+		}
+		if ok {
 			continue
 		}
 		rs := []rune(w)
