@@ -18,14 +18,15 @@
 // Go on weights widened to float32 once at load, about eight times slower
 // than AVX2 (go test -bench Embed measures each kernel the machine has).
 //
-// On amd64 processors with AVX-VNNI or AVX-512 VNNI the products applied
-// to every token run on int8 weights (VPDPBUSD) instead: about 1.8 times
-// the chunks per CPU-second of AVX2, each vector within cosine 0.999 of
-// the float one,
-// and the same retrieval on the ariostea dev set (QUIRE_EMBED_KERNEL=avx2
-// runs the float kernels there). Vectors of both kinds may share an index:
-// the model's name, which the index fingerprints, stays the same, because
-// a kernel change (a new processor, an upgrade, the variable) should not
+// QUIRE_EMBED_KERNEL=int8, on amd64 processors with AVX-VNNI or AVX-512
+// VNNI, runs the products applied to every token on int8 weights
+// (VPDPBUSD): about 1.8 times the chunks per CPU-second of AVX2, each
+// vector within cosine 0.999 of the float one, and the same dense
+// retrieval on the ariostea dev set. It is not the default: fused with
+// keywords (the hybrid channel, the default search) its vectors answer one
+// question fewer there. Vectors of both kinds may share an index: the
+// model's name, which the index fingerprints, stays the same, because a
+// kernel change (a new processor, an upgrade, the variable) should not
 // re-embed a vault when the vectors agree that closely.
 //
 // Regenerating the inputs (both are committed, so building and testing need

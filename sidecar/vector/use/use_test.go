@@ -359,3 +359,16 @@ func TestEmbedBackground(t *testing.T) {
 		t.Errorf("caller's thread priority %d after background embedding, want %d as before", n, before)
 	}
 }
+
+// int8 runs only when asked for: fused with keywords its vectors answered
+// one ariostea dev question fewer than the float ones (README, "Figures").
+func TestInt8OnlyWhenAsked(t *testing.T) {
+	for _, env := range []string{"", "avx2", "neon", "anything"} {
+		if _, _, int8 := pickKernel(env); int8 {
+			t.Errorf("%s=%q runs the int8 kernel", KernelEnv, env)
+		}
+	}
+	if _, _, int8 := pickKernel("int8"); int8 != int8OK {
+		t.Errorf("%s=int8 runs int8: %v, want %v (the processor's)", KernelEnv, int8, int8OK)
+	}
+}
