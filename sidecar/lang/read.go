@@ -170,15 +170,15 @@ func readWord(w string, sources []source) Lang {
 	return Unknown
 }
 
-// WarmReading builds now the indexes of unaccented headwords that
-// ReadWords consults for among, rather than at the first word typed
+// WarmReading builds now (Warm) the indexes of unaccented headwords
+// that ReadWords consults for among, rather than at the first word typed
 // without accents, which in a search box is the first keystroke (a
 // Czech list takes a few hundred milliseconds). It is safe to call from
 // a goroutine, and cheap once done.
 func WarmReading(among []Lang) {
 	for _, s := range readable(among) {
 		if s.l != English {
-			s.tables[0].LookupFolded("", Fold)
+			Warm(s.l, English) // s.tables[0], the list into English
 		}
 	}
 }
