@@ -310,8 +310,13 @@ func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang, searc
 		}
 	}
 	names := map[string]bool{} // content words written as names
+	// In a language that capitalises every noun (lang.CapitalisesNouns),
+	// a capital says nothing of a name: a German question's compound noun
+	// the vault does not hold ("Käsesorten") would otherwise refuse it
+	// whatever its other words match; such a word still weighs
+	// absentWeight in the evidence.
 	var capital map[string]bool
-	if !capitalisesNouns(ql) {
+	if !lang.CapitalisesNouns(ql) {
 		capital = capitalised(q)
 	}
 	for _, w := range lang.Words(q) {
@@ -361,13 +366,6 @@ func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang, searc
 	}
 	return ts
 }
-
-// capitalisesNouns reports whether l writes every noun with a capital
-// letter, so that a capital says nothing of a name: German. A German
-// question's compound noun the vault does not hold ("Käsesorten") would
-// otherwise refuse it whatever its other words match; such a word still
-// weighs absentWeight in the evidence.
-func capitalisesNouns(l lang.Lang) bool { return l == lang.German }
 
 // capitalised returns, lowercased, the words of q written with a capital
 // letter other than its first word: the names it asks about.

@@ -135,6 +135,10 @@ func Parse(code string) Lang {
 	return names[c]
 }
 
+// CapitalisesNouns reports whether l writes every noun with a capital
+// letter (German), so that a capital says nothing of a name.
+func CapitalisesNouns(l Lang) bool { return l == German }
+
 // Fold removes diacritics ("città" → "citta", "žluťoučký" → "zlutoucky")
 // by decomposing to NFD and dropping combining marks. It does not change
 // case. Letters that are not a base letter plus a mark (ß, ø, ł) are kept.
