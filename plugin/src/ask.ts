@@ -3,6 +3,7 @@
 // answer as a note. The Ask modal draws what this reports.
 import type { AskDone, AskTurn, Citation as WireCitation } from "../../proto/proto.gen";
 import type { Citation } from "./hover/citation";
+import { bareTag, scopeFields } from "./search";
 import { type Client, ClientError, Latest, isSuperseded } from "./sidecar/client";
 
 /** AskScope narrows a question's sources to the notes under a folder or with a tag; no field means the whole vault. */
@@ -21,9 +22,13 @@ export type AskState =
 
 /** cleanScope is a scope as sent: the folder without surrounding slashes, the tag without "#", empty parts left out. */
 export function cleanScope(s: AskScope | undefined): AskScope {
-  const folder = (s?.folder ?? "").trim().replace(/^\/+|\/+$/g, "");
-  const tag = (s?.tag ?? "").trim().replace(/^#+/, "").replace(/\/+$/, "");
-  return { ...(folder !== "" ? { folder } : {}), ...(tag !== "" ? { tag } : {}) };
+  return scopeFields(s?.folder ?? "", s?.tag ?? "");
+}
+
+/** scopeField is a scope as a state or the view's saved state holds it: absent for the whole vault. */
+export function scopeField(s: AskScope | undefined): { scope?: AskScope } {
+  const c = cleanScope(s);
+  return scopeKey(c) !== "vault" ? { scope: c } : {};
 }
 
 /** scopeKey names a scope, for comparing two and as the scope control's option value. */
@@ -58,7 +63,7 @@ export function scopeChoices(note: ScopeNote | null, current: AskScope | undefin
     for (let i = parts.length; i > 0; i--) out.push({ folder: parts.slice(0, i).join("/") });
     const tags: string[] = [];
     for (const t of note.tags) {
-      const segs = t.replace(/^#+/, "").split("/");
+      const segs = bareTag(t).split("/");
       for (let i = segs.length; i > 0; i--) {
         const tag = segs.slice(0, i).join("/");
         if (tag !== "" && !tags.some((x) => x.toLowerCase() === tag.toLowerCase())) tags.push(tag);
@@ -282,7 +287,7 @@ export class AskSession {
     if (q === "") return;
     this.history.add(q);
     const within = cleanScope(scope);
-    const scoped = scopeKey(within) !== "vault" ? { scope: within } : {};
+    const scoped = scopeField(within);
     const client = this.deps.client();
     if (!client) {
       this.latest.cancel();
@@ -342,7 +347,7 @@ export class AskSession {
     const s = this.st;
     if (s.kind !== "streaming") return;
     this.latest.cancel();
-    this.set({ kind: "stopped", question: s.question, text: s.text, ...(s.scope ? { scope: s.scope } : {}) });
+    this.set({ ...s, kind: "stopped" });
   }
 
   private set(s: AskState): void {

@@ -86,9 +86,21 @@ export interface Filter {
   tag: string;
 }
 
+/** bareTag is a tag as typed ("#Garden", "Garden/") without its "#" and trailing slashes: "Garden". */
+export function bareTag(tag: string): string {
+  return tag.trim().replace(/^#+/, "").replace(/\/+$/, "");
+}
+
 /** normalizeTag is a tag as typed ("#Garden", "garden/") in the form compared: "garden". */
 export function normalizeTag(tag: string): string {
-  return tag.trim().replace(/^#+/, "").replace(/\/+$/, "").toLowerCase();
+  return bareTag(tag).toLowerCase();
+}
+
+/** scopeFields are a folder and a tag as the engine takes them (search.query's filter, ask.query's scope): the folder without surrounding slashes, the tag bare, empty parts left out. */
+export function scopeFields(folder: string, tag: string): { folder?: string; tag?: string } {
+  const f = folder.trim().replace(/^\/+|\/+$/g, "");
+  const t = bareTag(tag);
+  return { ...(f !== "" ? { folder: f } : {}), ...(t !== "" ? { tag: t } : {}) };
 }
 
 /**
@@ -97,9 +109,7 @@ export function normalizeTag(tag: string): string {
  * k exist. Empty parts are left out.
  */
 export function filterFields(f: Filter): { folder?: string; tag?: string } {
-  const folder = f.folder.trim().replace(/^\/+|\/+$/g, "");
-  const tag = normalizeTag(f.tag);
-  return { ...(folder !== "" ? { folder } : {}), ...(tag !== "" ? { tag } : {}) };
+  return scopeFields(f.folder, normalizeTag(f.tag));
 }
 
 /**

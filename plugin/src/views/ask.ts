@@ -13,6 +13,7 @@ import {
   answerMarkdown,
   cleanScope,
   scopeChoices,
+  scopeField,
   scopeKey,
   scopeLabel,
   sourceLines,
@@ -490,8 +491,7 @@ export class AskView extends ItemView {
   }
 
   override getState(): Record<string, unknown> {
-    const scope = cleanScope(this.deps.conversation.scope);
-    return { ...super.getState(), ...(scopeKey(scope) !== "vault" ? { scope } : {}) };
+    return { ...super.getState(), ...scopeField(this.deps.conversation.scope) };
   }
 
   override async setState(state: unknown, result: ViewStateResult): Promise<void> {
