@@ -200,6 +200,11 @@ export default class QuirePlugin extends Plugin {
     );
 
     const history = new History();
+    /** tagsOf is a note's tags without "#", from the metadata cache (none when it has no cache yet). */
+    const tagsOf = (f: TFile): string[] => {
+      const cache = metadataCache.getFileCache(f);
+      return cache ? (getAllTags(cache) ?? []).map((t) => t.replace(/^#/, "")) : [];
+    };
     /** askDeps are the Ask panel's deps; editing is the note that Insert at cursor writes to. */
     const askDeps = (editing: () => MarkdownView | null): Omit<AskPanelDeps, "conversation" | "leave"> => ({
       linkText: (path) => {
@@ -218,9 +223,7 @@ export default class QuirePlugin extends Plugin {
       // The scope control offers the folders and tags of the note being edited.
       scopeNote: () => {
         const f = editing()?.file;
-        if (!f) return null;
-        const cache = metadataCache.getFileCache(f);
-        return { path: f.path, tags: cache ? (getAllTags(cache) ?? []).map((t) => t.replace(/^#/, "")) : [] };
+        return f ? { path: f.path, tags: tagsOf(f) } : null;
       },
       noteText: (path) => opener.read(path),
       openPassage: (path, at) => void opener.open(path, at),
@@ -246,8 +249,7 @@ export default class QuirePlugin extends Plugin {
         state: () => sidecar.state,
         tagsOf: (path) => {
           const f = vault.getAbstractFileByPath(path);
-          const cache = f instanceof TFile ? metadataCache.getFileCache(f) : null;
-          return cache ? (getAllTags(cache) ?? []).map((t) => t.replace(/^#/, "")) : [];
+          return f instanceof TFile ? tagsOf(f) : [];
         },
         openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
         insertLink: (path, headingPath) => {
