@@ -16,23 +16,7 @@ import (
 //
 //	go test -run '^$' -bench SearchAndMarks -benchmem ./search
 func BenchmarkSearchAndMarks(b *testing.B) {
-	ix, err := bm25.Open(filepath.Join(b.TempDir(), "bm25"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	var docs []bm25.Doc
-	for i := range 200 {
-		en := fmt.Sprintf("Note %d: cheese and milk from the farm, fresh bread and the mountain air", i)
-		it := fmt.Sprintf("Nota %d: il formaggio e il latte della fattoria, il pane fresco e l'aria di montagna", i)
-		docs = append(docs,
-			bm25.Doc{ID: fmt.Sprintf("en%d.md#0", i), Path: fmt.Sprintf("en%d.md", i), Lang: "en", Body: en, Text: en},
-			bm25.Doc{ID: fmt.Sprintf("it%d.md#0", i), Path: fmt.Sprintf("it%d.md", i), Lang: "it", Body: it, Text: it})
-	}
-	if err := ix.Replace(nil, docs); err != nil {
-		b.Fatal(err)
-	}
-	s := &Searcher{BM25: ix, Langs: []string{"en", "it"}}
+	s := benchVault(b)
 	ctx := context.Background()
 	const q = "fresh cheese and milk from the mountain farm"
 	b.ResetTimer()
@@ -55,23 +39,7 @@ func BenchmarkSearchAndMarks(b *testing.B) {
 //
 //	go test -run '^$' -bench ShortSearchAndMarks -benchmem ./search
 func BenchmarkShortSearchAndMarks(b *testing.B) {
-	ix, err := bm25.Open(filepath.Join(b.TempDir(), "bm25"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	var docs []bm25.Doc
-	for i := range 200 {
-		en := fmt.Sprintf("Note %d: cheese and milk from the farm, fresh bread and the mountain air", i)
-		it := fmt.Sprintf("Nota %d: il formaggio e il latte della fattoria, il pane fresco e l'aria di montagna", i)
-		docs = append(docs,
-			bm25.Doc{ID: fmt.Sprintf("en%d.md#0", i), Path: fmt.Sprintf("en%d.md", i), Lang: "en", Body: en, Text: en},
-			bm25.Doc{ID: fmt.Sprintf("it%d.md#0", i), Path: fmt.Sprintf("it%d.md", i), Lang: "it", Body: it, Text: it})
-	}
-	if err := ix.Replace(nil, docs); err != nil {
-		b.Fatal(err)
-	}
-	s := &Searcher{BM25: ix, Langs: []string{"en", "it"}}
+	s := benchVault(b)
 	ctx := context.Background()
 	keys := []string{"mi", "mil", "milk", "milk f", "milk fa", "milk far", "milk farm"}
 	search := func(q string) {
@@ -91,4 +59,26 @@ func BenchmarkShortSearchAndMarks(b *testing.B) {
 	for i := range b.N {
 		search(keys[i%len(keys)])
 	}
+}
+
+// benchVault is the benchmarks' searcher over an English and Italian
+// vault of 200 notes each.
+func benchVault(b *testing.B) *Searcher {
+	ix, err := bm25.Open(filepath.Join(b.TempDir(), "bm25"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	var docs []bm25.Doc
+	for i := range 200 {
+		en := fmt.Sprintf("Note %d: cheese and milk from the farm, fresh bread and the mountain air", i)
+		it := fmt.Sprintf("Nota %d: il formaggio e il latte della fattoria, il pane fresco e l'aria di montagna", i)
+		docs = append(docs,
+			bm25.Doc{ID: fmt.Sprintf("en%d.md#0", i), Path: fmt.Sprintf("en%d.md", i), Lang: "en", Body: en, Text: en},
+			bm25.Doc{ID: fmt.Sprintf("it%d.md#0", i), Path: fmt.Sprintf("it%d.md", i), Lang: "it", Body: it, Text: it})
+	}
+	if err := ix.Replace(nil, docs); err != nil {
+		b.Fatal(err)
+	}
+	return &Searcher{BM25: ix, Langs: []string{"en", "it"}}
 }
