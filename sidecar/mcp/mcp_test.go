@@ -80,6 +80,12 @@ func openIndex(t testing.TB, vault string) (*index.Index, *state.Dir) {
 func localBackend(t testing.TB) (Backend, string) {
 	t.Helper()
 	v := newVault(t)
+	return localBackendFor(t, v), v
+}
+
+// localBackendFor is localBackend for the vault v.
+func localBackendFor(t testing.TB, v string) Backend {
+	t.Helper()
 	ix, st := openIndex(t, v)
 	if _, err := ix.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -89,7 +95,7 @@ func localBackend(t testing.TB) (Backend, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	return e, v
+	return e
 }
 
 // remoteBackend serves a fresh vault with a real sidecar on loopback and

@@ -8,9 +8,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/quire-app/quire/sidecar/config"
-	"github.com/quire-app/quire/sidecar/engine"
 )
 
 // TestReindexProgressProportional: a reindex of a small vault reports its
@@ -31,17 +28,7 @@ func TestReindexProgressProportional(t *testing.T) {
 		return v
 	}
 	t.Run("local", func(t *testing.T) {
-		v := vault(t)
-		ix, st := openIndex(t, v)
-		if _, err := ix.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		e, err := engine.New(engine.Options{Index: ix, Config: config.Default(), AskLog: st.Join("asks.jsonl")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		reindexProgress(t, e, n)
+		reindexProgress(t, localBackendFor(t, vault(t)), n)
 	})
 	t.Run("remote", func(t *testing.T) {
 		reindexProgress(t, remoteBackendFor(t, vault(t)), n)
