@@ -390,11 +390,17 @@ func (x *Index) HoldingIn(ctx context.Context, word, l string) (uint64, error) {
 	if !has || fam == generic {
 		return 0, nil
 	}
-	q := buildQuery(word, nil, []string{fam}, FieldWeights{Title: 1, Headings: 1})
-	if q == nil {
+	if strings.TrimSpace(word) == "" {
 		return 0, nil
 	}
-	res, err := x.b.SearchInContext(ctx, bleve.NewSearchRequestOptions(q, 0, 0, false))
+	// A count needs no scores: the plain disjunction of the three
+	// fields, not Search's query (which detects the language of the
+	// word and sums each word's clauses).
+	var qs clauses
+	for _, f := range []string{"title", "headings", "body"} {
+		qs.add(word, f+"_"+fam, 1)
+	}
+	res, err := x.b.SearchInContext(ctx, bleve.NewSearchRequestOptions(query.NewDisjunctionQuery(qs), 0, 0, false))
 	if err != nil {
 		return 0, fmt.Errorf("bm25 count: %w", err)
 	}
