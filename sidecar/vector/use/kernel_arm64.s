@@ -112,11 +112,8 @@
 	VFMLA V26.S4, V29.S4, V22.S4; \
 	VFMLA V27.S4, V29.S4, V23.S4
 
-// KERNEL_FINISH clamps at zero when flags&2 (else goes to skip, which
-// must label KERNEL_STORE).
-#define KERNEL_FINISH(skip) \
-	TBZ $1, R6, skip; \
-	VEOR V31.B16, V31.B16, V31.B16; \
+// RELU16 clamps the sums V0–V15 at zero (V31, which must be zero).
+#define RELU16 \
 	WORD $0x4e3ff400 /* FMAX V0.4S, V0.4S, V31.4S */; \
 	WORD $0x4e3ff421 /* FMAX V1.4S, V1.4S, V31.4S */; \
 	WORD $0x4e3ff442 /* FMAX V2.4S, V2.4S, V31.4S */; \
@@ -132,7 +129,14 @@
 	WORD $0x4e3ff58c /* FMAX V12.4S, V12.4S, V31.4S */; \
 	WORD $0x4e3ff5ad /* FMAX V13.4S, V13.4S, V31.4S */; \
 	WORD $0x4e3ff5ce /* FMAX V14.4S, V14.4S, V31.4S */; \
-	WORD $0x4e3ff5ef /* FMAX V15.4S, V15.4S, V31.4S */; \
+	WORD $0x4e3ff5ef /* FMAX V15.4S, V15.4S, V31.4S */
+
+// KERNEL_FINISH clamps at zero when flags&2 (else goes to skip, which
+// must label KERNEL_STORE).
+#define KERNEL_FINISH(skip) \
+	TBZ $1, R6, skip; \
+	VEOR V31.B16, V31.B16, V31.B16; \
+	RELU16; \
 	WORD $0x4e3ff610 /* FMAX V16.4S, V16.4S, V31.4S */; \
 	WORD $0x4e3ff631 /* FMAX V17.4S, V17.4S, V31.4S */; \
 	WORD $0x4e3ff652 /* FMAX V18.4S, V18.4S, V31.4S */; \
@@ -367,22 +371,7 @@ sparseloop:
 sparsedone:
 	TBZ $1, R7, sparsestore
 	VEOR V31.B16, V31.B16, V31.B16
-	WORD $0x4e3ff400 // FMAX V0.4S, V0.4S, V31.4S
-	WORD $0x4e3ff421 // FMAX V1.4S, V1.4S, V31.4S
-	WORD $0x4e3ff442 // FMAX V2.4S, V2.4S, V31.4S
-	WORD $0x4e3ff463 // FMAX V3.4S, V3.4S, V31.4S
-	WORD $0x4e3ff484 // FMAX V4.4S, V4.4S, V31.4S
-	WORD $0x4e3ff4a5 // FMAX V5.4S, V5.4S, V31.4S
-	WORD $0x4e3ff4c6 // FMAX V6.4S, V6.4S, V31.4S
-	WORD $0x4e3ff4e7 // FMAX V7.4S, V7.4S, V31.4S
-	WORD $0x4e3ff508 // FMAX V8.4S, V8.4S, V31.4S
-	WORD $0x4e3ff529 // FMAX V9.4S, V9.4S, V31.4S
-	WORD $0x4e3ff54a // FMAX V10.4S, V10.4S, V31.4S
-	WORD $0x4e3ff56b // FMAX V11.4S, V11.4S, V31.4S
-	WORD $0x4e3ff58c // FMAX V12.4S, V12.4S, V31.4S
-	WORD $0x4e3ff5ad // FMAX V13.4S, V13.4S, V31.4S
-	WORD $0x4e3ff5ce // FMAX V14.4S, V14.4S, V31.4S
-	WORD $0x4e3ff5ef // FMAX V15.4S, V15.4S, V31.4S
+	RELU16
 
 sparsestore:
 	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
