@@ -15,6 +15,16 @@ func randSlice(r *rand.Rand, n int) []float32 {
 	return s
 }
 
+// randHalf returns n float16 bit patterns of finite values between 2^-6
+// and 2^2 in magnitude, of either sign.
+func randHalf(r *rand.Rand, n int) []uint16 {
+	bits := make([]uint16, n)
+	for i := range bits {
+		bits[i] = uint16(r.IntN(2))<<15 | uint16(9+r.IntN(8))<<10 | uint16(r.IntN(1024))
+	}
+	return bits
+}
+
 // TestGemmMatchesNaive checks gemm (with whichever kernel this machine runs)
 // and the portable kernel against a plain triple loop, on row counts that are
 // and are not multiples of the tile height, with every flag combination.
@@ -28,12 +38,10 @@ func TestGemmMatchesNaive(t *testing.T) {
 					flags := flags & 3
 					a := randSlice(r, m*k)
 					w := randSlice(r, k*n)
-					bits := make([]uint16, k*n)
-					for i := range bits {
-						// Finite float16 values between 2^-6 and 2^2.
-						bits[i] = uint16(r.IntN(2))<<15 | uint16(9+r.IntN(8))<<10 | uint16(r.IntN(1024))
-						if half {
-							w[i] = halfTable[bits[i]]
+					bits := randHalf(r, k*n)
+					if half {
+						for i, h := range bits {
+							w[i] = halfTable[h]
 						}
 					}
 					bias := randSlice(r, n)
@@ -109,10 +117,7 @@ func testKernelMatchesPortable(t *testing.T, kern string) {
 			half := flags&4 != 0
 			flags := flags & 3
 			a := randSlice(r, m*k)
-			bits := make([]uint16, k*n)
-			for i := range bits {
-				bits[i] = uint16(r.IntN(2))<<15 | uint16(9+r.IntN(8))<<10 | uint16(r.IntN(1024))
-			}
+			bits := randHalf(r, k*n)
 			w := make([]float32, k*n)
 			for i, h := range bits {
 				w[i] = halfTable[h]
@@ -265,10 +270,7 @@ func TestGemmSparseMatchesGemm(t *testing.T) {
 				}
 				// The AVX2 kernel on float16 weights, against gemm on the
 				// same weights.
-				bits := make([]uint16, k*n)
-				for i := range bits {
-					bits[i] = uint16(r.IntN(2))<<15 | uint16(9+r.IntN(8))<<10 | uint16(r.IntN(1024))
-				}
+				bits := randHalf(r, k*n)
 				bh := packHalf(bits, k, n)
 				wantH := append([]float32(nil), c0...)
 				gemm(wantH, n, a, lda, m, bh, bias, flags, &scratch{})
@@ -325,10 +327,7 @@ func BenchmarkGemmSparse(b *testing.B) {
 		return
 	}
 	// Float16 weights, as the AVX2 kernels hold them.
-	bits := make([]uint16, k*n)
-	for i := range bits {
-		bits[i] = uint16(r.IntN(2))<<15 | uint16(9+r.IntN(8))<<10 | uint16(r.IntN(1024))
-	}
+	bits := randHalf(r, k*n)
 	wh := packHalf(bits, k, n)
 	b.Run("dense-half/"+simdName, func(b *testing.B) {
 		s := &scratch{}

@@ -224,10 +224,7 @@ func BenchmarkGemmInt8(b *testing.B) {
 		m, k, n := sh[0], sh[1], sh[2]
 		a := randSlice(r, m*k)
 		wf := randSlice(r, k*n)
-		bits := make([]uint16, k*n)
-		for i := range bits {
-			bits[i] = uint16(r.IntN(2))<<15 | uint16(9+r.IntN(8))<<10 | uint16(r.IntN(1024))
-		}
+		bits := randHalf(r, k*n)
 		wh := packHalf(bits, k, n)
 		wq := quantizeMatrix(wf, k, n)
 		c := make([]float32, m*n)
