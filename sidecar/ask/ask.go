@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/sidecar/bm25"
+	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/search"
@@ -444,11 +445,7 @@ func (a *Asker) publicTurns(ts []Turn) ([]Turn, int) {
 // private folder.
 func (a *Asker) anyPrivate(ids []string) bool {
 	for _, id := range ids {
-		path := id
-		if i := strings.LastIndexByte(id, '#'); i >= 0 {
-			path = id[:i]
-		}
-		if a.private(path) {
+		if a.private(index.PassagePath(id)) {
 			return true
 		}
 	}

@@ -163,8 +163,10 @@ func (ix *Index) dropVectors(paths []string, docs []bm25.Doc) error {
 	return nil
 }
 
-func keyPath(key string) string {
-	id, _, _ := strings.Cut(key, "@")
+func keyPath(key string) string { return PassagePath(KeyPassage(key)) }
+
+// PassagePath returns the note path of a passage id "<path>#<n>".
+func PassagePath(id string) string {
 	if i := strings.LastIndexByte(id, '#'); i >= 0 {
 		return id[:i]
 	}

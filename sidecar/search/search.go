@@ -338,7 +338,7 @@ func (s *Searcher) dense(ctx context.Context, query string, n int, f Filter) ([]
 		}
 		ids := make([]string, 0, len(dh))
 		for _, h := range dh {
-			if f.PassesPath(passagePath(h.ID)) {
+			if f.PassesPath(index.PassagePath(h.ID)) {
 				ids = append(ids, h.ID)
 			}
 		}
@@ -356,14 +356,6 @@ func (s *Searcher) dense(ctx context.Context, query string, n int, f Filter) ([]
 			return out, nil
 		}
 	}
-}
-
-// passagePath is the note path of a passage id "<path>#<n>".
-func passagePath(id string) string {
-	if i := strings.LastIndexByte(id, '#'); i >= 0 {
-		return id[:i]
-	}
-	return id
 }
 
 // DefaultPrefer is how much a query prefers the notes in its own
