@@ -184,7 +184,7 @@ export class Conversation {
       {
         client,
         onChange: (s) => {
-          if (s.kind === "done" || s.kind === "stopped" || s.kind === "error") this.items.push(s);
+          if (s.kind === "done" || s.kind === "stopped" || s.kind === "error") this.add(s);
           this.watcher?.(s);
         },
       },
