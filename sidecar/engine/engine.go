@@ -203,9 +203,6 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		searcher: search.New(e.ix.BM25, langs, e.Config().Search),
 		passed:   passed,
 	}
-	// Cheap once the word lists are ready: a later snapshot warms only
-	// the lists of a language new to the vault.
-	go snap.searcher.Warm()
 	if e.ix.Dense() {
 		snap.searcher.Dense = e.ix
 		snap.dense = e.ix.DenseStatsOf(entries)

@@ -23,6 +23,12 @@ func (e *Engine) Watch(ctx context.Context) error {
 	}()
 	defer func() { stopWatch(); <-watched }()
 
+	// The search modal's first keystroke must not build the word lists'
+	// indexes (search.Searcher.Warm): warmed here, in the sidecar that
+	// serves it, not in a one-shot command, which exits before they are
+	// of use. Cheap once done: after a pass only the lists of a language
+	// new to the vault are built.
+	go e.snap.Load().searcher.Warm()
 	e.kick()
 	for {
 		select {
@@ -42,6 +48,7 @@ func (e *Engine) Watch(ctx context.Context) error {
 			return nil
 		case <-e.trigger:
 			e.pass(ctx)
+			go e.snap.Load().searcher.Warm()
 		}
 	}
 }
