@@ -334,11 +334,13 @@ func TestSummarize(t *testing.T) {
 		"b.md": {Chunks: 2, Lang: "en", Warning: "broken frontmatter"},
 		"a.md": {Chunks: 3, Lang: "en", Warning: "not UTF-8 in places"},
 		"c.md": {Chunks: 1},
+		"d.md": {Chunks: 4096, Size: 6380},
 	})
-	if got.Chunks != 6 || got.Languages["en"] != 2 || got.Languages["unknown"] != 1 {
-		t.Errorf("got %+v, want 6 chunks, en 2, unknown 1", got)
+	if got.Chunks != 4102 || got.Languages["en"] != 2 || got.Languages["unknown"] != 2 {
+		t.Errorf("got %+v, want 4102 chunks, en 2, unknown 2", got)
 	}
-	if len(got.Warnings) != 2 || got.Warnings[0].Path != "a.md" || got.Warnings[1].Reason != "broken frontmatter" {
-		t.Errorf("warnings = %+v, want a.md then b.md", got.Warnings)
+	if len(got.Warnings) != 3 || got.Warnings[0].Path != "a.md" || got.Warnings[1].Reason != "broken frontmatter" ||
+		got.Warnings[2].Path != "d.md" || !strings.Contains(got.Warnings[2].Reason, "4096 passages for 7 KB") {
+		t.Errorf("warnings = %+v, want a.md, b.md, then d.md out of scale", got.Warnings)
 	}
 }

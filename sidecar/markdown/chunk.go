@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 	"unicode"
@@ -40,8 +41,10 @@ type Chunker struct {
 const MaxPassages = 4096
 
 // Version names how passages are cut, for the index fingerprint: a new
-// version rebuilds passages and vectors.
-const Version = "md2"
+// version rebuilds passages and vectors. md3: a window no longer ends
+// where it starts before an indented code block, nor overlaps back from
+// a line's start (notes cut into thousands of empty passages).
+const Version = "md3"
 
 // New returns a Chunker with the cl100k tokenizer.
 func New(p Params) *Chunker { return &Chunker{P: p, Tok: CL100K()} }
@@ -80,14 +83,61 @@ func (c *Chunker) Split(raw []byte, bodyStart int) []Chunk {
 		// section would only be cut the same way again.
 		out = c.chunks(body, c.group(secs, body, true))
 	}
-	if len(out) > MaxPassages {
-		out = out[:MaxPassages]
+	out = sound(body, out)
+	if b := PassageBound(body, c.P); len(out) > b {
+		out = out[:b]
 	}
 	for i := range out {
 		out[i].Start += bodyStart
 		out[i].End += bodyStart
 	}
 	return out
+}
+
+// sound drops what no index should hold, should a cut ever produce it: an
+// empty passage, or one that ends where or before the one before it ends
+// (a window inside the previous one). Each passage left adds text.
+func sound(body []byte, chunks []Chunk) []Chunk {
+	out := chunks[:0]
+	for _, ch := range chunks {
+		if a, b := trimSpace(body, ch.Start, ch.End); a >= b {
+			continue
+		}
+		if n := len(out); n > 0 && (ch.Start <= out[n-1].Start || ch.End <= out[n-1].End) {
+			continue
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// PassageBound is the most passages a body of this size can make, and the
+// most Split returns: one per section (a heading line, and the text before
+// the first), plus one window per MaxTokens−2·OverlapTokens bytes, the
+// least a window cut inside a section advances (a token is at least a
+// byte), capped at MaxPassages. Real notes make far fewer; the index
+// reports a note whose count comes near it.
+func PassageBound(body []byte, p Params) int {
+	step := max(p.MaxTokens-2*p.OverlapTokens, 1)
+	return min(MaxPassages, 1+headingLines(body)+len(body)/step)
+}
+
+// headingLines counts the lines that look like ATX headings, code or not.
+func headingLines(body []byte) int {
+	n := 0
+	for pos := 0; pos < len(body); {
+		end := bytes.IndexByte(body[pos:], '\n')
+		if end < 0 {
+			end = len(body)
+		} else {
+			end += pos + 1
+		}
+		if atxLevel(body[pos:end]) > 0 {
+			n++
+		}
+		pos = end
+	}
+	return n
 }
 
 // nonBlank counts the groups with more than white space: each gives at
@@ -266,7 +316,7 @@ func (c *Chunker) window(body []byte, s section) []Chunk {
 			out = append(out, mk(start+pos, end))
 			break
 		}
-		cut := c.cut(text, offs, ti, keep)
+		cut := c.cut(text, offs, pos, ti, keep)
 		out = append(out, mk(start+pos, start+cut))
 		next := c.nextStart(text, offs, pos, cut)
 		if sp, ok := spanAt(keep, next); ok {
@@ -372,12 +422,15 @@ func hasPrefix(path, sub []string) bool {
 	return len(sub) <= len(path) && equal(path[:len(sub)], sub)
 }
 
-// cut picks where a window starting at token ti ends: at a line end if one
-// falls in the second half of the window, else at a sentence end, else at a
-// space. A kept span is never cut: the window ends before it, or, when
-// the window starts with it, takes it whole.
-func (c *Chunker) cut(text string, offs []int, ti int, keep []span) int {
-	from := offs[ti]
+// cut picks where a window starting at pos (in token ti) ends: at a line
+// end if one falls in the second half of the window, else at a sentence
+// end, else at a space. A kept span is never cut: the window ends before
+// it, or, when the window starts with it, takes it whole. The window is
+// never empty: pos, not the start of its token, is where it begins (an
+// indented code block starts inside the token of its indentation, and
+// comparing with the token's start once ended every window there at pos).
+func (c *Chunker) cut(text string, offs []int, pos, ti int, keep []span) int {
+	from := pos
 	limit := offs[ti+c.P.MaxTokens]
 	half := offs[ti+c.P.MaxTokens/2]
 	if sp, ok := spanAt(keep, limit); ok {
@@ -404,7 +457,7 @@ func (c *Chunker) cut(text string, offs []int, ti int, keep []span) int {
 // fresh: a phrase never crosses a line. Inside a line the windows overlap
 // by about OverlapTokens, starting at a sentence if one begins there.
 func (c *Chunker) nextStart(text string, offs []int, pos, cut int) int {
-	if cut > 0 && text[cut-1] == '\n' || cut >= len(text) {
+	if cut >= len(text) || atLineStart(text, cut) {
 		return cut
 	}
 	ct := tokenIndex(offs, cut)
@@ -425,6 +478,18 @@ func (c *Chunker) nextStart(text string, offs []int, pos, cut int) int {
 		return target
 	}
 	return cut // the overlap would not move forward
+}
+
+// atLineStart reports whether only indentation precedes cut on its line:
+// a window that ends before an indented code block or a kept span ends
+// at a line, and the next one starts there (overlapping back would cut
+// windows that end at the same place again and again).
+func atLineStart(text string, cut int) bool {
+	i := cut
+	for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
+		i--
+	}
+	return i == 0 || text[i-1] == '\n'
 }
 
 // lastSentenceEnd returns the offset just past the last ". ", "? ", "! "

@@ -23,7 +23,7 @@ func Tags(body []byte) []string {
 	}
 	if len(body) > parseLimit {
 		// Too large to parse (see parseLimit): skip fenced code line by line.
-		for _, b := range scanBlocks(body) {
+		for _, b := range tile(scanBlocks(body), len(body)) {
 			if b.kind != kindAtomic {
 				scan(body[b.start:b.end])
 			}
