@@ -419,9 +419,8 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 		l = lang.Detect(string(body))
 	}
 	e.Lang = string(l)
-	ch := ix.chunker()
-	chunks := ch.Split(note.Raw, note.BodyStart)
-	if len(chunks) == markdown.PassageBound(note.Body(), ch.P) {
+	chunks, capped := ix.chunker().SplitCapped(note.Raw, note.BodyStart)
+	if capped {
 		w := fmt.Sprintf("only the first %d passages are indexed", len(chunks))
 		if e.Warning != "" {
 			w = e.Warning + "; " + w
