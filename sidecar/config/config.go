@@ -122,6 +122,12 @@ type Search struct {
 	// query before, kept to reproduce earlier figures; Fields.Separate
 	// applies to it only).
 	Coordination string `yaml:"coordination"`
+	// Rerank reorders the pool of candidates before the cut to k: "off"
+	// keeps the fused order, "builtin" applies the learned reranker
+	// (search/rerank.go, fitted by internal/fitrerank), "endpoint" a
+	// configured reranker model server (rerank:), falling back to the
+	// built-in one (README, "Figures").
+	Rerank string `yaml:"rerank"`
 	// DenseWeight is the dense channel's weight in hybrid fusion, keyword
 	// scores weighing 1 (README, "Figures").
 	DenseWeight float64 `yaml:"dense_weight"`
@@ -151,7 +157,7 @@ func Default() Config {
 		Folder:       "Quire",
 		Ingest:       Ingest{MaxCalls: 24, MaxBytes: 20 << 20},
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
-		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
+		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Rerank: "off", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
 		Model:        llm.Default(),
 	}
@@ -176,6 +182,8 @@ func (c Config) Validate() error {
 		return errors.New("search.k: must be positive")
 	case c.Search.PerNote < 0:
 		return fmt.Errorf("search.per_note: %d must be 0 (no cap) or more", c.Search.PerNote)
+	case c.Search.Rerank != "off" && c.Search.Rerank != "builtin" && c.Search.Rerank != "endpoint":
+		return fmt.Errorf("search.rerank: %q is not off, builtin or endpoint", c.Search.Rerank)
 	case c.Search.Coordination != "words" && c.Search.Coordination != "fields":
 		return fmt.Errorf("search.coordination: %q is not words or fields", c.Search.Coordination)
 	case c.Search.DenseWeight < 0 || c.Search.DenseWeight > 4:

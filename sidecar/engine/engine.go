@@ -166,6 +166,10 @@ func (e *Engine) Vault() string { return e.vault }
 // Index returns the open index, for benchmarks and tools that measure it.
 func (e *Engine) Index() *index.Index { return e.ix }
 
+// Searcher returns the searcher of the last pass, for tools that study
+// ranking (internal/fitrerank).
+func (e *Engine) Searcher() *search.Searcher { return e.snap.Load().searcher }
+
 // snapshot is the catalog as of the last index pass. Requests read it
 // instead of the catalog, which costs a full read per call.
 type snapshot struct {

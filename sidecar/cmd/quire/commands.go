@@ -367,6 +367,7 @@ func cmdEval(ctx context.Context, args []string) error {
 	channel := fs.String("channel", "bm25", "bm25, dense or hybrid")
 	misses := fs.Bool("misses", false, "list the questions whose span is not in the top k")
 	rewrite := fs.Bool("rewrite", false, "have the configured model turn each question into search terms first (measures ask.rewrite)")
+	rerank := fs.String("rerank", "", "off, builtin or endpoint: how the pool is reordered before the cut (default: search.rerank in config.yaml)")
 	askMode := fs.Bool("ask", false, "measure extracted answers instead of retrieval: answered (gold) and refused (--unanswerable) at each refusal threshold")
 	unanswerable := fs.String("unanswerable", "", "with --ask: questions the vault does not answer (JSON lines of {\"question\"})")
 	if _, err := parse(fs, &c, args); err != nil {
@@ -381,6 +382,12 @@ func cmdEval(ctx context.Context, args []string) error {
 	ch, err := search.ParseChannel(*channel)
 	if err != nil {
 		return usageErr("--channel: %v", err)
+	}
+	var rr search.Rerank
+	if *rerank != "" {
+		if rr, err = search.ParseRerank(*rerank); err != nil {
+			return usageErr("--rerank: %v", err)
+		}
 	}
 	qs, err := eval.Load(*gold)
 	if err != nil {
@@ -424,7 +431,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		printAskReport(rep)
 		return nil
 	}
-	rep, logErr, err := e.Eval(ctx, engine.EvalRun{Gold: *gold, Questions: qs, K: *k, Channel: ch, Rewrite: *rewrite,
+	rep, logErr, err := e.Eval(ctx, engine.EvalRun{Gold: *gold, Questions: qs, K: *k, Channel: ch, Rewrite: *rewrite, Rerank: rr,
 		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", shown(w)) }})
 	if errors.Is(err, engine.ErrNoModel) {
 		return usageErr("--rewrite needs a model: set model.provider and model.model in %s", filepath.Join(e.State(), config.FileName))
