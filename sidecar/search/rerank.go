@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/quire-app/quire/sidecar/lang"
@@ -46,7 +47,8 @@ type Candidate struct {
 // Each is computed at query time from the pool and the query's reading;
 // none needs a second index.
 const (
-	fKW        = iota // keyword score / pool best
+	fFused     = iota // the fusion's score: the order the pool comes in
+	fKW               // keyword score / pool best
 	fDense            // dense cosine, min-max over the pool (0 for keywords only)
 	fFusedRank        // 1/(1+rank) in the fused order
 	fCoverage         // idf-weighted share of the query's words the text holds
@@ -57,12 +59,17 @@ const (
 	fLength           // log of the passage's words
 	fNotePool         // how many pool passages its note has (log)
 	fNoteBest         // 1 for the best-fused passage of its note
+	fNoteCov          // coverage by the note: its title and all its pool passages
 	NumFeatures // how many features there are
 )
 
 // featureNames name the features in the fitted model's file and in
 // --explain.
-var featureNames = [NumFeatures]string{"kw", "dense", "fused_rank", "coverage", "head_coverage", "all_words", "proximity", "phrase", "length", "note_pool", "note_best"}
+var featureNames = [NumFeatures]string{"fused", "kw", "dense", "fused_rank", "coverage", "head_coverage", "all_words", "proximity", "phrase", "length", "note_pool", "note_best", "note_coverage"}
+
+// FeatureFused is the index of the fused score among the features: the
+// fitting program's prior.
+const FeatureFused = fFused
 
 // FeatureNames returns the rerank features' names in weight order.
 func FeatureNames() []string { return featureNames[:] }
@@ -129,11 +136,9 @@ func (s *Searcher) concepts(ctx context.Context, t Terms) queryConcepts {
 		}
 	}
 	for _, tr := range t.Translations {
-		bit, ok := index[lang.Fold(tr.Source)]
+		bit, ok := index[strings.ToLower(tr.Source)]
 		if !ok {
-			if bit, ok = index[tr.Source]; !ok {
-				continue
-			}
+			continue
 		}
 		for _, w := range lang.Words(tr.Text) {
 			add(lang.Parse(tr.Lang), w, bit)
@@ -257,7 +262,7 @@ func proximity(tm textMatch) float64 {
 	if best == math.MaxInt {
 		return 0
 	}
-	return float64(n) / float64(best)
+	return min(1, float64(n)/float64(best)) // one word can stand for two
 }
 
 // phrase is the share of the query's neighbouring word pairs (in query
@@ -306,13 +311,22 @@ func (s *Searcher) features(ctx context.Context, t Terms, cs []Candidate) [][Num
 	}
 	bestOf := map[string]bool{}
 	all := uint64(1)<<len(q.words) - 1
+	noteHeld := map[string]uint64{}
+	bodies := make([]textMatch, len(cs))
+	heads := make([]textMatch, len(cs))
+	for i, c := range cs {
+		bodies[i] = q.match(c.Text)
+		heads[i] = q.match(c.Title + "\n" + c.Crumbs)
+		noteHeld[c.Path] |= bodies[i].held | heads[i].held
+	}
 	for i, c := range cs {
 		x := &out[i]
+		x[fFused] = c.Fused
+		x[fNoteCov] = q.share(noteHeld[c.Path])
 		x[fKW] = c.KW
 		x[fDense] = c.Dense
 		x[fFusedRank] = 1 / float64(1+i)
-		body := q.match(c.Text)
-		head := q.match(c.Title + "\n" + c.Crumbs)
+		body, head := bodies[i], heads[i]
 		x[fCoverage] = q.share(body.held)
 		x[fHeadCov] = q.share(head.held)
 		if len(q.words) > 0 && (body.held|head.held) == all {

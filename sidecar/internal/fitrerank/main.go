@@ -13,7 +13,9 @@
 // sentence, the rule eval uses for a span hit. The fit is a linear
 // pairwise logistic model (RankNet with a linear scorer): every relevant
 // passage should score above every other passage of its pool, each query
-// weighing the same, each vault the same.
+// weighing the same, each vault the same, the weights pulled towards the
+// fused order (l2) so that a feature moves a passage only as far as the
+// pseudo-queries support.
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/quire-app/quire/sidecar/engine"
@@ -35,7 +38,7 @@ func main() {
 	out := flag.String("out", "", "write the fitted models to this Go file (default: print only)")
 	perVault := flag.Int("queries", 400, "pseudo-queries per vault")
 	seed := flag.Int64("seed", 1, "seed of the passage sample and the recipe's choices")
-	lambda := flag.Float64("l2", 0.01, "L2 penalty on the weights")
+	lambdas := flag.String("l2", "0.01", "penalty on the weights' distance from the fused order (comma list: one model file each, OUT.L2)")
 	hold := flag.String("hold", "", "leave this vault out of the fit and report the model on it")
 	flag.Parse()
 	if flag.NArg() == 0 {
@@ -59,27 +62,40 @@ func main() {
 			data[ch] = append(data[ch], d)
 		}
 	}
-	models := map[search.Channel]search.Model{}
-	for _, ch := range []search.Channel{search.BM25, search.Hybrid} {
-		var train, test []vaultData
-		for _, d := range data[ch] {
-			if d.name == *hold {
-				test = append(test, d)
-			} else {
-				train = append(train, d)
+	ls := strings.Split(*lambdas, ",")
+	for _, lv := range ls {
+		lambda, err := strconv.ParseFloat(lv, 64)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fitrerank: -l2:", err)
+			os.Exit(2)
+		}
+		models := map[search.Channel]search.Model{}
+		for _, ch := range []search.Channel{search.BM25, search.Hybrid} {
+			var train, test []vaultData
+			for _, d := range data[ch] {
+				if d.name == *hold {
+					test = append(test, d)
+				} else {
+					train = append(train, d)
+				}
+			}
+			m := fit(train, lambda)
+			models[ch] = m
+			fmt.Printf("l2 %g %s weights %.3f\n", lambda, ch, m.Weight)
+			report(ch, "train", train, m)
+			if len(test) > 0 {
+				report(ch, "held out", test, m)
 			}
 		}
-		m := fit(train, *lambda)
-		models[ch] = m
-		report(ch, "train", train, m)
-		if len(test) > 0 {
-			report(ch, "held out", test, m)
-		}
-	}
-	if *out != "" {
-		if err := write(*out, models, flag.Args(), *perVault, *seed, *lambda); err != nil {
-			fmt.Fprintln(os.Stderr, "fitrerank:", err)
-			os.Exit(1)
+		if *out != "" {
+			path := *out
+			if len(ls) > 1 {
+				path += "." + lv
+			}
+			if err := write(path, models, flag.Args(), *perVault, *seed, lambda); err != nil {
+				fmt.Fprintln(os.Stderr, "fitrerank:", err)
+				os.Exit(1)
+			}
 		}
 	}
 }
@@ -215,8 +231,11 @@ func fit(data []vaultData, lambda float64) search.Model {
 		}
 		pairs = append(pairs, vp...)
 	}
-	var w [search.NumFeatures]float64
-	w[0] = 1 // start from the fused order's leading signal
+	// The prior is the fused order: the penalty pulls the weights towards
+	// it, so a large l2 keeps the pool as fusion ranked it.
+	var prior, w [search.NumFeatures]float64
+	prior[search.FeatureFused] = 1
+	w = prior
 	total := 0.0
 	for _, p := range pairs {
 		total += p.w
@@ -236,7 +255,7 @@ func fit(data []vaultData, lambda float64) search.Model {
 			}
 		}
 		for i := range w {
-			w[i] -= rate * (g[i]/total + 2*lambda*w[i])
+			w[i] -= rate * (g[i]/total + 2*lambda*(w[i]-prior[i]))
 		}
 	}
 	m.Weight = w
