@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -291,6 +293,34 @@ func TestDoctor(t *testing.T) {
 	out, err := runCLI(t, "doctor", "--vault", v)
 	if err == nil || !strings.Contains(out, "ollama pull missing-model") {
 		t.Errorf("doctor with a model not pulled: err %v, want a failure saying how to pull it:\n%s", err, out)
+	}
+}
+
+// TestDoctorReranker: doctor sends the configured reranker a tiny request
+// and fails, saying why, when it does not answer.
+func TestDoctorReranker(t *testing.T) {
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/rerank" {
+			http.Error(w, "not here", http.StatusNotFound)
+			return
+		}
+		w.Write([]byte(`[{"index": 1, "score": 0.2}, {"index": 0, "score": 0.9}]`))
+	}))
+	defer fake.Close()
+	v := writeVault(t)
+	os.MkdirAll(filepath.Join(v, ".quire"), 0o700)
+	write := func(cfg string) {
+		os.WriteFile(filepath.Join(v, ".quire", "config.yaml"), []byte(cfg), 0o644)
+	}
+	write("rerank:\n  provider: tei\n  endpoint: " + fake.URL + "\n")
+	if out, err := runCLI(t, "doctor", "--vault", v); err != nil || !strings.Contains(out, "ok   reranker: tei at "+fake.URL+"/rerank, on this machine: scored 2 texts") {
+		t.Errorf("doctor with a working reranker: %v\n%s", err, out)
+	}
+	write("rerank:\n  provider: llamacpp\n  endpoint: " + fake.URL + "\n  remote: \"true\"\n")
+	out, err := runCLI(t, "doctor", "--vault", v)
+	if err == nil || !strings.Contains(out, "FAIL reranker: rerank "+fake.URL+"/v1/rerank: status 404: not here") ||
+		!strings.Contains(out, "note: the reranker at "+fake.URL+" is not on this machine") {
+		t.Errorf("doctor with a reranker that is not there: err %v, want a failure naming it:\n%s", err, out)
 	}
 }
 
