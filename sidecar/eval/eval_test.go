@@ -162,7 +162,9 @@ func TestReportJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := func(v int) string { return fmt.Sprintf(`,"recall_at":{"1":%[1]d,"5":%[1]d,"10":%[1]d,"20":%[1]d,"50":%[1]d}`, v) }
+	r := func(v int) string {
+		return fmt.Sprintf(`,"recall_at":{"1":%[1]d,"5":%[1]d,"10":%[1]d,"20":%[1]d,"50":%[1]d}`, v)
+	}
 	// The names of earlier runs stay as they were, in their order;
 	// recall_at follows them in each set of scores.
 	want := `{"k":5,"channel":"bm25","queries":2,"reachable":2,"span_recall_at_k":0.5,"span_mrr":0.5,"note_recall_at_k":0.5,"ndcg_at_k":0.5,` +

@@ -344,7 +344,9 @@ func TestDoctor(t *testing.T) {
 	if !c.OK || !strings.Contains(c.Detail, "on this machine: scored 2 texts") {
 		t.Errorf("working TEI: %+v", c)
 	}
-	f.answer = func(w http.ResponseWriter, _ *http.Request, _ int) { http.Error(w, "loading", http.StatusServiceUnavailable) }
+	f.answer = func(w http.ResponseWriter, _ *http.Request, _ int) {
+		http.Error(w, "loading", http.StatusServiceUnavailable)
+	}
 	c = Doctor(ctx, config.Rerank{Provider: config.RerankTEI, Endpoint: f.URL, Timeout: time.Second}, nil)
 	if c.OK || !strings.Contains(c.Detail, "rerank "+f.URL+"/rerank: status 503: loading") || c.Fix == "" {
 		t.Errorf("TEI answering 503: %+v", c)
