@@ -98,9 +98,6 @@ func rerankURL(c config.Rerank) string {
 // read as model.remote is): private passages must never be sent to it.
 func (c *Client) Remote() bool { return !c.cfg.Local() }
 
-// URL is the address requests are posted to, for messages and doctor.
-func (c *Client) URL() string { return c.url }
-
 // Rerank returns one score per text, in the order of texts: higher is
 // more relevant to query. Scores are the server's own (TEI's are in 0..1,
 // Cohere-style ones by model), comparable within one call only. A server
