@@ -6,11 +6,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -45,6 +47,116 @@ type Config struct {
 	// Model is the language model ask answers with; no provider means
 	// none, and ask answers with extracted sentences.
 	Model llm.Config `yaml:"model"`
+	// Rerank is an optional reranker endpoint; no provider means none.
+	Rerank Rerank `yaml:"rerank"`
+}
+
+// The providers Rerank.Provider accepts.
+const (
+	RerankTEI      = "tei"      // Hugging Face text-embeddings-inference: POST /rerank
+	RerankCohere   = "cohere"   // api.cohere.com: POST /v2/rerank
+	RerankJina     = "jina"     // api.jina.ai: POST /v1/rerank
+	RerankLlamaCpp = "llamacpp" // llama.cpp's server --reranking, vLLM, any Cohere-style POST /v1/rerank
+)
+
+// Rerank is a reranker model server (rerank:) that scores query and
+// passage pairs. Passages of private folders never reach one that is
+// remote.
+type Rerank struct {
+	// Provider is "tei", "cohere", "jina" or "llamacpp" (any server with
+	// a Cohere-style /v1/rerank, vLLM included); empty for none.
+	Provider string `yaml:"provider"`
+	// Endpoint is the server's base URL; empty means the provider's usual
+	// one: http://127.0.0.1:8080 (tei, llamacpp), https://api.cohere.com,
+	// https://api.jina.ai. A URL whose path ends in /rerank is used as is.
+	Endpoint string `yaml:"endpoint"`
+	// Model is the reranker model, required by cohere and jina (e.g.
+	// "rerank-v3.5", "jina-reranker-v2-base-multilingual"); TEI serves one
+	// model and ignores it.
+	Model string `yaml:"model"`
+	// APIKeyEnv names the environment variable that holds the key, sent
+	// as "Authorization: Bearer"; empty means COHERE_API_KEY or
+	// JINA_API_KEY by provider, and no key for tei and llamacpp.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// APIKey is the key itself; it wins over APIKeyEnv. Never log it.
+	APIKey string `yaml:"api_key"`
+	// Remote says whether the endpoint sends data off this machine, as
+	// model.remote does: "auto" (or empty) by its host, "true", "false".
+	Remote string `yaml:"remote"`
+	// Timeout bounds one rerank call: it runs inside a search, so a few
+	// seconds, after which the built-in order stands.
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// Validate reports the first bad value, naming its YAML key (without the
+// "rerank." the sidecar's config puts in front).
+func (r Rerank) Validate() error {
+	switch r.Provider {
+	case "":
+		return nil
+	case RerankTEI, RerankCohere, RerankJina, RerankLlamaCpp:
+	default:
+		return fmt.Errorf("provider: %q is not one of tei, cohere, jina, llamacpp", r.Provider)
+	}
+	if (r.Provider == RerankCohere || r.Provider == RerankJina) && strings.TrimSpace(r.Model) == "" {
+		return fmt.Errorf("model: required when provider is %s", r.Provider)
+	}
+	if r.Endpoint != "" {
+		u, err := url.Parse(r.Endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return fmt.Errorf("endpoint: %q is not an http(s) URL without credentials", r.Endpoint)
+		}
+	}
+	if err := llm.ValidKeyEnv(r.APIKeyEnv); err != nil {
+		return err
+	}
+	if r.Timeout <= 0 || r.Timeout > time.Minute {
+		return fmt.Errorf("timeout: %s must be positive and at most 1m, e.g. 5s", r.Timeout)
+	}
+	return llm.ValidRemote(r.Remote)
+}
+
+// BaseURL is the endpoint without a trailing slash: Endpoint, or the
+// provider's usual one.
+func (r Rerank) BaseURL() string {
+	if e := strings.TrimRight(r.Endpoint, "/"); e != "" {
+		return e
+	}
+	switch r.Provider {
+	case RerankCohere:
+		return "https://api.cohere.com"
+	case RerankJina:
+		return "https://api.jina.ai"
+	}
+	return "http://127.0.0.1:8080"
+}
+
+// Local reports whether the endpoint is on this machine, by the rule of
+// model.remote (llm.LocalEndpoint).
+func (r Rerank) Local() bool { return llm.LocalEndpoint(r.Remote, r.BaseURL()) }
+
+// KeyEnv is the environment variable the key is read from, "" for none.
+func (r Rerank) KeyEnv() string {
+	switch {
+	case r.APIKeyEnv != "":
+		return r.APIKeyEnv
+	case r.Provider == RerankCohere:
+		return "COHERE_API_KEY"
+	case r.Provider == RerankJina:
+		return "JINA_API_KEY"
+	}
+	return ""
+}
+
+// Key is the API key: APIKey, else the value of KeyEnv, else "".
+func (r Rerank) Key() string {
+	if r.APIKey != "" {
+		return r.APIKey
+	}
+	if env := r.KeyEnv(); env != "" {
+		return os.Getenv(env)
+	}
+	return ""
 }
 
 // Ask sets how questions are answered.
@@ -160,6 +272,7 @@ func Default() Config {
 		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Rerank: "off", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
 		Model:        llm.Default(),
+		Rerank:       Rerank{Timeout: 5 * time.Second},
 	}
 }
 
@@ -209,6 +322,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Model.Validate(); err != nil {
 		return fmt.Errorf("model.%w", err)
+	}
+	if err := c.Rerank.Validate(); err != nil {
+		return fmt.Errorf("rerank.%w", err)
 	}
 	for _, p := range c.Ignore {
 		if strings.TrimSpace(p) == "" {

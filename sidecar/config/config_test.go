@@ -59,6 +59,27 @@ func TestLoad(t *testing.T) {
 		{name: "model without a model name", yaml: "model:\n  provider: ollama\n", wantErr: "model.model"},
 		{name: "unknown model key warns", yaml: "model:\n  temprature: 1\n", wantWarn: `"model.temprature"`,
 			check: func(c Config) bool { return c.Model.Provider == "" }},
+		{name: "rerank off by default", yaml: "search:\n  k: 5\n",
+			check: func(c Config) bool { return c.Rerank.Provider == "" && c.Rerank.Timeout == 5*time.Second }},
+		{name: "rerank tei", yaml: "rerank:\n  provider: tei\n  endpoint: http://127.0.0.1:8081/\n  timeout: 2s\n",
+			check: func(c Config) bool {
+				return c.Rerank.BaseURL() == "http://127.0.0.1:8081" && c.Rerank.Local() && c.Rerank.Timeout == 2*time.Second
+			}},
+		{name: "rerank cohere is remote", yaml: "rerank:\n  provider: cohere\n  model: rerank-v3.5\n",
+			check: func(c Config) bool {
+				return c.Rerank.BaseURL() == "https://api.cohere.com" && !c.Rerank.Local() && c.Rerank.KeyEnv() == "COHERE_API_KEY"
+			}},
+		{name: "rerank remote forced", yaml: "rerank:\n  provider: llamacpp\n  remote: \"true\"\n",
+			check: func(c Config) bool { return !c.Rerank.Local() && c.Rerank.KeyEnv() == "" }},
+		{name: "rerank unknown provider", yaml: "rerank:\n  provider: openai\n", wantErr: "rerank.provider"},
+		{name: "rerank jina needs a model", yaml: "rerank:\n  provider: jina\n", wantErr: "rerank.model"},
+		{name: "rerank bad endpoint", yaml: "rerank:\n  provider: tei\n  endpoint: ftp://x\n", wantErr: "rerank.endpoint"},
+		{name: "rerank endpoint with credentials", yaml: "rerank:\n  provider: tei\n  endpoint: http://u:p@x\n", wantErr: "rerank.endpoint"},
+		{name: "rerank bad key env", yaml: "rerank:\n  provider: tei\n  api_key_env: A-B\n", wantErr: "rerank.api_key_env"},
+		{name: "rerank zero timeout", yaml: "rerank:\n  provider: tei\n  timeout: 0s\n", wantErr: "rerank.timeout"},
+		{name: "rerank bad remote", yaml: "rerank:\n  provider: tei\n  remote: maybe\n", wantErr: "rerank.remote"},
+		{name: "unknown rerank key warns", yaml: "rerank:\n  top_n: 5\n", wantWarn: `"rerank.top_n"`,
+			check: func(c Config) bool { return c.Rerank.Provider == "" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -362,7 +362,7 @@ func shown(s string) string {
 func cmdEval(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("eval", &c)
-	gold := fs.String("gold", "", "gold questions (benchmark JSON or JSON lines)")
+	gold := fs.String("gold", "", "gold questions (benchmark JSON, second-brain-evals questions.json, or JSON lines)")
 	k := fs.Int("k", 5, "cut-off for recall and nDCG")
 	channel := fs.String("channel", "bm25", "bm25, dense or hybrid")
 	misses := fs.Bool("misses", false, "list the questions whose span is not in the top k")
@@ -467,8 +467,31 @@ func printReport(r *eval.Report) {
 	for _, d := range sortedKeys(r.ByDirection) {
 		row(d, r.ByDirection[d].N, r.ByDirection[d].Scores)
 	}
+	printGoldFiles(r)
 	for _, m := range r.Misses {
 		fmt.Printf("miss [%s] span rank %d, note rank %d: %s (%s)\n", m.Type, m.SpanRank, m.NoteRank, m.Query, m.Expected)
+	}
+}
+
+// printGoldFiles prints second-brain-evals' table for a questions.json
+// run: R@5, R@10 and reachability (a gold file in the pool of 50), as
+// shares and counts, overall and per type.
+func printGoldFiles(r *eval.Report) {
+	if r.GoldFiles == nil {
+		return
+	}
+	fmt.Printf("\nsecond-brain-evals (a gold file among the notes of the top k passages; reach: in the pool of %d)\n", eval.Pool)
+	fmt.Printf("%-14s %4s %14s %14s %14s\n", "type", "n", "R@5", "R@10", "reach")
+	row := func(name string, n int, g *eval.GoldFileScores) {
+		if g == nil {
+			return
+		}
+		cell := func(f float64, c int) string { return fmt.Sprintf("%3.0f%% (%d/%d)", 100*f, c, n) }
+		fmt.Printf("%-14s %4d %14s %14s %14s\n", name, n, cell(g.R5, g.Hits5), cell(g.R10, g.Hits10), cell(g.Reachability, g.InPool))
+	}
+	row("all", r.Queries, r.GoldFiles)
+	for _, t := range sortedKeys(r.ByType) {
+		row(t, r.ByType[t].N, r.ByType[t].GoldFiles)
 	}
 }
 
