@@ -91,14 +91,21 @@ type queryConcepts struct {
 	// first holds the first byte of every stem: a passage word that
 	// starts otherwise cannot match, and is not stemmed.
 	first [256]bool
-	cache map[string]uint64
+	cache map[string]wordInfo
+}
+
+// wordInfo is what the reranker knows of a text word, kept per query:
+// texts repeat their words, and stemming is the stage's main cost.
+type wordInfo struct {
+	mask uint64 // the query words it stands for
+	stop bool   // a stop word in every language of the vault
 }
 
 // maxConcepts bounds the query words the reranker tells apart (a bit each).
 const maxConcepts = 64
 
 func (s *Searcher) concepts(ctx context.Context, t Terms) queryConcepts {
-	q := queryConcepts{langs: t.langs, stems: map[lang.Lang]map[string]uint64{}, cache: map[string]uint64{}}
+	q := queryConcepts{langs: t.langs, stems: map[lang.Lang]map[string]uint64{}, cache: map[string]wordInfo{}}
 	if len(q.langs) == 0 {
 		q.langs = []lang.Lang{lang.English}
 	}
@@ -156,22 +163,23 @@ func (s *Searcher) concepts(ctx context.Context, t Terms) queryConcepts {
 	return q
 }
 
-// mask returns the query words a text word stands for.
-func (q *queryConcepts) mask(w string) uint64 {
-	if m, ok := q.cache[w]; ok {
-		return m
+// word returns what the reranker knows of a text word.
+func (q *queryConcepts) word(w string) wordInfo {
+	if in, ok := q.cache[w]; ok {
+		return in
 	}
-	var m uint64
+	var in wordInfo
 	f := lang.Fold(w)
 	if f != "" && q.first[f[0]] {
 		for _, l := range q.langs {
 			if st := q.stems[l]; st != nil {
-				m |= st[lang.Fold(lang.Stem(l, w))]
+				in.mask |= st[lang.Fold(lang.Stem(l, w))]
 			}
 		}
 	}
-	q.cache[w] = m
-	return m
+	in.stop = in.mask == 0 && q.stopEverywhere(w)
+	q.cache[w] = in
+	return in
 }
 
 // textMatch is what one text holds of the query: the words' masks in
@@ -190,12 +198,12 @@ func (q *queryConcepts) match(text string) textMatch {
 		if utf8.RuneCountInString(w) < 2 {
 			continue
 		}
-		m := q.mask(w)
-		if m == 0 && q.stopEverywhere(w) {
+		in := q.word(w)
+		if in.stop {
 			continue
 		}
-		tm.masks = append(tm.masks, m)
-		tm.held |= m
+		tm.masks = append(tm.masks, in.mask)
+		tm.held |= in.mask
 	}
 	return tm
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand"
 	"sort"
 	"strings"
@@ -22,21 +21,23 @@ type pseudo struct {
 
 // makeQueries is the training data's recipe. Passages are drawn in a
 // seeded order; from each, one sentence of 8 to 40 words (prose, not
-// code or a table row) is the answer, and the query is made from it in
-// one of four shapes, taken in turn:
+// code or a table row) is the answer. A question names its subject and
+// asks about a detail in other words, so each query holds only two or
+// three of the sentence's content words (in order), each swapped with
+// even odds for a neighbour (WordNet's, in an English note; its English
+// translation in a note in another language), in one of five shapes taken
+// in turn:
 //
-//  0. heading: the last heading over the passage (else the note's title)
-//     and the sentence's two rarest words;
-//  1. words: half the sentence's content words (3 to 8), in order;
-//  2. paraphrase: the same, with each word in two swapped for a WordNet
-//     neighbour in an English note, or for its English translation in a
-//     note in another language (a cross-language question); every
-//     fourth such query, from an English note, is translated whole into
-//     Italian or Spanish;
-//  3. question: "how" or "what" and the sentence's three rarest words.
+//  0. the note's title and the words;
+//  1. "how", "what", "why" or "when", the words and, with even odds, the
+//     title;
+//  2. four or five such words, no title;
+//  3. the title and the words, none swapped;
+//  4. across languages: shape 0 with every word translated, from an
+//     English note into Italian or Spanish, from any other into English.
 //
-// Rarity is the keyword index's own document frequency. The recipe never
-// reads a gold question.
+// The vault's own document frequencies never pick the words, and the
+// recipe never reads a gold question.
 func makeQueries(ctx context.Context, s *search.Searcher, n int, seed int64) ([]pseudo, error) {
 	counts, err := s.BM25.Paths()
 	if err != nil {
@@ -51,19 +52,6 @@ func makeQueries(ctx context.Context, s *search.Searcher, n int, seed int64) ([]
 	sort.Strings(ids)
 	rng := rand.New(rand.NewSource(seed))
 	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
-	idf := map[string]float64{}
-	rarity := func(w string) float64 {
-		if v, ok := idf[w]; ok {
-			return v
-		}
-		m, all, err := s.Frequency(ctx, w)
-		v := 0.0
-		if err == nil {
-			v = math.Log(1 + (float64(all-m)+0.5)/(float64(m)+0.5))
-		}
-		idf[w] = v
-		return v
-	}
 	var out []pseudo
 	for start := 0; start < len(ids) && len(out) < n; start += 64 {
 		batch := ids[start:min(start+64, len(ids))]
@@ -85,19 +73,37 @@ func makeQueries(ctx context.Context, s *search.Searcher, n int, seed int64) ([]
 			if len(content) < 4 {
 				continue
 			}
-			rare := append([]string(nil), content...)
-			sort.SliceStable(rare, func(i, j int) bool { return rarity(rare[i]) > rarity(rare[j]) })
+			title := d.Title
+			shape := len(out) % 5
+			k := 2 + rng.Intn(2)
+			if shape == 2 {
+				k += 2
+			}
+			words := pick(content, k, rng)
+			if shape != 3 && shape != 4 {
+				words = swapped(words, l, rng)
+			}
 			var q string
-			switch len(out) % 4 {
-			case 0:
-				heads := strings.Split(d.Crumbs, " › ")
-				q = heads[len(heads)-1] + " " + strings.Join(rare[:2], " ")
+			switch shape {
+			case 0, 3:
+				q = title + " " + strings.Join(words, " ")
 			case 1:
-				q = strings.Join(half(content, rng), " ")
+				q = []string{"how", "what", "why", "when"}[rng.Intn(4)] + " " + strings.Join(words, " ")
+				if rng.Intn(2) == 0 {
+					q += " " + title
+				}
 			case 2:
-				q = paraphrase(half(content, rng), l, len(out)/4%4 == 0, rng)
-			case 3:
-				q = []string{"how", "what"}[rng.Intn(2)] + " " + strings.Join(rare[:3], " ")
+				q = strings.Join(words, " ")
+			case 4:
+				to := lang.English
+				if l == lang.English {
+					to = []lang.Lang{lang.Italian, lang.Spanish}[rng.Intn(2)]
+				}
+				var tr []string
+				for _, w := range append(lang.Words(title), words...) {
+					tr = append(tr, translated(w, l, to))
+				}
+				q = strings.Join(tr, " ")
 			}
 			if len(lang.Words(q)) < 2 {
 				continue
@@ -161,9 +167,9 @@ func contentWords(sent string, l lang.Lang) []string {
 	return out
 }
 
-// half keeps a random half of words (3 to 8 of them), in order.
-func half(words []string, rng *rand.Rand) []string {
-	k := min(max(len(words)/2, 3), 8, len(words))
+// pick keeps k of words at random, in order.
+func pick(words []string, k int, rng *rand.Rand) []string {
+	k = min(k, len(words))
 	keep := rng.Perm(len(words))[:k]
 	sort.Ints(keep)
 	out := make([]string, k)
@@ -173,37 +179,28 @@ func half(words []string, rng *rand.Rand) []string {
 	return out
 }
 
-// paraphrase swaps words for neighbours: WordNet's in English, English
-// translations otherwise; whole, when asked, an English query goes into
-// Italian or Spanish.
-func paraphrase(words []string, l lang.Lang, whole bool, rng *rand.Rand) string {
-	if l == lang.English && whole {
-		to := []lang.Lang{lang.Italian, lang.Spanish}[rng.Intn(2)]
-		var out []string
-		for _, w := range words {
-			out = append(out, translated(w, l, to))
-		}
-		return strings.Join(out, " ")
-	}
+// swapped swaps each word with even odds for a neighbour: WordNet's in
+// English, its English translation in another language.
+func swapped(words []string, l lang.Lang, rng *rand.Rand) []string {
 	out := append([]string(nil), words...)
 	for i, w := range out {
 		if rng.Intn(2) == 0 {
 			continue
 		}
-		if l == lang.English {
-			if ts, err := syn.Expand([]string{w}, syn.Options{}); err == nil {
-				for _, t := range ts {
-					if t.Text != w {
-						out[i] = t.Text
-						break
-					}
+		if l != lang.English {
+			out[i] = translated(w, l, lang.English)
+			continue
+		}
+		if ts, err := syn.Expand([]string{w}, syn.Options{}); err == nil {
+			for _, t := range ts {
+				if t.Text != w {
+					out[i] = t.Text
+					break
 				}
 			}
-		} else {
-			out[i] = translated(w, l, lang.English)
 		}
 	}
-	return strings.Join(out, " ")
+	return out
 }
 
 // translated is w's best translation from one language into another, or w.
