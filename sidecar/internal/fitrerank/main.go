@@ -20,10 +20,14 @@ package main
 
 import (
 	"context"
+	"encoding/gob"
+	"errors"
 	"flag"
+	"go/format"
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +44,8 @@ func main() {
 	seed := flag.Int64("seed", 1, "seed of the passage sample and the recipe's choices")
 	lambdas := flag.String("l2", "0.01", "penalty on the weights' distance from the fused order (comma list: one model file each, OUT.L2)")
 	hold := flag.String("hold", "", "leave this vault out of the fit and report the model on it")
+	cache := flag.String("cache", "", "keep the collected pools in this file and read them from it when it exists (same code, same vaults)")
+	drop := flag.String("drop", "", "comma list of features left out of the model (weight 0)")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: fitrerank [-state DIR] [-out FILE] NAME=VAULT...")
@@ -47,7 +53,22 @@ func main() {
 	}
 	ctx := context.Background()
 	data := map[search.Channel][]vaultData{}
+	cached := false
+	if *cache != "" {
+		if f, err := os.Open(*cache); err == nil {
+			err = gob.NewDecoder(f).Decode(&data)
+			f.Close()
+			cached = true
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "fitrerank: cache:", err)
+				os.Exit(1)
+			}
+		}
+	}
 	for _, arg := range flag.Args() {
+		if cached {
+			break
+		}
 		name, vault, ok := strings.Cut(arg, "=")
 		if !ok {
 			fmt.Fprintf(os.Stderr, "fitrerank: %q is not NAME=VAULT\n", arg)
@@ -62,6 +83,27 @@ func main() {
 			data[ch] = append(data[ch], d)
 		}
 	}
+	if *cache != "" {
+		if _, err := os.Stat(*cache); err != nil {
+			f, err := os.Create(*cache)
+			if err == nil {
+				err = errors.Join(gob.NewEncoder(f).Encode(data), f.Close())
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "fitrerank: cache:", err)
+				os.Exit(1)
+			}
+		}
+	}
+	var off [search.NumFeatures]bool
+	for _, name := range strings.Split(*drop, ",") {
+		if i := slices.Index(search.FeatureNames(), name); i >= 0 {
+			off[i] = true
+		} else if name != "" {
+			fmt.Fprintf(os.Stderr, "fitrerank: -drop: no feature %q\n", name)
+			os.Exit(2)
+		}
+	}
 	ls := strings.Split(*lambdas, ",")
 	for _, lv := range ls {
 		lambda, err := strconv.ParseFloat(lv, 64)
@@ -73,13 +115,13 @@ func main() {
 		for _, ch := range []search.Channel{search.BM25, search.Hybrid} {
 			var train, test []vaultData
 			for _, d := range data[ch] {
-				if d.name == *hold {
+				if d.Name == *hold {
 					test = append(test, d)
 				} else {
 					train = append(train, d)
 				}
 			}
-			m := fit(train, lambda)
+			m := fit(train, lambda, off)
 			models[ch] = m
 			fmt.Printf("l2 %g %s weights %.3f\n", lambda, ch, m.Weight)
 			report(ch, "train", train, m)
@@ -102,14 +144,14 @@ func main() {
 
 // query is one pseudo-query's pool: its features and which are relevant.
 type query struct {
-	x   [][search.NumFeatures]float64
-	rel []bool
+	X   [][search.NumFeatures]float64
+	Rel []bool
 }
 
 type vaultData struct {
-	name    string
-	queries []query
-	made    int // pseudo-queries made, with or without a relevant passage in the pool
+	Name    string
+	Queries []query
+	Made    int // pseudo-queries made, with or without a relevant passage in the pool
 }
 
 // collect indexes a vault, makes its pseudo-queries and records their
@@ -138,7 +180,7 @@ func collect(ctx context.Context, name, vault, state string, n int, seed int64) 
 	}
 	out := map[search.Channel]vaultData{}
 	for _, ch := range []search.Channel{search.BM25, search.Hybrid} {
-		vd := vaultData{name: name, made: len(qs)}
+		vd := vaultData{Name: name, Made: len(qs)}
 		for _, q := range qs {
 			pool, err := s.PoolFeatures(ctx, q.text, ch)
 			if err != nil {
@@ -149,13 +191,13 @@ func collect(ctx context.Context, name, vault, state string, n int, seed int64) 
 			for i, c := range pool.Candidates {
 				rel := c.Path == q.path && strings.Contains(eval.Normalize(c.Text), q.span)
 				any = any || rel
-				qd.x = append(qd.x, pool.Features[i])
-				qd.rel = append(qd.rel, rel)
+				qd.X = append(qd.X, pool.Features[i])
+				qd.Rel = append(qd.Rel, rel)
 			}
 			if any {
-				vd.queries = append(vd.queries, qd)
+				vd.Queries = append(vd.Queries, qd)
 			} else {
-				vd.queries = append(vd.queries, query{}) // unreachable: counts as a miss, teaches nothing
+				vd.Queries = append(vd.Queries, query{}) // unreachable: counts as a miss, teaches nothing
 			}
 		}
 		out[ch] = vd
@@ -166,13 +208,13 @@ func collect(ctx context.Context, name, vault, state string, n int, seed int64) 
 
 // fit finds weights by gradient descent on the pairwise logistic loss,
 // features standardised over the training pools.
-func fit(data []vaultData, lambda float64) search.Model {
+func fit(data []vaultData, lambda float64, off [search.NumFeatures]bool) search.Model {
 	var m search.Model
 	var sum, sq [search.NumFeatures]float64
 	count := 0.0
 	for _, d := range data {
-		for _, q := range d.queries {
-			for _, x := range q.x {
+		for _, q := range d.Queries {
+			for _, x := range q.X {
 				for i, v := range x {
 					sum[i] += v
 					sq[i] += v * v
@@ -182,6 +224,9 @@ func fit(data []vaultData, lambda float64) search.Model {
 		}
 	}
 	for i := range m.Mean {
+		if off[i] {
+			continue // scale 0: the model skips it
+		}
 		m.Mean[i] = sum[i] / count
 		m.Scale[i] = math.Sqrt(max(sq[i]/count-m.Mean[i]*m.Mean[i], 0))
 	}
@@ -202,10 +247,10 @@ func fit(data []vaultData, lambda float64) search.Model {
 	for _, d := range data {
 		var vp []pair
 		used := 0
-		for _, q := range d.queries {
+		for _, q := range d.Queries {
 			var pos, neg [][search.NumFeatures]float64
-			for i, x := range q.x {
-				if q.rel[i] {
+			for i, x := range q.X {
+				if q.Rel[i] {
 					pos = append(pos, std(x))
 				} else {
 					neg = append(neg, std(x))
@@ -255,7 +300,9 @@ func fit(data []vaultData, lambda float64) search.Model {
 			}
 		}
 		for i := range w {
-			w[i] -= rate * (g[i]/total + 2*lambda*(w[i]-prior[i]))
+			if !off[i] {
+				w[i] -= rate * (g[i]/total + 2*lambda*(w[i]-prior[i]))
+			}
 		}
 	}
 	m.Weight = w
@@ -267,22 +314,22 @@ func fit(data []vaultData, lambda float64) search.Model {
 func report(ch search.Channel, label string, data []vaultData, m search.Model) {
 	for _, d := range data {
 		var base1, base5, re1, re5 float64
-		for _, q := range d.queries {
-			if len(q.x) == 0 {
+		for _, q := range d.Queries {
+			if len(q.X) == 0 {
 				continue
 			}
-			order := make([]int, len(q.x))
+			order := make([]int, len(q.X))
 			for i := range order {
 				order[i] = i
 			}
-			b := firstRel(order, q.rel)
-			sort.SliceStable(order, func(a, c int) bool { return m.Score(q.x[order[a]]) > m.Score(q.x[order[c]]) })
-			r := firstRel(order, q.rel)
+			b := firstRel(order, q.Rel)
+			sort.SliceStable(order, func(a, c int) bool { return m.Score(q.X[order[a]]) > m.Score(q.X[order[c]]) })
+			r := firstRel(order, q.Rel)
 			base1, base5 = base1+hit(b, 1), base5+hit(b, 5)
 			re1, re5 = re1+hit(r, 1), re5+hit(r, 5)
 		}
-		n := float64(d.made)
-		fmt.Printf("%-7s %-9s %-12s R@1 %.3f → %.3f   R@5 %.3f → %.3f   (%d pseudo-queries)\n", ch, label, d.name, base1/n, re1/n, base5/n, re5/n, d.made)
+		n := float64(d.Made)
+		fmt.Printf("%-7s %-9s %-12s R@1 %.3f → %.3f   R@5 %.3f → %.3f   (%d pseudo-queries)\n", ch, label, d.Name, base1/n, re1/n, base5/n, re5/n, d.Made)
 	}
 }
 
@@ -333,5 +380,9 @@ func write(path string, models map[search.Channel]search.Model, vaults []string,
 		}
 		b.WriteString("}\n\n")
 	}
-	return os.WriteFile(path, []byte(strings.TrimRight(b.String(), "\n")+"\n"), 0o644)
+	src, err := format.Source([]byte(b.String()))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, src, 0o644)
 }
