@@ -207,6 +207,7 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		searcher: search.New(e.ix.BM25, langs, e.Config().Search),
 		passed:   passed,
 	}
+	snap.searcher.Successors = index.Successions(entries).Next
 	if e.ix.Dense() {
 		snap.searcher.Dense = e.ix
 		snap.dense = e.ix.DenseStatsOf(entries)

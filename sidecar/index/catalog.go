@@ -19,6 +19,10 @@ type Entry struct {
 	Title   string `json:"title"`
 	Lang    string `json:"lang"`
 	Warning string `json:"warning,omitempty"`
+	// Superseded says another note replaces this one; SupersededBy is the
+	// link to it as written ("Plan v2"), when the note names it.
+	Superseded   bool   `json:"superseded,omitempty"`
+	SupersededBy string `json:"supersededBy,omitempty"`
 }
 
 // Meta is the catalog's record of the last run.

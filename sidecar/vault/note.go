@@ -33,6 +33,8 @@ type Note struct {
 	// Warning is set when the note was kept despite a problem (broken
 	// frontmatter): the body is indexed, the metadata is not.
 	Warning string
+	// Supersession says whether another note replaces this one.
+	Supersession Supersession
 }
 
 // Body returns the Markdown after the frontmatter.
@@ -122,9 +124,9 @@ func Parse(rel string, raw []byte) (*Note, error) {
 		start = 3
 	}
 	n.BodyStart = start
+	var meta map[string]any
 	if end, ok := frontmatterEnd(raw[start:]); ok {
 		n.BodyStart = start + end
-		var meta map[string]any
 		_, err := frontmatter.Parse(bytes.NewReader(raw[start:start+end]), &meta,
 			frontmatter.NewFormat("---", "---", yamlUnmarshal),
 			frontmatter.NewFormat("+++", "+++", toml.Unmarshal))
@@ -134,6 +136,7 @@ func Parse(rel string, raw []byte) (*Note, error) {
 			n.applyMeta(meta)
 		}
 	}
+	n.Supersession = supersession(meta, n.Body())
 	if n.Title == "" {
 		n.Title = firstH1(n.Body())
 	}
