@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -159,6 +160,11 @@ func Default() Config {
 
 // Validate reports the first bad value, naming its key.
 func (c Config) Validate() error {
+	// NaN fails every comparison, so it would pass each range check below
+	// (YAML reads .nan and .inf as floats) and break searches later.
+	if key := nonFinite(reflect.ValueOf(c), ""); key != "" {
+		return fmt.Errorf("%s: must be a finite number", key)
+	}
 	switch {
 	case c.MaxFileBytes <= 0:
 		return errors.New("max_file_bytes: must be positive")
@@ -310,6 +316,29 @@ func parse(path string, data []byte) (Config, []string, error) {
 		return cfg, warnings, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, warnings, nil
+}
+
+// nonFinite returns the YAML key of the first float field of v that is NaN
+// or infinite, or "".
+func nonFinite(v reflect.Value, prefix string) string {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Float32, reflect.Float64:
+			if math.IsNaN(f.Float()) || math.IsInf(f.Float(), 0) {
+				return prefix + name
+			}
+		case reflect.Struct:
+			if key := nonFinite(f, prefix+name+"."); key != "" {
+				return key
+			}
+		}
+	}
+	return ""
 }
 
 // unknownKeys walks a decoded YAML map against the struct's yaml tags.
