@@ -115,6 +115,17 @@ func TestValidFolder(t *testing.T) {
 		{strings.Repeat("x", 5000), false},
 		{strings.Repeat("x", 255), true},
 		{"", false},
+		{"CON", false},
+		{"Notes/con", false},
+		{"nul.txt", false},
+		{"Quire/COM1", false},
+		{"lpt9", false},
+		{"COM¹", false},
+		{"Quire/a:b", false},
+		{"what?", false},
+		{"Console", true},
+		{"COM10", true},
+		{"Conference notes", true},
 	}
 	for _, tt := range tests {
 		err := ValidFolder(tt.folder)
