@@ -79,8 +79,8 @@ type Options struct {
 	PingInterval time.Duration
 	PongWait     time.Duration
 	// MaxWork bounds the requests worked on at once across every
-	// connection (searches, related pages, notes, everything but the
-	// model-bound ask and ingest); the rest wait their turn. 0 means the
+	// connection (searches, related pages, notes, asks while they do not
+	// wait on a model: everything but ingest); the rest wait their turn. 0 means the
 	// number of CPUs Go may use, at least 2: more at once only adds memory,
 	// not speed.
 	MaxWork int
