@@ -137,6 +137,23 @@ func ReadHolder(path string) Holder {
 	return Holder{PID: n, Cmd: strings.TrimSpace(cmd)}
 }
 
+// Held reports whether a process (this one included) holds the lock of
+// the state folder at path. The lock, not the pid its file names, is the
+// truth: after a kill -9 the file keeps a pid that the system may give to
+// any other process. A free lock is taken for an instant to tell.
+func Held(path string) bool {
+	f, err := os.OpenFile(filepath.Join(path, "lock"), os.O_RDWR, 0)
+	if err != nil {
+		return false // no lock file: nothing ever held it
+	}
+	defer f.Close()
+	if err := lockFile(f); err != nil {
+		return true
+	}
+	_ = unlockFile(f)
+	return false
+}
+
 // Join returns a path inside the state folder.
 func (d *Dir) Join(name ...string) string {
 	return filepath.Join(append([]string{d.Path}, name...)...)

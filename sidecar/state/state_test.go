@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -52,5 +53,28 @@ func TestLockNamesHolder(t *testing.T) {
 	}
 	if h := ReadHolder(dir); h.PID != os.Getpid() || h.Cmd != "quire index" {
 		t.Errorf("ReadHolder = %+v", h)
+	}
+}
+
+// TestHeld: the lock says whether the folder is held, whatever pid its
+// file names.
+func TestHeld(t *testing.T) {
+	dir := t.TempDir()
+	if Held(dir) {
+		t.Error("held before any lock file")
+	}
+	d, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Held(dir) {
+		t.Error("not held while open")
+	}
+	d.Close()
+	if err := os.WriteFile(filepath.Join(dir, "lock"), []byte("1\nquire serve\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if Held(dir) {
+		t.Error("held after close, with a stale pid in the file")
 	}
 }
