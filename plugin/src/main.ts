@@ -14,7 +14,7 @@ import { stateDir } from "./sidecar/connfile";
 import { DEFAULT_RELEASE_URL, ENGINE_VERSION, type Platform, RELEASE_BUILDS, candidates, enginesDir, findEngine, platformKey } from "./sidecar/engine";
 import { Installer } from "./sidecar/install";
 import { type EngineProblem, Sidecar } from "./sidecar/lifecycle";
-import { downloadEngine, isAlive, isExecutable, probeVersion, pruneEngines, readFileOrNull, spawnProcess, terminate } from "./sidecar/node";
+import { downloadEngine, isAlive, isExecutable, probeVersion, pruneEngines, readFileOrNull, spawnProcess } from "./sidecar/node";
 import { EngineModal, LogModal, openQuireSettings } from "./views/engine";
 import { StatusTracker } from "./sidecar/status";
 import { liveNotice, showNotice } from "./views/notice";
@@ -87,7 +87,6 @@ export default class QuirePlugin extends Plugin {
       readFile: readFileOrNull,
       spawn: (cmd, args) => spawnProcess(cmd, args, (line) => log(line)),
       isAlive,
-      terminate,
       socket: (url) => new WebSocket(url),
       notify: (msg, actions = []) => void showNotice(msg, [], actions, 10_000),
       setup: openEngineModal,

@@ -42,15 +42,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** terminate sends SIGTERM to pid (on Windows this ends it). */
-export function terminate(pid: number): void {
-  try {
-    process.kill(pid, "SIGTERM");
-  } catch {
-    // gone already
-  }
-}
-
 /**
  * probeVersion runs `bin version --json` and returns the version it
  * prints, or "" when it cannot say (an engine from before `version`).
