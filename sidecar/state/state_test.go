@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,4 +78,36 @@ func TestHeld(t *testing.T) {
 	if Held(dir) {
 		t.Error("held after close, with a stale pid in the file")
 	}
+}
+
+// TestOneEnginePerVault: two state folders of one vault cannot both be
+// open for it; once the first is closed the second opens.
+func TestOneEnginePerVault(t *testing.T) {
+	vault := t.TempDir()
+	a, err := OpenFor(vault, filepath.Join(vault, DefaultName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	if b, err := OpenFor(vault, elsewhere); !errors.Is(err, ErrLocked) || !strings.Contains(fmt.Sprint(err), vault) {
+		if b != nil {
+			b.Close()
+		}
+		t.Fatalf("second state folder of the vault: %v, want ErrLocked naming the vault", err)
+	}
+	if Held(elsewhere) {
+		t.Error("the refused state folder's lock is still held")
+	}
+	// Another vault is free.
+	other, err := OpenFor(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	a.Close()
+	b, err := OpenFor(vault, elsewhere)
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	b.Close()
 }

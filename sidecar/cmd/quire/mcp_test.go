@@ -324,3 +324,23 @@ func TestMCPStaleFilesOfALivePid(t *testing.T) {
 	b.close()
 	waitReleased(t, st, 30*time.Second)
 }
+
+// TestServeLockedExitCode: `quire serve` on a vault another quire holds
+// (here through another state folder) exits with exitLocked, which the
+// plugin tells from a crash.
+func TestServeLockedExitCode(t *testing.T) {
+	v := writeVault(t)
+	d, err := state.OpenFor(v, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	c := startQuire(t, "serve", "--vault", v, "--state", t.TempDir())
+	var ee *exec.ExitError
+	if err := c.wait(t, 30*time.Second); !errors.As(err, &ee) || ee.ExitCode() != exitLocked {
+		t.Errorf("quire serve on a held vault: %v, want exit code %d; stderr:\n%s", err, exitLocked, c.stderr)
+	}
+	if !strings.Contains(c.stderr.String(), "in use by another quire") {
+		t.Errorf("stderr does not say the vault is in use:\n%s", c.stderr)
+	}
+}
