@@ -216,7 +216,11 @@ func (c *conn) handshake() bool {
 		return refuse(proto.CodeUnauthorized, "wrong token")
 	}
 	c.s.log.Info("client connected", "client", h.Client, "remote", c.ws.RemoteAddr().String())
-	c.reply("", proto.TypeWelcome, proto.Welcome{Protocol: proto.Version, Version: c.s.opts.Version, Vault: c.s.vault}, nil)
+	w := proto.Welcome{Protocol: proto.Version, Version: c.s.opts.Version, Vault: c.s.vault}
+	if h.Nonce != "" && c.s.opts.Secret != "" {
+		w.Proof = Proof(c.s.opts.Secret, h.Nonce)
+	}
+	c.reply("", proto.TypeWelcome, w, nil)
 	return true
 }
 

@@ -111,3 +111,20 @@ func TestOneEnginePerVault(t *testing.T) {
 	}
 	b.Close()
 }
+
+// TestSecret: a state folder's secret is made once, kept, and only its
+// owner can read it.
+func TestSecret(t *testing.T) {
+	dir := t.TempDir()
+	a, err := Secret(dir)
+	if err != nil || len(a) != 64 {
+		t.Fatalf("Secret = %q, %v", a, err)
+	}
+	b, err := Secret(dir)
+	if err != nil || b != a {
+		t.Errorf("second Secret = %q, %v; want the first", b, err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, SecretFileName)); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("secret file: %v, %v; want mode 0600", st, err)
+	}
+}
