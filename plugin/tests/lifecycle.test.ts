@@ -534,4 +534,25 @@ describe("Sidecar lifecycle", () => {
     expect(sc.engine?.restarts).toBe(0);
     sc.stop();
   });
+
+  it("is proven only by a welcome that proves the state folder's secret, which never goes out", async () => {
+    w.files.set(CONN, connFile(42));
+    w.alive.add(42);
+    w.files.set("/vault/.quire/secret", "0123456789abcdef0123456789abcdef\n");
+    w.server.secret = "0123456789abcdef0123456789abcdef";
+    const sc = newSidecar(w);
+    await sc.start();
+    expect(sc.state).toMatchObject({ kind: "online", proven: true });
+    const hello = w.server.last.sent[0]!.payload as { nonce?: string };
+    expect(hello.nonce).toMatch(/^[0-9a-f]{32}$/);
+    expect(JSON.stringify(w.server.last.sent)).not.toContain("0123456789abcdef0123456789abcdef");
+    sc.stop();
+
+    // Something else on the port: it knows the token (every hello carries it), not the secret.
+    w.server.secret = "another secret of the same length, or any";
+    const stranger = newSidecar(w);
+    await stranger.start();
+    expect(stranger.state).toMatchObject({ kind: "online", proven: false });
+    stranger.stop();
+  });
 });

@@ -5,7 +5,7 @@
 // here: everything that touches the machine comes in through SidecarDeps.
 import { PROTOCOL_VERSION } from "../../../proto/proto.gen";
 import { Client, ClientError, type SocketFactory } from "./client";
-import { type ConnFile, connFilePath, parseConnFile } from "./connfile";
+import { type ConnFile, connFilePath, newNonce, parseConnFile, proofOf, secretPath } from "./connfile";
 import type { EngineSource, Found } from "./engine";
 
 /** ChildHandle is a process the plugin started (child_process in the app). */
@@ -146,7 +146,16 @@ export interface EngineInfo {
 export type SidecarState =
   | { kind: "connecting" }
   | { kind: "starting" }
-  | { kind: "online"; client: Client }
+  | {
+      kind: "online";
+      client: Client;
+      /**
+       * proven says the engine proved it knows the state folder's secret
+       * (welcome's proof): only then is it handed the API key. Anything may
+       * listen on the port a stale connection file names.
+       */
+      proven?: boolean;
+    }
   | {
       kind: "offline";
       /** reason is a short sentence for people. */
@@ -361,6 +370,7 @@ export class Sidecar {
       return "mismatch";
     }
     let client: Client;
+    const nonce = newNonce();
     try {
       client = await Client.connect({
         url: `ws://127.0.0.1:${cf.port}/`,
@@ -368,6 +378,7 @@ export class Sidecar {
         clientName: this.deps.clientName,
         socket: this.deps.socket,
         timeoutMs: this.timing.connectTimeoutMs,
+        nonce,
       });
     } catch (err) {
       this.deps.log("connect", err);
@@ -395,8 +406,14 @@ export class Sidecar {
       mismatch: version !== this.deps.version,
     };
     this.onlineSince = Date.now();
+    const proven = await this.proves(client.welcome.proof ?? "", nonce);
+    if (run !== this.run) {
+      client.close();
+      return "none";
+    }
+    if (!proven) this.deps.log("the engine did not prove it knows the state folder's secret: no API key goes to it", cf.port);
     client.onClose((reason) => this.dropped(client, reason));
-    this.set({ kind: "online", client });
+    this.set({ kind: "online", client, proven });
     if (version !== this.deps.version) {
       // Same protocol, so it works; the plugin still says that it wants its own version.
       const p: EngineProblem = { kind: "mismatch", version, want: this.deps.version, source: "running", pid: cf.pid };
@@ -408,6 +425,13 @@ export class Sidecar {
       );
     }
     return "online";
+  }
+
+  /** proves checks welcome's proof against the state folder's secret, which the plugin reads from the file. */
+  private async proves(proof: string, nonce: string): Promise<boolean> {
+    if (proof === "") return false;
+    const secret = (await this.deps.readFile(secretPath(this.deps.stateDir())).catch(() => null))?.trim() ?? "";
+    return secret !== "" && (await proofOf(secret, nonce)) === proof;
   }
 
   /** mismatch goes offline saying which engine version runs or was found and which is needed. */
