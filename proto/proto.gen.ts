@@ -499,6 +499,13 @@ export interface Hello {
    * Client names the client for logs, e.g. "obsidian-plugin 0.1.0".
    */
   client: string;
+  /**
+   * Nonce, when set, asks the sidecar to prove in Welcome.Proof that it
+   * knows the state folder's secret (see Welcome.Proof): a client that
+   * will hand over an API key checks it first, since anything may listen
+   * on the port a stale connection file names.
+   */
+  nonce?: string;
 }
 /**
  * IndexChanged tells clients which notes' indexed content changed, so that views showing them can refresh.
@@ -1151,6 +1158,12 @@ export interface Welcome {
    * a client can check it attached to the right one.
    */
   vault?: string;
+  /**
+   * Proof answers Hello.Nonce: hex HMAC-SHA256 of "quire welcome " +
+   * nonce, keyed by the secret in the state folder's "secret" file,
+   * which only its owner can read and which never crosses the wire.
+   */
+  proof?: string;
 }
 /**
  * Envelope is one frame on the wire.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -278,6 +279,11 @@ func Default() Config {
 
 // Validate reports the first bad value, naming its key.
 func (c Config) Validate() error {
+	// NaN fails every comparison, so it would pass each range check below
+	// (YAML reads .nan and .inf as floats) and break searches later.
+	if key := nonFinite(reflect.ValueOf(c), ""); key != "" {
+		return fmt.Errorf("%s: must be a finite number", key)
+	}
 	switch {
 	case c.MaxFileBytes <= 0:
 		return errors.New("max_file_bytes: must be positive")
@@ -340,8 +346,9 @@ const MaxFolderBytes = 255
 
 // ValidFolder checks the shape of a generated folder name: relative,
 // slash-separated and clean (no "." or ".." segments, no empty segment, no
-// dot folder, no trailing space or dot, which Windows drops), free of NUL
-// and control characters, and at most MaxFolderBytes. Whether it exists as
+// dot folder, no trailing space or dot, which Windows drops, no name or
+// character Windows forbids), free of NUL and control characters, and at
+// most MaxFolderBytes. Whether it exists as
 // a file, or holds notes Quire did not write, depends on the vault: see
 // CheckFolder.
 func ValidFolder(f string) error {
@@ -372,9 +379,33 @@ func ValidFolder(f string) error {
 			return fmt.Errorf("%q is or lies in a dot folder (%s)", f, seg)
 		case strings.TrimSpace(seg) != seg || strings.HasSuffix(seg, "."):
 			return fmt.Errorf("%q: folder name %q starts or ends with a space, or ends with a dot", f, seg)
+		case strings.ContainsAny(seg, `<>:"|?*`):
+			return fmt.Errorf("%q: folder name %q holds one of <>:\"|?*, which Windows forbids", f, seg)
+		case windowsReserved(seg):
+			return fmt.Errorf("%q: %q is a name Windows reserves for a device", f, seg)
 		}
 	}
 	return nil
+}
+
+// windowsReserved reports whether Windows reads a file name as a device
+// (CON, NUL, COM1, LPT¹…), whatever its case or extension: a vault synced
+// to Windows could not hold the folder.
+func windowsReserved(name string) bool {
+	base, _, _ := strings.Cut(strings.ToUpper(name), ".")
+	base = strings.TrimRight(base, " ")
+	switch base {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	if len(base) < 4 || (base[:3] != "COM" && base[:3] != "LPT") {
+		return false
+	}
+	switch base[3:] {
+	case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
+		return true
+	}
+	return false
 }
 
 // CheckFolder checks f with ValidFolder and against the vault: it must
@@ -434,6 +465,29 @@ func parse(path string, data []byte) (Config, []string, error) {
 		return cfg, warnings, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, warnings, nil
+}
+
+// nonFinite returns the YAML key of the first float field of v that is NaN
+// or infinite, or "".
+func nonFinite(v reflect.Value, prefix string) string {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Float32, reflect.Float64:
+			if math.IsNaN(f.Float()) || math.IsInf(f.Float(), 0) {
+				return prefix + name
+			}
+		case reflect.Struct:
+			if key := nonFinite(f, prefix+name+"."); key != "" {
+				return key
+			}
+		}
+	}
+	return ""
 }
 
 // unknownKeys walks a decoded YAML map against the struct's yaml tags.

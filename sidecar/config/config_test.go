@@ -57,6 +57,10 @@ func TestLoad(t *testing.T) {
 			check: func(c Config) bool { return c.Model.Timeout == llm.Default().Timeout }},
 		{name: "bad model value names model.key", yaml: "model:\n  provider: gpt\n  model: x\n", wantErr: "model.provider"},
 		{name: "model without a model name", yaml: "model:\n  provider: ollama\n", wantErr: "model.model"},
+		{name: "nan title weight", yaml: "search:\n  fields:\n    title: .nan\n", wantErr: "search.fields.title: must be a finite"},
+		{name: "nan prefer_language", yaml: "search:\n  prefer_language: .NaN\n", wantErr: "search.prefer_language: must be a finite"},
+		{name: "nan dense_weight", yaml: "search:\n  dense_weight: .nan\n", wantErr: "search.dense_weight: must be a finite"},
+		{name: "infinite headings weight", yaml: "search:\n  fields:\n    headings: -.inf\n", wantErr: "search.fields.headings: must be a finite"},
 		{name: "unknown model key warns", yaml: "model:\n  temprature: 1\n", wantWarn: `"model.temprature"`,
 			check: func(c Config) bool { return c.Model.Provider == "" }},
 		{name: "rerank off by default", yaml: "search:\n  k: 5\n",
@@ -132,6 +136,17 @@ func TestValidFolder(t *testing.T) {
 		{strings.Repeat("x", 5000), false},
 		{strings.Repeat("x", 255), true},
 		{"", false},
+		{"CON", false},
+		{"Notes/con", false},
+		{"nul.txt", false},
+		{"Quire/COM1", false},
+		{"lpt9", false},
+		{"COM¹", false},
+		{"Quire/a:b", false},
+		{"what?", false},
+		{"Console", true},
+		{"COM10", true},
+		{"Conference notes", true},
 	}
 	for _, tt := range tests {
 		err := ValidFolder(tt.folder)

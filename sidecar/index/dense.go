@@ -173,10 +173,14 @@ func PassagePath(id string) string {
 	return id
 }
 
-// KeyPassage returns the passage id a vector key belongs to.
+// KeyPassage returns the passage id a vector key "<id>@<window>" belongs
+// to. The cut is at the last "@": a note path may hold one (bob@home.md),
+// the window number never does.
 func KeyPassage(key string) string {
-	id, _, _ := strings.Cut(key, "@")
-	return id
+	if i := strings.LastIndexByte(key, '@'); i >= 0 {
+		return key[:i]
+	}
+	return key
 }
 
 // Embed gives every passage without vectors its vectors, saving as it

@@ -188,7 +188,11 @@ func renderSource(c *compiler, d draft) ([]byte, error) {
 		about = append(about, "Site: "+plain(doc.Site))
 	}
 	if doc.Pages > 0 {
-		about = append(about, "Pages: "+strconv.Itoa(doc.Pages))
+		pages := "Pages: " + strconv.Itoa(doc.Pages)
+		if doc.PagesRead > 0 && doc.PagesRead < doc.Pages {
+			pages += fmt.Sprintf(" (only the first %d were read)", doc.PagesRead)
+		}
+		about = append(about, pages)
 	}
 	if c.src.Raw != "" {
 		about = append(about, "Original: "+rawLink(c.src.Raw))

@@ -380,7 +380,7 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 	}
 
 	step(ingest.StepExtracting, 0, 0)
-	doc, err := extract.Any(src.data, src.name, src.contentType, src.pageURL)
+	doc, err := extract.Any(ctx, src.data, src.name, src.contentType, src.pageURL)
 	if err != nil {
 		return compile.Result{}, err
 	}
