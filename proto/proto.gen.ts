@@ -820,6 +820,11 @@ export interface RelatedQuery {
    */
   text?: string;
   /**
+   * From is the vault-relative note Text was typed in, if any: the text
+   * of a private note is searched on this machine only.
+   */
+  from?: string;
+  /**
    * K is how many notes to return; 0 means the sidecar's default.
    */
   k?: number;

@@ -93,6 +93,9 @@ type RelatedQuery struct {
 	Path string `json:"path,omitempty"`
 	// Text is free text, e.g. the unsaved editor content.
 	Text string `json:"text,omitempty"`
+	// From is the vault-relative note Text was typed in, if any: the text
+	// of a private note is searched on this machine only.
+	From string `json:"from,omitempty"`
 	// K is how many notes to return; 0 means the sidecar's default.
 	K int `json:"k,omitempty"`
 	// Exclude lists vault-relative folders whose notes are never related

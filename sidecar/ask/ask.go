@@ -28,6 +28,7 @@ import (
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // ErrNoQuestion is returned for an empty question.
@@ -104,11 +105,11 @@ type Asker struct {
 	ContextTokens int
 	// AnswerTokens is reserved in the window for the reply; 0 means 1024.
 	AnswerTokens int
-	// Private lists vault-relative folders whose notes are never sent to a
-	// remote model (one whose endpoint is not on this machine). Their
-	// passages are left out of its context, with a warning; when only
-	// they match, the answer is extracted from them here instead.
-	Private []string
+	// Private holds the notes never sent to a remote model (one whose
+	// endpoint is not on this machine): private folders and marked notes.
+	// Their passages are left out of its context, with a warning; when
+	// only they match, the answer is extracted from them here instead.
+	Private vault.Private
 	// Answers is the folder saved answers are written to (default
 	// DefaultAnswers); its notes are never used as sources.
 	Answers string
@@ -408,12 +409,12 @@ func (a *Asker) withoutAnswers(ps []search.Passage) []search.Passage {
 
 // public leaves out passages of private folders, and counts them.
 func (a *Asker) public(ps []search.Passage) ([]search.Passage, int) {
-	if len(a.Private) == 0 {
+	if a.Private.Empty() {
 		return ps, 0
 	}
 	out := make([]search.Passage, 0, len(ps))
 	for _, p := range ps {
-		if !a.private(p.Path) {
+		if !a.Private.Holds(p.Path) {
 			out = append(out, p)
 		}
 	}
@@ -426,7 +427,7 @@ func (a *Asker) public(ps []search.Passage) ([]search.Passage, int) {
 // carry the note's words to a remote model. An answer that does not say
 // what it was built from is treated as private.
 func (a *Asker) publicTurns(ts []Turn) ([]Turn, int) {
-	if len(a.Private) == 0 {
+	if a.Private.Empty() {
 		return ts, 0
 	}
 	out := make([]Turn, len(ts))
@@ -445,17 +446,7 @@ func (a *Asker) publicTurns(ts []Turn) ([]Turn, int) {
 // private folder.
 func (a *Asker) anyPrivate(ids []string) bool {
 	for _, id := range ids {
-		if a.private(index.PassagePath(id)) {
-			return true
-		}
-	}
-	return false
-}
-
-// private reports whether the vault-relative path lies in a private folder.
-func (a *Asker) private(path string) bool {
-	for _, dir := range a.Private {
-		if inFolder(path, dir) {
+		if a.Private.Holds(index.PassagePath(id)) {
 			return true
 		}
 	}

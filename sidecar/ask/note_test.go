@@ -130,7 +130,7 @@ func TestPrivateFoldersStayOffRemoteModels(t *testing.T) {
 	// endpoint, which is what decides what may be sent.
 	remote := &remoteModel{Client: client(t, llm.OpenAI, srv.URL)}
 	a := f.asker(remote)
-	a.Private = []string{"journal/"}
+	a.Private = privateOf(t, "journal/")
 	ans, err := a.Ask(context.Background(), Query{Question: "What is lisinopril for?"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -173,4 +173,14 @@ func (m *remoteModel) Config() llm.Config {
 	c := m.Client.Config()
 	c.Endpoint = "https://models.example.com/v1"
 	return c
+}
+
+// privateOf reads private: entries as the engine gives them to an Asker.
+func privateOf(t *testing.T, entries ...string) vault.Private {
+	t.Helper()
+	p, err := vault.ParsePrivate(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // FileName is the config file's name inside the state folder.
@@ -207,7 +208,18 @@ func (c Config) Validate() error {
 			return errors.New("ignore: empty prefix")
 		}
 	}
+	if _, err := vault.ParsePrivate(c.Private); err != nil {
+		return fmt.Errorf("private: %w", err)
+	}
 	return nil
+}
+
+// PrivateNotes is the private: entries as the rest of Quire compares paths
+// with them (vault.ParsePrivate). Validate refuses an entry that cannot be
+// read; in a config not validated, such an entry is left out.
+func (c Config) PrivateNotes() vault.Private {
+	p, _ := vault.ParsePrivate(c.Private)
+	return p
 }
 
 // MaxFolderBytes bounds the generated folder's name: most file systems

@@ -59,6 +59,12 @@ func TestLoad(t *testing.T) {
 		{name: "model without a model name", yaml: "model:\n  provider: ollama\n", wantErr: "model.model"},
 		{name: "unknown model key warns", yaml: "model:\n  temprature: 1\n", wantWarn: `"model.temprature"`,
 			check: func(c Config) bool { return c.Model.Provider == "" }},
+		{name: "private entry that names no folder", yaml: "private: [Journal/, \"Jour*/\"]\n", wantErr: `private: "Jour*/"`},
+		{name: "private entries as people type them", yaml: "private: [./Journal/*, \" Health\", Work/boss.md]\n",
+			check: func(c Config) bool {
+				p := c.PrivateNotes()
+				return p.Holds("Journal/a.md") && p.Holds("Health/b.md") && p.Holds("Work/boss.md") && !p.Holds("Work/todo.md")
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

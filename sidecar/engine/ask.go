@@ -43,7 +43,7 @@ func (e *Engine) Ask(ctx context.Context, q Question, onDelta func(string)) (ask
 		ch = search.Default(snap.dense.Embedded)
 	}
 	cfg := e.Config()
-	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: e.answerModel(), Private: cfg.Private,
+	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: e.answerModel(), Private: snap.private,
 		Answers: e.answersFolder(), Rewrite: cfg.Ask.Rewrite, Langs: snap.searcher.Langs, Log: e.opts.AskLog}
 	return asker.Ask(ctx, ask.Query{Question: text, History: q.History, Scope: q.Scope}, onDelta)
 }

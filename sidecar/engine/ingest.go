@@ -36,11 +36,14 @@ func (e *Engine) newWorker() *worker.Worker {
 func (e *Engine) compileOptions() compile.Options {
 	snap := e.snap.Load()
 	cfg := e.Config()
+	ch := search.Default(snap.dense.Embedded)
+	local, _ := e.localChannel(ch)
 	opt := compile.Options{
-		Related:  worker.Related(snap.searcher, search.Default(snap.dense.Embedded), cfg.Folder),
-		Exists:   worker.Exists(e.vault, snap.entries),
-		MaxCalls: cfg.Ingest.MaxCalls,
-		Private:  cfg.Private,
+		Related:      worker.Related(snap.searcher, ch, cfg.Folder),
+		LocalRelated: worker.Related(snap.searcher, local, cfg.Folder),
+		Exists:       worker.Exists(e.vault, snap.entries),
+		MaxCalls:     cfg.Ingest.MaxCalls,
+		Private:      snap.private,
 		// A source note the indexer would skip as too large is no note.
 		MaxNoteBytes: cfg.MaxFileBytes,
 	}

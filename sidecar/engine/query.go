@@ -173,7 +173,10 @@ func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channe
 // Related asks for the notes closest to a note (by path) or to a text.
 type Related struct {
 	Path, Text string
-	K          int
+	// From is the note Text was typed in, if any: a private note's text
+	// is searched by local channels only.
+	From string
+	K    int
 	// Exclude lists folders whose notes are left out, before the cut to
 	// K (search.Filter.Exclude).
 	Exclude []string
@@ -202,9 +205,17 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 		text = n.Title + "\n" + string(n.Body())
 	}
 	ch, _ := e.channel("")
+	var local string
+	snap := e.snap.Load()
+	if snap.private.Holds(r.Path) || r.From != "" && snap.private.Holds(r.From) {
+		ch, local = e.localChannel(ch)
+	}
 	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false, search.Filter{Exclude: r.Exclude})
 	if err != nil {
 		return nil, "", err
+	}
+	if local != "" {
+		res.Warning = strings.TrimPrefix(res.Warning+"; "+local, "; ")
 	}
 	out := []RelatedNote{}
 	at := map[string]int{}
@@ -225,6 +236,16 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 		out = append(out, RelatedNote{Passage: p})
 	}
 	return out, res.Warning, nil
+}
+
+// localChannel is the channel a query made from private text may use in
+// place of ch: ch itself unless it embeds the query with an embedder off
+// this machine, then keywords, with the warning that says so.
+func (e *Engine) localChannel(ch search.Channel) (search.Channel, string) {
+	if ch == search.BM25 || !e.ix.RemoteDense() {
+		return ch, ""
+	}
+	return search.BM25, "the note is private and the embedder is not on this machine: keyword results only"
 }
 
 // RelatedNote is a note close to the query: its best passage, and its

@@ -19,6 +19,8 @@ type Entry struct {
 	Title   string `json:"title"`
 	Lang    string `json:"lang"`
 	Warning string `json:"warning,omitempty"`
+	// Private is the note's private mark (vault.Note.Private).
+	Private bool `json:"private,omitempty"`
 }
 
 // Meta is the catalog's record of the last run.

@@ -47,6 +47,7 @@ const analysis = "lang-5"
 type Index struct {
 	Vault   string
 	cfg     config.Config
+	privacy vault.Private // cfg's private entries, read once
 	rulesMu sync.RWMutex // guards rules, which SetIgnore replaces
 	rules   vault.Rules
 	// chunker is built on first use: its tokenizer's vocabulary takes a
@@ -93,6 +94,7 @@ func Open(vaultDir string, st *state.Dir, cfg config.Config) (*Index, error) {
 	ix := &Index{
 		Vault:   vaultDir,
 		cfg:     cfg,
+		privacy: cfg.PrivateNotes(),
 		rules:   rules(vaultDir, cfg),
 		chunker: sync.OnceValue(func() *markdown.Chunker { return markdown.New(markdown.Params(cfg.Chunk)) }),
 		cat:     cat,
@@ -403,7 +405,7 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 		}
 		return r
 	}
-	e := &Entry{Size: f.Size, ModTime: f.ModTime.UnixNano(), Hash: note.Hash, Title: note.Title, Warning: note.Warning}
+	e := &Entry{Size: f.Size, ModTime: f.ModTime.UnixNano(), Hash: note.Hash, Title: note.Title, Warning: note.Warning, Private: note.Private}
 	r.entry = e
 	if prev != nil && prev.Hash == note.Hash {
 		// Touched but not changed: remember the new mtime, keep the passages.

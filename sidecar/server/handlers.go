@@ -218,7 +218,7 @@ func headingPath(p search.Passage) []string {
 }
 
 func (s *Server) related(ctx context.Context, q proto.RelatedQuery) (proto.RelatedResult, error) {
-	ps, warning, err := s.e.Related(ctx, engine.Related{Path: q.Path, Text: q.Text, K: q.K, Exclude: q.Exclude})
+	ps, warning, err := s.e.Related(ctx, engine.Related{Path: q.Path, Text: q.Text, From: q.From, K: q.K, Exclude: q.Exclude})
 	if err != nil {
 		return proto.RelatedResult{}, err
 	}

@@ -222,7 +222,7 @@ func (c *compiler) conflictReview(cf conflict, title string) error {
 
 // review writes a review item, once: a rerun finds it there and leaves it.
 func (c *compiler) review(name, reason, about, title, body string) error {
-	b, err := renderReview(reason, about, c.sourceVaultPath(), title, body)
+	b, err := renderReview(reason, about, c.sourceVaultPath(), title, body, c.privateSrc)
 	if err != nil {
 		return err
 	}
@@ -290,7 +290,7 @@ func (c *compiler) updateIndex(notePath string, d draft) error {
 
 func (c *compiler) indexLine(notePath string, d draft) string {
 	l := "- " + c.captured.UTC().Format("2006-01-02") + " · " + wikilink(c.dir.vaultPath(notePath), d.Title)
-	if d.OneLiner != "" {
+	if d.OneLiner != "" && !c.privateSrc {
 		l += " — " + d.OneLiner
 	} else if !d.Summarised {
 		l += " — not summarised"

@@ -395,9 +395,14 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 	if err := compile.Adopt(w.opts.Vault, folder); err != nil {
 		return compile.Result{}, err
 	}
-	rawPath, err := saveOnce(w.opts.Vault, path.Join(folder, "raw"), rawName(doc, src), src.data)
-	if err != nil {
-		return compile.Result{}, err
+	opt := w.compileOptions()
+	var rawPath string
+	if !compile.PrivateSource(opt.Private, w.opts.Vault, it.Source) {
+		// A private note's original stays where it lies, in its private
+		// folder: a copy under raw/ would take it out.
+		if rawPath, err = saveOnce(w.opts.Vault, path.Join(folder, "raw"), rawName(doc, src), src.data); err != nil {
+			return compile.Result{}, err
+		}
 	}
 	label := src.name
 	if label == "" {
@@ -407,7 +412,6 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 		return compile.Result{}, err
 	}
 
-	opt := w.compileOptions()
 	opt.Vault, opt.Folder = w.opts.Vault, folder
 	if w.opts.MaxCalls > 0 {
 		opt.MaxCalls = w.opts.MaxCalls
