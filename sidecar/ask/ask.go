@@ -434,7 +434,7 @@ func (a *Asker) publicTurns(ts []Turn) ([]Turn, int) {
 	withheld := 0
 	for i, t := range ts {
 		out[i] = t
-		if t.Answer != "" && (len(t.Passages) == 0 || a.anyPrivate(t.Passages)) {
+		if privateTurn(a.Private, t) {
 			out[i].Answer = ""
 			withheld++
 		}
@@ -442,11 +442,43 @@ func (a *Asker) publicTurns(ts []Turn) ([]Turn, int) {
 	return out, withheld
 }
 
-// anyPrivate reports whether any of the passage ids (path#n) lies in a
-// private folder.
-func (a *Asker) anyPrivate(ids []string) bool {
-	for _, id := range ids {
-		if a.Private.Holds(index.PassagePath(id)) {
+// privateTurn reports whether an earlier answer may quote a note p holds:
+// one of its passages (ids path#n) is private, or it does not say what
+// it was built from.
+func privateTurn(p vault.Private, t Turn) bool {
+	if t.Answer == "" {
+		return false
+	}
+	if len(t.Passages) == 0 {
+		return true
+	}
+	for _, id := range t.Passages {
+		if p.Holds(index.PassagePath(id)) {
+			return true
+		}
+	}
+	return false
+}
+
+// PrivateIn reports whether the answer was built from a note p holds: a
+// passage it was given (or extracted from), or an earlier turn that was.
+// Such an answer is itself private wherever it is saved.
+func (ans Answer) PrivateIn(p vault.Private) bool {
+	if p.Empty() {
+		return false
+	}
+	for _, ps := range ans.Passages {
+		if p.Holds(ps.Path) {
+			return true
+		}
+	}
+	for _, c := range ans.Citations {
+		if p.Holds(c.Path) {
+			return true
+		}
+	}
+	for _, t := range ans.History {
+		if privateTurn(p, t) {
 			return true
 		}
 	}

@@ -49,10 +49,11 @@ func (e *Engine) Ask(ctx context.Context, q Question, onDelta func(string)) (ask
 }
 
 // SaveAnswer writes an answer to <folder>/Answers/ as a new note and
-// returns its vault-relative path.
+// returns its vault-relative path; one built from private notes is marked
+// private and quotes none of them.
 func (e *Engine) SaveAnswer(ans ask.Answer) (string, error) {
 	if err := e.folderProblem(); err != nil {
 		return "", errorf(Invalid, "answer.save: %v", err)
 	}
-	return ask.SaveNote(e.vault, e.answersFolder(), ans, time.Now())
+	return ask.SaveNote(e.vault, e.answersFolder(), ans, time.Now(), e.snap.Load().private)
 }

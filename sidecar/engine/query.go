@@ -74,6 +74,16 @@ func (e *Engine) Status(context.Context) (Status, error) {
 		st.Warnings = append(st.Warnings, vault.Skip{Path: strings.Join(e.Config().Private, ", "),
 			Reason: fmt.Sprintf("private: %d passages are not sent to the embedder, which is not on this machine, so search by meaning skips them (keywords find them)", n)})
 	}
+	if snap.passed || !e.indexing.Load() {
+		paths := make([]string, 0, len(snap.entries))
+		for p := range snap.entries {
+			paths = append(paths, p)
+		}
+		for _, u := range snap.private.Unmatched(paths) {
+			// A typo there protects nothing, silently.
+			st.Warnings = append(st.Warnings, vault.Skip{Path: u, Reason: "private: matches no note in the vault"})
+		}
+	}
 	if st.Warnings == nil {
 		st.Warnings = []vault.Skip{}
 	}
