@@ -343,6 +343,11 @@ export interface AskQuery {
    * one nested under it only; a leading "#" and case do not matter.
    */
   tag?: string;
+  /**
+   * MCP says the answer goes to an MCP client: it is made without
+   * private notes unless the config's mcp.private is include.
+   */
+  mcp?: boolean;
 }
 /**
  * AskTurn is an earlier question of a conversation and the answer it got.
@@ -711,6 +716,11 @@ export interface NoteGet {
    * Path is the note's vault-relative path.
    */
   path: string;
+  /**
+   * MCP says the text goes to an MCP client: a private note is refused
+   * unless the config's mcp.private is include.
+   */
+  mcp?: boolean;
 }
 /**
  * NoteResult answers a note.get with the note's current text.
@@ -977,6 +987,11 @@ export interface SearchQuery {
    * and case do not matter.
    */
   tag?: string;
+  /**
+   * MCP says the result goes to an MCP client: private notes are left
+   * out unless the config's mcp.private is include.
+   */
+  mcp?: boolean;
 }
 /**
  * SearchResult answers a search.query with passages, best first.

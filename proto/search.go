@@ -43,6 +43,9 @@ type SearchQuery struct {
 	// tag nested under it ("garden" keeps "garden/herbs"); a leading "#"
 	// and case do not matter.
 	Tag string `json:"tag,omitempty"`
+	// MCP says the result goes to an MCP client: private notes are left
+	// out unless the config's mcp.private is include.
+	MCP bool `json:"mcp,omitempty"`
 }
 
 // SearchResult answers a search.query with passages, best first.

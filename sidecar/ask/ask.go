@@ -110,6 +110,9 @@ type Asker struct {
 	// Their passages are left out of its context, with a warning; when
 	// only they match, the answer is extracted from them here instead.
 	Private vault.Private
+	// Withhold leaves private notes out of the answer entirely, whatever
+	// the model: the answer itself goes off this machine (an MCP client).
+	Withhold bool
 	// Answers is the folder saved answers are written to (default
 	// DefaultAnswers); its notes are never used as sources.
 	Answers string
@@ -222,7 +225,7 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	}
 	history := cleanTurns(q.History)
 	ans := Answer{Question: q.Question, Lang: conversationLang(q.Question, history), Scope: q.Scope}
-	if a.Model != nil && !a.Model.Config().Local() {
+	if a.Withhold || a.Model != nil && !a.Model.Config().Local() {
 		var withheld int
 		history, withheld = a.publicTurns(history)
 		if withheld > 0 {
@@ -258,6 +261,13 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	// Earlier answers are copies of passages, not sources: citing one
 	// would point the user at a copy instead of the note.
 	found := a.withoutAnswers(res.Passages)
+	if a.Withhold {
+		var withheld int
+		found, withheld = a.public(found)
+		if withheld > 0 {
+			ans.Warnings = append(ans.Warnings, fmt.Sprintf("%d passage(s) of private notes withheld (config mcp.private)", withheld))
+		}
+	}
 
 	model := a.Model
 	if model == nil {

@@ -59,6 +59,11 @@ func TestLoad(t *testing.T) {
 		{name: "model without a model name", yaml: "model:\n  provider: ollama\n", wantErr: "model.model"},
 		{name: "unknown model key warns", yaml: "model:\n  temprature: 1\n", wantWarn: `"model.temprature"`,
 			check: func(c Config) bool { return c.Model.Provider == "" }},
+		{name: "mcp withholds private notes by default", yaml: "k: 1\n", wantWarn: `"k"`,
+			check: func(c Config) bool { return c.MCP.Private == "withhold" }},
+		{name: "mcp private include", yaml: "mcp:\n  private: include\n",
+			check: func(c Config) bool { return c.MCP.Private == "include" }},
+		{name: "mcp private unknown", yaml: "mcp:\n  private: yes\n", wantErr: "mcp.private"},
 		{name: "private entry that names no folder", yaml: "private: [Journal/, \"Jour*/\"]\n", wantErr: `private: "Jour*/"`},
 		{name: "private entries as people type them", yaml: "private: [./Journal/*, \" Health\", Work/boss.md]\n",
 			check: func(c Config) bool {

@@ -26,6 +26,9 @@ type Question struct {
 	// Scope narrows the sources to a folder and a tag, before the cut to
 	// K; the zero value asks the whole vault.
 	Scope search.Filter
+	// MCP says the answer goes to an MCP client: it is made without
+	// private notes (Query.MCP).
+	MCP bool
 }
 
 // Ask answers q from the notes with the model in force (or extracted
@@ -44,7 +47,7 @@ func (e *Engine) Ask(ctx context.Context, q Question, onDelta func(string)) (ask
 	}
 	cfg := e.Config()
 	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: e.answerModel(), Private: snap.private,
-		Answers: e.answersFolder(), Rewrite: cfg.Ask.Rewrite, Langs: snap.searcher.Langs, Log: e.opts.AskLog}
+		Answers: e.answersFolder(), Withhold: e.withholds(q.MCP), Rewrite: cfg.Ask.Rewrite, Langs: snap.searcher.Langs, Log: e.opts.AskLog}
 	return asker.Ask(ctx, ask.Query{Question: text, History: q.History, Scope: q.Scope}, onDelta)
 }
 

@@ -105,6 +105,15 @@ type Query struct {
 	// Filter narrows the search to a folder and a tag; the zero value
 	// searches every note.
 	Filter search.Filter
+	// MCP says the result goes to an MCP client, whose model may not be
+	// on this machine: private notes are left out (withholds).
+	MCP bool
+}
+
+// withholds reports whether a result for an MCP client (mcp) leaves
+// private notes out: unless config mcp.private is include.
+func (e *Engine) withholds(mcp bool) bool {
+	return mcp && e.Config().MCP.Private != "include"
 }
 
 // k reads a requested k.
@@ -148,7 +157,27 @@ func (e *Engine) Search(ctx context.Context, q Query) (search.Result, error) {
 	if err != nil {
 		return search.Result{}, err
 	}
-	return e.rank(ctx, q.Text, k, ch, q.Strict, q.Filter)
+	snap := e.snap.Load()
+	if !e.withholds(q.MCP) || snap.private.Empty() {
+		return e.rank(ctx, q.Text, k, ch, q.Strict, q.Filter)
+	}
+	// Private notes leave before the cut to k: ranked from the most the
+	// engine serves.
+	res, err := e.rank(ctx, q.Text, MaxK, ch, q.Strict, q.Filter)
+	if err != nil {
+		return search.Result{}, err
+	}
+	kept := res.Passages[:0]
+	for _, p := range res.Passages {
+		if !snap.private.Holds(p.Path) {
+			kept = append(kept, p)
+		}
+	}
+	if n := len(res.Passages) - len(kept); n > 0 {
+		res.Warning = strings.TrimPrefix(res.Warning+"; "+fmt.Sprintf("%d passage(s) of private notes withheld (config mcp.private)", n), "; ")
+	}
+	res.Passages = kept[:min(k, len(kept))]
+	return res, nil
 }
 
 // rank searches the channel asked for and falls back to keywords, with a
@@ -283,10 +312,15 @@ func clip(s string, n int) string {
 
 // Note returns the text of an indexed note by its clean vault-relative
 // path. Only notes the catalog holds are read, so no path reaches a file
-// that the index rules leave out.
-func (e *Engine) Note(_ context.Context, p string) (string, error) {
+// that the index rules leave out. For an MCP client (mcp) a private note
+// is refused, with a message saying so, unless config mcp.private is
+// include.
+func (e *Engine) Note(_ context.Context, p string, mcp bool) (string, error) {
 	if err := e.indexed(p); err != nil {
 		return "", err
+	}
+	if e.withholds(mcp) && e.snap.Load().private.Holds(p) {
+		return "", errorf(Invalid, "%s is in a private folder or marked private: Quire gives MCP clients no private note (config mcp.private: include lets them through, for a client whose model runs on this machine)", p)
 	}
 	// No link followed, regular files only, never blocking: the file may
 	// have been swapped since the scan (vault.ReadFile).

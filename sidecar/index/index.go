@@ -48,7 +48,7 @@ type Index struct {
 	Vault   string
 	cfg     config.Config
 	privacy vault.Private // cfg's private entries, read once
-	rulesMu sync.RWMutex // guards rules, which SetIgnore replaces
+	rulesMu sync.RWMutex  // guards rules, which SetIgnore replaces
 	rules   vault.Rules
 	// chunker is built on first use: its tokenizer's vocabulary takes a
 	// noticeable moment to load, which a search that finds nothing to
