@@ -83,6 +83,8 @@ func (e *Engine) AddSource(source string, resummarise bool) (ingest.Item, int, e
 		return it, pos, errorf(Duplicate, "%s: %s", src, worker.DuplicateMessage(dup))
 	case errors.Is(err, worker.ErrSource), errors.Is(err, ingest.ErrSource):
 		return it, pos, errorf(Invalid, "%v", err)
+	case errors.Is(err, worker.ErrNotIngested):
+		return it, pos, errorf(NotFound, "%s: Quire did not ingest it, so there is nothing to summarise again; ingest it first", src)
 	case errors.Is(err, worker.ErrNoModel):
 		return it, pos, errorf(ModelUnavailable, "no model is configured to summarise %s", src)
 	}

@@ -62,6 +62,10 @@ var ErrSource = errors.New("cannot ingest")
 // ErrNoModel is returned by Add for a resummarise when no model is set.
 var ErrNoModel = errors.New("no model configured")
 
+// ErrNotIngested is a resummarise of a source the queue has no finished
+// item for: Quire summarises again only what it ingested itself.
+var ErrNotIngested = errors.New("not ingested by Quire")
+
 // Options configure a Worker. Queue, Fetch and Vault are required.
 type Options struct {
 	Queue *ingest.Queue
@@ -158,6 +162,17 @@ func (w *Worker) add(source string, resummarise, retry bool) (ingest.Item, int, 
 		return ingest.Item{}, 0, fmt.Errorf("resummarise %s: %w", source, ErrNoModel)
 	}
 	q := w.opts.Queue
+	if resummarise {
+		// By the queue's record, never by a note's word: a note naming
+		// any file would otherwise have Quire read it to the model.
+		old, ok, err := q.Find(source)
+		if err != nil {
+			return ingest.Item{}, 0, err
+		}
+		if !ok || old.State != ingest.StateDone && old.State != ingest.StateFailed {
+			return ingest.Item{}, 0, fmt.Errorf("resummarise %s: %w", source, ErrNotIngested)
+		}
+	}
 	it, err := q.Add(source)
 	var dup *ingest.DuplicateError
 	if resummarise && errors.As(err, &dup) && (dup.Existing.State == ingest.StateDone || dup.Existing.State == ingest.StateFailed) {
