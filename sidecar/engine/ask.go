@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/search"
 )
 
@@ -56,6 +57,11 @@ func (e *Engine) Ask(ctx context.Context, q Question, onDelta func(string)) (ask
 // private and quotes none of them.
 func (e *Engine) SaveAnswer(ans ask.Answer) (string, error) {
 	if err := e.folderProblem(); err != nil {
+		return "", errorf(Invalid, "answer.save: %v", err)
+	}
+	// Quire's own record that the folder is its, before the first note
+	// it writes there: a saved answer alone proves nothing.
+	if err := compile.Adopt(e.vault, e.Config().Folder); err != nil {
 		return "", errorf(Invalid, "answer.save: %v", err)
 	}
 	return ask.SaveNote(e.vault, e.answersFolder(), ans, time.Now(), e.snap.Load().private)
