@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/llm/llmtest"
@@ -23,7 +24,8 @@ const marker = "PRIVMARK-93c1"
 
 // TestPrivateNotesNeverReachRemoteModel drives every path that calls a
 // model — the remote embedder (dense.embedder: model), ask with rewrite,
-// the Related panel by path and by typed text, saved answers found later
+// a follow-up to a private answer, an ask from an MCP client, the Related
+// panel by path and by typed text, saved answers found later
 // (after a change of folder too), and ingest (reading, planning,
 // connections; of a page, and of the private note itself through a link
 // to the vault) — against one recording fake on loopback that the config
@@ -141,6 +143,23 @@ func TestPrivateNotesNeverReachRemoteModel(t *testing.T) {
 	ownPath, err := e.SaveAnswer(own)
 	if err != nil {
 		t.Fatal(err)
+	}
+
+	// A follow-up to that answer, and a question from an MCP client.
+	var ids []string
+	for _, p := range own.Passages {
+		ids = append(ids, p.ID)
+	}
+	follow := []ask.Turn{{Question: own.Question, Answer: own.Text, Passages: ids}}
+	if _, err := e.Ask(ctx, engine.Question{Text: "And how often should I feed the sourdough starter?", History: follow}, nil); err != nil {
+		t.Fatal(err)
+	}
+	viaMCP, err := e.Ask(ctx, engine.Question{Text: "Why does a sourdough starter smell of acetone?", MCP: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(viaMCP.Text, marker) {
+		t.Errorf("the answer for an MCP client quotes the private note: %q", viaMCP.Text)
 	}
 
 	// The Related panel, for the open private note and for text typed in
