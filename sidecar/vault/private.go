@@ -91,8 +91,10 @@ func cleanPrivate(raw string) (string, error) {
 	}
 	for _, seg := range strings.Split(s, "/") {
 		switch {
-		case seg == "" || seg == ".":
-			return "", fmt.Errorf("has an empty or %q folder name", seg)
+		case seg == "":
+			return "", errors.New("has an empty folder name (//)")
+		case seg == ".":
+			return "", errors.New(`has a "." folder name`)
 		case seg == "..":
 			return "", errors.New("leaves the vault (..)")
 		}
@@ -100,14 +102,12 @@ func cleanPrivate(raw string) (string, error) {
 	return path.Clean(s), nil
 }
 
-// caseFold folds case as the file systems that fold do (macOS, Windows);
-// holding more notes than a case-sensitive file system would is the safe
-// side.
-var caseFold = cases.Fold()
-
 // foldPath is the key a path is compared by: NFC (macOS stores names in
-// NFD, a config typed elsewhere is NFC), case folded.
-func foldPath(p string) string { return caseFold.String(norm.NFC.String(p)) }
+// NFD, a config typed elsewhere is NFC), and case folded as the file
+// systems that fold do (macOS, Windows): holding more notes than a
+// case-sensitive file system would is the safe side. A Caser is not safe
+// for concurrent use, so each call makes its own.
+func foldPath(p string) string { return cases.Fold().String(norm.NFC.String(p)) }
 
 // WithMarked returns p that also holds the notes at the vault-relative
 // paths marked (notes whose frontmatter carries the private mark).
