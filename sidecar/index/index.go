@@ -37,11 +37,12 @@ var ErrVaultGone = errors.New("vault is missing or empty")
 const schema = "bm25-v2"
 
 // analysis versions the analyzers and language detection, and the keyword
-// documents' fields that are not passages (lang-5: inline tags);
-// bump it when they change so that the keyword index is rebuilt and
-// notes' languages detected anew, while vectors, which depend on the
+// documents' fields that are not passages (lang-5: inline tags; lang-6:
+// the catalog's private mark, so that notes marked before it are read
+// again); bump it when they change so that the keyword index is rebuilt
+// and notes' languages detected anew, while vectors, which depend on the
 // passages only, are kept.
-const analysis = "lang-5"
+const analysis = "lang-6"
 
 // Index is an open index over one vault.
 type Index struct {
