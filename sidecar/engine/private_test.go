@@ -259,7 +259,8 @@ func TestPrivateNotesNeverReachRemoteModel(t *testing.T) {
 		}
 	}
 	// A note Quire wrote may hold the private text only with the private
-	// mark; nothing else, raw/ included, quotes or links it.
+	// mark; nothing else, raw/, index.md and log.md included, quotes or
+	// links it, or names the note made from it.
 	marked := 0
 	filepath.WalkDir(filepath.Join(vaultDir, "Quire"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -270,8 +271,8 @@ func TestPrivateNotesNeverReachRemoteModel(t *testing.T) {
 			marked++
 			return nil
 		}
-		if strings.Contains(string(b), marker) || strings.Contains(string(b), "Journal/") {
-			t.Errorf("%s quotes or links the private note:\n%s", p, b)
+		if strings.Contains(string(b), marker) || strings.Contains(string(b), "Journal/") || strings.Contains(string(b), "Sources/Sourdough diary") {
+			t.Errorf("%s quotes, links or names the private note:\n%s", p, b)
 		}
 		return nil
 	})

@@ -72,6 +72,11 @@ func (c *compiler) apply(ctx context.Context, d draft) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if c.privateSrc {
+		// index.md and log.md are not private: a line there would carry
+		// the private note's title (its note's name too) out of it.
+		return nil
+	}
 	// A kept summary already has its index line, with its one-liner.
 	if !keep {
 		if err := c.updateIndex(notePath, d); err != nil {
@@ -290,7 +295,7 @@ func (c *compiler) updateIndex(notePath string, d draft) error {
 
 func (c *compiler) indexLine(notePath string, d draft) string {
 	l := "- " + c.captured.UTC().Format("2006-01-02") + " · " + wikilink(c.dir.vaultPath(notePath), d.Title)
-	if d.OneLiner != "" && !c.privateSrc {
+	if d.OneLiner != "" {
 		l += " — " + d.OneLiner
 	} else if !d.Summarised {
 		l += " — not summarised"
