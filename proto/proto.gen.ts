@@ -343,6 +343,11 @@ export interface AskQuery {
    * one nested under it only; a leading "#" and case do not matter.
    */
   tag?: string;
+  /**
+   * MCP says the answer goes to an MCP client: it is made without
+   * private notes unless the config's mcp.private is include.
+   */
+  mcp?: boolean;
 }
 /**
  * AskTurn is an earlier question of a conversation and the answer it got.
@@ -718,6 +723,11 @@ export interface NoteGet {
    * Path is the note's vault-relative path.
    */
   path: string;
+  /**
+   * MCP says the text goes to an MCP client: a private note is refused
+   * unless the config's mcp.private is include.
+   */
+  mcp?: boolean;
 }
 /**
  * NoteResult answers a note.get with the note's current text.
@@ -826,6 +836,11 @@ export interface RelatedQuery {
    * Text is free text, e.g. the unsaved editor content.
    */
   text?: string;
+  /**
+   * From is the vault-relative note Text was typed in, if any: the text
+   * of a private note is searched on this machine only.
+   */
+  from?: string;
   /**
    * K is how many notes to return; 0 means the sidecar's default.
    */
@@ -979,6 +994,11 @@ export interface SearchQuery {
    * and case do not matter.
    */
   tag?: string;
+  /**
+   * MCP says the result goes to an MCP client: private notes are left
+   * out unless the config's mcp.private is include.
+   */
+  mcp?: boolean;
 }
 /**
  * SearchResult answers a search.query with passages, best first.

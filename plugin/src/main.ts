@@ -23,7 +23,7 @@ import { NoteOpener, openSidebarView } from "./views/open";
 import { lineAtByte } from "./passage";
 import { ASK_VIEW, type AskPanelDeps, AskView } from "./views/ask";
 import { RELATED_VIEW, RelatedView, workspaceEvents } from "./views/related";
-import { REVIEW_VIEW, ReviewView, refreshReviewViews } from "./views/review";
+import { REVIEW_VIEW, ReviewView, markReview, refreshReviewViews } from "./views/review";
 import { StatusBar, StatusModal } from "./views/status";
 
 /**
@@ -191,14 +191,7 @@ export default class QuirePlugin extends Plugin {
           metadataCache,
           folder: () => config.folder,
           openNote: (p, newLeaf) => void opener.openNote(p, newLeaf),
-          mark: async (path, status) => {
-            const f = vault.getAbstractFileByPath(path);
-            if (!(f instanceof TFile)) throw new Error(`${path} is not in the vault`);
-            await this.app.fileManager.processFrontMatter(f, (fm: Record<string, unknown>) => {
-              fm["status"] = status;
-              fm["decided"] = new Date().toISOString().slice(0, 10);
-            });
-          },
+          mark: (path, status) => markReview({ vault, fileManager: this.app.fileManager }, path, status),
         }),
     );
 

@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // FileName is the config file's name inside the state folder.
@@ -45,6 +46,7 @@ type Config struct {
 	Dense  Dense  `yaml:"dense"`
 	Ask    Ask    `yaml:"ask"`
 	Ingest Ingest `yaml:"ingest"`
+	MCP    MCP    `yaml:"mcp"`
 	// Model is the language model ask answers with; no provider means
 	// none, and ask answers with extracted sentences.
 	Model llm.Config `yaml:"model"`
@@ -168,6 +170,15 @@ type Ask struct {
 	Rewrite bool `yaml:"rewrite"`
 }
 
+// MCP sets what MCP clients are given.
+type MCP struct {
+	// Private is "withhold" (the default): MCP tools leave private notes
+	// out of every result, since clients such as Claude put tool results
+	// into a model that is not on this machine; or "include", for a
+	// client whose model runs on this machine.
+	Private string `yaml:"private"`
+}
+
 // Ingest sets how sources become notes.
 type Ingest struct {
 	// MaxCalls caps the model calls spent reading one source; a longer
@@ -272,6 +283,7 @@ func Default() Config {
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
 		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Rerank: "off", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
+		MCP:          MCP{Private: "withhold"},
 		Model:        llm.Default(),
 		Rerank:       Rerank{Timeout: 5 * time.Second},
 	}
@@ -320,6 +332,8 @@ func (c Config) Validate() error {
 		return errors.New("dense.embedder: model needs model.embed_model (and model.provider)")
 	case c.Dense.MaxTokens < 16:
 		return fmt.Errorf("dense.max_tokens: %d is below the minimum of 16", c.Dense.MaxTokens)
+	case c.MCP.Private != "withhold" && c.MCP.Private != "include":
+		return fmt.Errorf("mcp.private: %q is not withhold or include", c.MCP.Private)
 	case c.Dense.Workers < 0:
 		return fmt.Errorf("dense.workers: %d is negative (0 means one fewer than the cores)", c.Dense.Workers)
 	}
@@ -337,7 +351,18 @@ func (c Config) Validate() error {
 			return errors.New("ignore: empty prefix")
 		}
 	}
+	if _, err := vault.ParsePrivate(c.Private); err != nil {
+		return fmt.Errorf("private: %w", err)
+	}
 	return nil
+}
+
+// PrivateNotes is the private: entries as the rest of Quire compares paths
+// with them (vault.ParsePrivate). Validate refuses an entry that cannot be
+// read; in a config not validated, such an entry is left out.
+func (c Config) PrivateNotes() vault.Private {
+	p, _ := vault.ParsePrivate(c.Private)
+	return p
 }
 
 // MaxFolderBytes bounds the generated folder's name: most file systems

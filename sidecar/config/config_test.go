@@ -84,6 +84,17 @@ func TestLoad(t *testing.T) {
 		{name: "rerank bad remote", yaml: "rerank:\n  provider: tei\n  remote: maybe\n", wantErr: "rerank.remote"},
 		{name: "unknown rerank key warns", yaml: "rerank:\n  top_n: 5\n", wantWarn: `"rerank.top_n"`,
 			check: func(c Config) bool { return c.Rerank.Provider == "" }},
+		{name: "mcp withholds private notes by default", yaml: "k: 1\n", wantWarn: `"k"`,
+			check: func(c Config) bool { return c.MCP.Private == "withhold" }},
+		{name: "mcp private include", yaml: "mcp:\n  private: include\n",
+			check: func(c Config) bool { return c.MCP.Private == "include" }},
+		{name: "mcp private unknown", yaml: "mcp:\n  private: yes\n", wantErr: "mcp.private"},
+		{name: "private entry that names no folder", yaml: "private: [Journal/, \"Jour*/\"]\n", wantErr: `private: "Jour*/"`},
+		{name: "private entries as people type them", yaml: "private: [./Journal/*, \" Health\", Work/boss.md]\n",
+			check: func(c Config) bool {
+				p := c.PrivateNotes()
+				return p.Holds("Journal/a.md") && p.Holds("Health/b.md") && p.Holds("Work/boss.md") && !p.Holds("Work/todo.md")
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,6 +23,8 @@ type Entry struct {
 	// link to it as written ("Plan v2"), when the note names it.
 	Superseded   bool   `json:"superseded,omitempty"`
 	SupersededBy string `json:"supersededBy,omitempty"`
+	// Private is the note's private mark (vault.Note.Private).
+	Private bool `json:"private,omitempty"`
 }
 
 // Meta is the catalog's record of the last run.

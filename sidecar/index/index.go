@@ -37,11 +37,10 @@ var ErrVaultGone = errors.New("vault is missing or empty")
 const schema = "bm25-v2"
 
 // analysis versions the analyzers and language detection, and the keyword
-// documents' fields that are not passages (lang-5: inline tags), and
-// what the catalog reads of a note besides its passages (lang-6:
-// supersession);
-// bump it when they change so that the keyword index is rebuilt and
-// notes' languages detected anew, while vectors, which depend on the
+// documents' fields that are not passages (lang-5: inline tags; lang-6:
+// the catalog's private mark and supersession, so that notes marked
+// before it are read again); bump it when they change so that the keyword
+// index is rebuilt and notes' languages detected anew, while vectors, which depend on the
 // passages only, are kept.
 const analysis = "lang-6"
 
@@ -49,7 +48,8 @@ const analysis = "lang-6"
 type Index struct {
 	Vault   string
 	cfg     config.Config
-	rulesMu sync.RWMutex // guards rules, which SetIgnore replaces
+	privacy vault.Private // cfg's private entries, read once
+	rulesMu sync.RWMutex  // guards rules, which SetIgnore replaces
 	rules   vault.Rules
 	// chunker is built on first use: its tokenizer's vocabulary takes a
 	// noticeable moment to load, which a search that finds nothing to
@@ -95,6 +95,7 @@ func Open(vaultDir string, st *state.Dir, cfg config.Config) (*Index, error) {
 	ix := &Index{
 		Vault:   vaultDir,
 		cfg:     cfg,
+		privacy: cfg.PrivateNotes(),
 		rules:   rules(vaultDir, cfg),
 		chunker: sync.OnceValue(func() *markdown.Chunker { return markdown.New(markdown.Params(cfg.Chunk)) }),
 		cat:     cat,
@@ -406,7 +407,7 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 		}
 		return r
 	}
-	e := &Entry{Size: f.Size, ModTime: f.ModTime.UnixNano(), Hash: note.Hash, Title: note.Title, Warning: note.Warning,
+	e := &Entry{Size: f.Size, ModTime: f.ModTime.UnixNano(), Hash: note.Hash, Title: note.Title, Warning: note.Warning, Private: note.Private,
 		Superseded: note.Supersession.Superseded, SupersededBy: note.Supersession.By}
 	r.entry = e
 	if prev != nil && prev.Hash == note.Hash {

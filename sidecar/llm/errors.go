@@ -75,7 +75,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // even replaces a deadline error with a new one), so the cause is taken at
 // the transport, where it is still typed.
 type exchange struct {
-	mu     sync.Mutex
+	mu       sync.Mutex
 	status   int
 	body     []byte
 	location string // a redirect's target

@@ -117,7 +117,7 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 		var q proto.NoteGet
 		if err = decode(env, &q); err == nil {
 			var text string
-			if text, err = s.e.Note(ctx, q.Path); err == nil {
+			if text, err = s.e.Note(ctx, q.Path, q.MCP); err == nil {
 				payload = proto.NoteResult{Path: q.Path, Text: text}
 			}
 		}
@@ -233,7 +233,7 @@ func (s *Server) status(ctx context.Context) (proto.StatusResult, error) {
 }
 
 func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchResult, error) {
-	res, err := s.e.Search(ctx, engine.Query{Text: q.Query, K: q.K, Channel: search.Channel(q.Channel), Filter: search.Filter{Folder: q.Folder, Tag: q.Tag}})
+	res, err := s.e.Search(ctx, engine.Query{Text: q.Query, K: q.K, Channel: search.Channel(q.Channel), Filter: search.Filter{Folder: q.Folder, Tag: q.Tag}, MCP: q.MCP})
 	if err != nil {
 		return proto.SearchResult{}, err
 	}
@@ -265,7 +265,7 @@ func headingPath(p search.Passage) []string {
 }
 
 func (s *Server) related(ctx context.Context, q proto.RelatedQuery) (proto.RelatedResult, error) {
-	ps, warning, err := s.e.Related(ctx, engine.Related{Path: q.Path, Text: q.Text, K: q.K, Exclude: q.Exclude})
+	ps, warning, err := s.e.Related(ctx, engine.Related{Path: q.Path, Text: q.Text, From: q.From, K: q.K, Exclude: q.Exclude})
 	if err != nil {
 		return proto.RelatedResult{}, err
 	}

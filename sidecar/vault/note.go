@@ -30,6 +30,10 @@ type Note struct {
 	Tags      []string
 	Lang      string
 	Hash      string // sha256 of Raw, hex
+	// Private is the private mark, `private: true` in the frontmatter:
+	// Quire puts it on what it writes from private notes (answers,
+	// sources), and the note is private wherever it lies (see Private).
+	Private bool
 	// Warning is set when the note was kept despite a problem (broken
 	// frontmatter): the body is indexed, the metadata is not.
 	Warning string
@@ -196,6 +200,7 @@ func (n *Note) applyMeta(meta map[string]any) {
 	for i, t := range n.Tags {
 		n.Tags[i] = strings.TrimPrefix(t, "#")
 	}
+	n.Private, _ = meta["private"].(bool)
 	if s, ok := first(meta, "lang", "language").(string); ok {
 		n.Lang = strings.ToLower(strings.TrimSpace(s))
 	}
