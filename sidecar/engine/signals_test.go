@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,5 +77,36 @@ func TestSuccessorOutranksSuperseded(t *testing.T) {
 	}
 	if !said {
 		t.Errorf("status does not name the broken chain %s → %s: %+v", v.BrokenChain, v.BrokenTarget, st.Warnings)
+	}
+}
+
+// TestHubDoesNotHideTheLeaf: for the dev vault's fact questions, whose
+// answers sit in leaves that hub notes (maps of content) link to, the
+// leaf holding the fact is among the first three notes: the hubs, which
+// share the leaves' words through their links, do not push it out.
+func TestHubDoesNotHideTheLeaf(t *testing.T) {
+	e, v := openSecondBrain(t, "builtin")
+	n := 0
+	for _, q := range v.Questions {
+		if q.Type != "fact" {
+			continue
+		}
+		n++
+		r, err := e.Search(context.Background(), engine.Query{Text: q.Question, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var notes []string
+		for _, p := range r.Passages {
+			if !slices.Contains(notes, p.Path) {
+				notes = append(notes, p.Path)
+			}
+		}
+		if i := slices.Index(notes, q.Gold[0]); i < 0 || i > 2 {
+			t.Errorf("%q: %s is note %d of %v", q.Question, q.Gold[0], i, notes)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no fact questions")
 	}
 }
