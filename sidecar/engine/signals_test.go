@@ -50,7 +50,7 @@ func rankOf(ps []search.Passage, p string) int {
 // the current plan (v3, at the end of v1 → v2 → v3) comes before both
 // plans it replaced, and status names the broken chain.
 func TestSuccessorOutranksSuperseded(t *testing.T) {
-	e, v := openSecondBrain(t, "builtin")
+	e, v := openSecondBrain(t, "off")
 	ctx := context.Background()
 	for _, q := range []string{"What is the plan for the garden shed?", "How much will the garden shed cost?", "shed plan v1"} {
 		r, err := e.Search(ctx, engine.Query{Text: q, K: 10})
