@@ -14,7 +14,8 @@ import { stateDir } from "./sidecar/connfile";
 import { DEFAULT_RELEASE_URL, ENGINE_VERSION, type Platform, RELEASE_BUILDS, candidates, enginesDir, findEngine, platformKey } from "./sidecar/engine";
 import { Installer } from "./sidecar/install";
 import { type EngineProblem, Sidecar } from "./sidecar/lifecycle";
-import { downloadEngine, isAlive, isExecutable, probeVersion, pruneEngines, readFileOrNull, spawnProcess, terminate } from "./sidecar/node";
+import { downloadEngine, isAlive, isExecutable, probeVersion, pruneEngines, readFileOrNull, spawnProcess, trustDeps } from "./sidecar/node";
+import { trustedCandidates } from "./sidecar/trust";
 import { EngineModal, LogModal, openQuireSettings } from "./views/engine";
 import { StatusTracker } from "./sidecar/status";
 import { liveNotice, showNotice } from "./views/notice";
@@ -22,7 +23,7 @@ import { NoteOpener, openSidebarView } from "./views/open";
 import { lineAtByte } from "./passage";
 import { ASK_VIEW, type AskPanelDeps, AskView } from "./views/ask";
 import { RELATED_VIEW, RelatedView, workspaceEvents } from "./views/related";
-import { REVIEW_VIEW, ReviewView, refreshReviewViews } from "./views/review";
+import { REVIEW_VIEW, ReviewView, markReview, refreshReviewViews } from "./views/review";
 import { StatusBar, StatusModal } from "./views/status";
 
 /**
@@ -80,14 +81,16 @@ export default class QuirePlugin extends Plugin {
     const sidecar: Sidecar = new Sidecar({
       vaultPath,
       stateDir: () => stateDir(vaultPath, this.settings.stateFolder),
-      locate: () => findEngine({ isExecutable, probe: (p) => probeVersion(p) }, candidates(platform, this.settings.binaryPath, ENGINE_VERSION), ENGINE_VERSION),
+      locate: async () => {
+        const found = await trustedCandidates(candidates(platform, this.settings.binaryPath, ENGINE_VERSION), trustDeps(process.platform, vaultPath));
+        return findEngine({ isExecutable, probe: (p) => probeVersion(p) }, found, ENGINE_VERSION);
+      },
       configured: () => this.settings.binaryPath.trim(),
       version: ENGINE_VERSION,
       parentPid: process.pid,
       readFile: readFileOrNull,
       spawn: (cmd, args) => spawnProcess(cmd, args, (line) => log(line)),
       isAlive,
-      terminate,
       socket: (url) => new WebSocket(url),
       notify: (msg, actions = []) => void showNotice(msg, [], actions, 10_000),
       setup: openEngineModal,
@@ -188,14 +191,7 @@ export default class QuirePlugin extends Plugin {
           metadataCache,
           folder: () => config.folder,
           openNote: (p, newLeaf) => void opener.openNote(p, newLeaf),
-          mark: async (path, status) => {
-            const f = vault.getAbstractFileByPath(path);
-            if (!(f instanceof TFile)) throw new Error(`${path} is not in the vault`);
-            await this.app.fileManager.processFrontMatter(f, (fm: Record<string, unknown>) => {
-              fm["status"] = status;
-              fm["decided"] = new Date().toISOString().slice(0, 10);
-            });
-          },
+          mark: (path, status) => markReview({ vault, fileManager: this.app.fileManager }, path, status),
         }),
     );
 

@@ -1,6 +1,7 @@
 // A fake sidecar end for the client and lifecycle tests: sockets that the
 // test drives by hand, and a server that answers hello like the real one.
 import { Client, type Socket } from "../src/sidecar/client";
+import { proofOf } from "../src/sidecar/connfile";
 import type { SidecarState } from "../src/sidecar/lifecycle";
 
 type Frame = { id?: string; type: string; payload?: unknown };
@@ -48,6 +49,8 @@ export class FakeServer {
   /** version is what welcome says; protocolError makes hello fail with unsupported_version. */
   version = "0.1.0";
   protocolError = false;
+  /** secret is the state folder's secret welcome proves it knows; "" answers no proof (an older engine, or a stranger). */
+  secret = "";
   factory = (url: string): Socket => {
     const s = new FakeSocket(url);
     this.sockets.push(s);
@@ -68,7 +71,10 @@ export class FakeServer {
           s.drop(1008, "unsupported version");
           return;
         }
-        s.push({ type: "welcome", payload: { protocol: 1, version: this.version, vault: "/v" } });
+        const nonce = (f.payload as { nonce?: string }).nonce ?? "";
+        const welcome = { protocol: 1, version: this.version, vault: "/v" };
+        if (nonce === "" || this.secret === "") s.push({ type: "welcome", payload: welcome });
+        else void proofOf(this.secret, nonce).then((proof) => s.push({ type: "welcome", payload: { ...welcome, proof } }));
         return;
       }
       this.reply(f, s);
@@ -108,7 +114,7 @@ export class FakeLifecycle {
 export async function online(): Promise<{ server: FakeServer; client: Client; sock: FakeSocket; sidecar: FakeLifecycle }> {
   const server = new FakeServer();
   const client = await Client.connect({ url: "ws://127.0.0.1:1/", token: server.token, clientName: "test", socket: server.factory });
-  const sidecar = new FakeLifecycle({ kind: "online", client });
+  const sidecar = new FakeLifecycle({ kind: "online", client, proven: true });
   return { server, client, sock: server.last, sidecar };
 }
 

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // FileName is the config file's name inside the state folder.
@@ -44,6 +46,7 @@ type Config struct {
 	Dense  Dense  `yaml:"dense"`
 	Ask    Ask    `yaml:"ask"`
 	Ingest Ingest `yaml:"ingest"`
+	MCP    MCP    `yaml:"mcp"`
 	// Model is the language model ask answers with; no provider means
 	// none, and ask answers with extracted sentences.
 	Model llm.Config `yaml:"model"`
@@ -167,6 +170,15 @@ type Ask struct {
 	Rewrite bool `yaml:"rewrite"`
 }
 
+// MCP sets what MCP clients are given.
+type MCP struct {
+	// Private is "withhold" (the default): MCP tools leave private notes
+	// out of every result, since clients such as Claude put tool results
+	// into a model that is not on this machine; or "include", for a
+	// client whose model runs on this machine.
+	Private string `yaml:"private"`
+}
+
 // Ingest sets how sources become notes.
 type Ingest struct {
 	// MaxCalls caps the model calls spent reading one source; a longer
@@ -271,6 +283,7 @@ func Default() Config {
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
 		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Rerank: "off", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
+		MCP:          MCP{Private: "withhold"},
 		Model:        llm.Default(),
 		Rerank:       Rerank{Timeout: 5 * time.Second},
 	}
@@ -278,6 +291,11 @@ func Default() Config {
 
 // Validate reports the first bad value, naming its key.
 func (c Config) Validate() error {
+	// NaN fails every comparison, so it would pass each range check below
+	// (YAML reads .nan and .inf as floats) and break searches later.
+	if key := nonFinite(reflect.ValueOf(c), ""); key != "" {
+		return fmt.Errorf("%s: must be a finite number", key)
+	}
 	switch {
 	case c.MaxFileBytes <= 0:
 		return errors.New("max_file_bytes: must be positive")
@@ -314,6 +332,8 @@ func (c Config) Validate() error {
 		return errors.New("dense.embedder: model needs model.embed_model (and model.provider)")
 	case c.Dense.MaxTokens < 16:
 		return fmt.Errorf("dense.max_tokens: %d is below the minimum of 16", c.Dense.MaxTokens)
+	case c.MCP.Private != "withhold" && c.MCP.Private != "include":
+		return fmt.Errorf("mcp.private: %q is not withhold or include", c.MCP.Private)
 	case c.Dense.Workers < 0:
 		return fmt.Errorf("dense.workers: %d is negative (0 means one fewer than the cores)", c.Dense.Workers)
 	}
@@ -331,7 +351,18 @@ func (c Config) Validate() error {
 			return errors.New("ignore: empty prefix")
 		}
 	}
+	if _, err := vault.ParsePrivate(c.Private); err != nil {
+		return fmt.Errorf("private: %w", err)
+	}
 	return nil
+}
+
+// PrivateNotes is the private: entries as the rest of Quire compares paths
+// with them (vault.ParsePrivate). Validate refuses an entry that cannot be
+// read; in a config not validated, such an entry is left out.
+func (c Config) PrivateNotes() vault.Private {
+	p, _ := vault.ParsePrivate(c.Private)
+	return p
 }
 
 // MaxFolderBytes bounds the generated folder's name: most file systems
@@ -340,8 +371,9 @@ const MaxFolderBytes = 255
 
 // ValidFolder checks the shape of a generated folder name: relative,
 // slash-separated and clean (no "." or ".." segments, no empty segment, no
-// dot folder, no trailing space or dot, which Windows drops), free of NUL
-// and control characters, and at most MaxFolderBytes. Whether it exists as
+// dot folder, no trailing space or dot, which Windows drops, no name or
+// character Windows forbids), free of NUL and control characters, and at
+// most MaxFolderBytes. Whether it exists as
 // a file, or holds notes Quire did not write, depends on the vault: see
 // CheckFolder.
 func ValidFolder(f string) error {
@@ -372,9 +404,33 @@ func ValidFolder(f string) error {
 			return fmt.Errorf("%q is or lies in a dot folder (%s)", f, seg)
 		case strings.TrimSpace(seg) != seg || strings.HasSuffix(seg, "."):
 			return fmt.Errorf("%q: folder name %q starts or ends with a space, or ends with a dot", f, seg)
+		case strings.ContainsAny(seg, `<>:"|?*`):
+			return fmt.Errorf("%q: folder name %q holds one of <>:\"|?*, which Windows forbids", f, seg)
+		case windowsReserved(seg):
+			return fmt.Errorf("%q: %q is a name Windows reserves for a device", f, seg)
 		}
 	}
 	return nil
+}
+
+// windowsReserved reports whether Windows reads a file name as a device
+// (CON, NUL, COM1, LPT¹…), whatever its case or extension: a vault synced
+// to Windows could not hold the folder.
+func windowsReserved(name string) bool {
+	base, _, _ := strings.Cut(strings.ToUpper(name), ".")
+	base = strings.TrimRight(base, " ")
+	switch base {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	if len(base) < 4 || (base[:3] != "COM" && base[:3] != "LPT") {
+		return false
+	}
+	switch base[3:] {
+	case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
+		return true
+	}
+	return false
 }
 
 // CheckFolder checks f with ValidFolder and against the vault: it must
@@ -434,6 +490,29 @@ func parse(path string, data []byte) (Config, []string, error) {
 		return cfg, warnings, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, warnings, nil
+}
+
+// nonFinite returns the YAML key of the first float field of v that is NaN
+// or infinite, or "".
+func nonFinite(v reflect.Value, prefix string) string {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Float32, reflect.Float64:
+			if math.IsNaN(f.Float()) || math.IsInf(f.Float(), 0) {
+				return prefix + name
+			}
+		case reflect.Struct:
+			if key := nonFinite(f, prefix+name+"."); key != "" {
+				return key
+			}
+		}
+	}
+	return ""
 }
 
 // unknownKeys walks a decoded YAML map against the struct's yaml tags.

@@ -57,6 +57,10 @@ func TestLoad(t *testing.T) {
 			check: func(c Config) bool { return c.Model.Timeout == llm.Default().Timeout }},
 		{name: "bad model value names model.key", yaml: "model:\n  provider: gpt\n  model: x\n", wantErr: "model.provider"},
 		{name: "model without a model name", yaml: "model:\n  provider: ollama\n", wantErr: "model.model"},
+		{name: "nan title weight", yaml: "search:\n  fields:\n    title: .nan\n", wantErr: "search.fields.title: must be a finite"},
+		{name: "nan prefer_language", yaml: "search:\n  prefer_language: .NaN\n", wantErr: "search.prefer_language: must be a finite"},
+		{name: "nan dense_weight", yaml: "search:\n  dense_weight: .nan\n", wantErr: "search.dense_weight: must be a finite"},
+		{name: "infinite headings weight", yaml: "search:\n  fields:\n    headings: -.inf\n", wantErr: "search.fields.headings: must be a finite"},
 		{name: "unknown model key warns", yaml: "model:\n  temprature: 1\n", wantWarn: `"model.temprature"`,
 			check: func(c Config) bool { return c.Model.Provider == "" }},
 		{name: "rerank off by default", yaml: "search:\n  k: 5\n",
@@ -80,6 +84,17 @@ func TestLoad(t *testing.T) {
 		{name: "rerank bad remote", yaml: "rerank:\n  provider: tei\n  remote: maybe\n", wantErr: "rerank.remote"},
 		{name: "unknown rerank key warns", yaml: "rerank:\n  top_n: 5\n", wantWarn: `"rerank.top_n"`,
 			check: func(c Config) bool { return c.Rerank.Provider == "" }},
+		{name: "mcp withholds private notes by default", yaml: "k: 1\n", wantWarn: `"k"`,
+			check: func(c Config) bool { return c.MCP.Private == "withhold" }},
+		{name: "mcp private include", yaml: "mcp:\n  private: include\n",
+			check: func(c Config) bool { return c.MCP.Private == "include" }},
+		{name: "mcp private unknown", yaml: "mcp:\n  private: yes\n", wantErr: "mcp.private"},
+		{name: "private entry that names no folder", yaml: "private: [Journal/, \"Jour*/\"]\n", wantErr: `private: "Jour*/"`},
+		{name: "private entries as people type them", yaml: "private: [./Journal/*, \" Health\", Work/boss.md]\n",
+			check: func(c Config) bool {
+				p := c.PrivateNotes()
+				return p.Holds("Journal/a.md") && p.Holds("Health/b.md") && p.Holds("Work/boss.md") && !p.Holds("Work/todo.md")
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,6 +147,17 @@ func TestValidFolder(t *testing.T) {
 		{strings.Repeat("x", 5000), false},
 		{strings.Repeat("x", 255), true},
 		{"", false},
+		{"CON", false},
+		{"Notes/con", false},
+		{"nul.txt", false},
+		{"Quire/COM1", false},
+		{"lpt9", false},
+		{"COM¹", false},
+		{"Quire/a:b", false},
+		{"what?", false},
+		{"Console", true},
+		{"COM10", true},
+		{"Conference notes", true},
 	}
 	for _, tt := range tests {
 		err := ValidFolder(tt.folder)

@@ -25,6 +25,7 @@ import (
 	"github.com/quire-app/quire/sidecar/ingest/worker"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // DefaultDebounce is how long the watch waits for a burst of file events
@@ -181,6 +182,8 @@ type snapshot struct {
 	passed bool
 	// dense counts passages with vectors, when an embedder is enabled.
 	dense index.DenseStats
+	// private holds the notes under config private and the marked ones.
+	private vault.Private
 }
 
 // load reads the catalog into a new snapshot: the one place a searcher is
@@ -195,9 +198,13 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		return nil, fmt.Errorf("read catalog: %w", err)
 	}
 	count := map[string]int{}
-	for _, en := range entries {
+	var marked []string
+	for p, en := range entries {
 		if en.Lang != "" {
 			count[en.Lang]++
+		}
+		if en.Private {
+			marked = append(marked, p)
 		}
 	}
 	langs := index.ByCount(count) // from this read: the catalog is read once
@@ -206,7 +213,9 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		meta:     meta,
 		searcher: search.New(e.ix.BM25, langs, e.Config().Search),
 		passed:   passed,
+		private:  e.Config().PrivateNotes().WithMarked(marked),
 	}
+	snap.searcher.Successors = index.Successions(entries).Next
 	if e.ix.Dense() {
 		snap.searcher.Dense = e.ix
 		snap.dense = e.ix.DenseStatsOf(entries)

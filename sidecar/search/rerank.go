@@ -47,20 +47,20 @@ type Candidate struct {
 // Each is computed at query time from the pool and the query's reading;
 // none needs a second index.
 const (
-	fFused     = iota // the fusion's score: the order the pool comes in
-	fKW               // keyword score / pool best
-	fDense            // dense cosine, min-max over the pool (0 for keywords only)
-	fFusedRank        // 1/(1+rank) in the fused order
-	fCoverage         // idf-weighted share of the query's words the text holds
-	fHeadCov          // the same over the title and heading path
-	fAll              // 1 when the text holds every query word
-	fProximity        // words held / the shortest span holding them (two or more)
-	fPhrase           // share of the query's neighbouring words that are neighbours in the text
-	fLength           // log of the passage's words
-	fNotePool         // how many pool passages its note has (log)
-	fNoteBest         // 1 for the best-fused passage of its note
-	fNoteCov          // coverage by the note: its title and all its pool passages
-	NumFeatures // how many features there are
+	fFused      = iota // the fusion's score: the order the pool comes in
+	fKW                // keyword score / pool best
+	fDense             // dense cosine, min-max over the pool (0 for keywords only)
+	fFusedRank         // 1/(1+rank) in the fused order
+	fCoverage          // idf-weighted share of the query's words the text holds
+	fHeadCov           // the same over the title and heading path
+	fAll               // 1 when the text holds every query word
+	fProximity         // words held / the shortest span holding them (two or more)
+	fPhrase            // share of the query's neighbouring words that are neighbours in the text
+	fLength            // log of the passage's words
+	fNotePool          // how many pool passages its note has (log)
+	fNoteBest          // 1 for the best-fused passage of its note
+	fNoteCov           // coverage by the note: its title and all its pool passages
+	NumFeatures        // how many features there are
 )
 
 // featureNames name the features in the fitted model's file and in

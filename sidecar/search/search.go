@@ -136,6 +136,11 @@ type Searcher struct {
 	// Rerank reorders the pool before the cut: "" or RerankOff keeps the
 	// fused order.
 	Rerank Rerank
+	// Successors maps a superseded note to the note that replaces it
+	// (index.Successions): the successor's best passage comes before the
+	// superseded note's, whatever Rerank says (no dev corpus has a
+	// superseded note, so the measured order is the same either way).
+	Successors map[string]string
 }
 
 // New returns a Searcher over the keyword index with the settings of
@@ -226,6 +231,9 @@ func (s *Searcher) search(ctx context.Context, t Terms, k int, ch Channel, f Fil
 	}
 	if m := s.model(ch); m != nil {
 		s.rescore(ctx, t, cs, m)
+	}
+	if cs, err = s.succeed(ctx, t, cs); err != nil {
+		return nil, err
 	}
 	ps := make([]Passage, len(cs))
 	for i, c := range cs {

@@ -90,6 +90,8 @@ export interface ConnectOptions {
   socket: SocketFactory;
   /** timeoutMs bounds the handshake. */
   timeoutMs?: number;
+  /** nonce, when set, asks the sidecar to prove in welcome that it knows the state folder's secret (see proofOf). */
+  nonce?: string;
 }
 
 type EventHandler = (payload: unknown) => void;
@@ -141,7 +143,7 @@ export class Client {
       socket.onopen = () => {
         const hello: Frame<"hello"> = {
           type: "hello",
-          payload: { protocol: PROTOCOL_VERSION, token: opts.token, client: opts.clientName },
+          payload: { protocol: PROTOCOL_VERSION, token: opts.token, client: opts.clientName, ...(opts.nonce ? { nonce: opts.nonce } : {}) },
         };
         socket.send(JSON.stringify(hello));
       };

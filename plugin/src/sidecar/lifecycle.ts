@@ -5,7 +5,7 @@
 // here: everything that touches the machine comes in through SidecarDeps.
 import { PROTOCOL_VERSION } from "../../../proto/proto.gen";
 import { Client, ClientError, type SocketFactory } from "./client";
-import { type ConnFile, connFilePath, parseConnFile } from "./connfile";
+import { type ConnFile, connFilePath, newNonce, parseConnFile, proofOf, secretPath } from "./connfile";
 import type { EngineSource, Found } from "./engine";
 
 /** ChildHandle is a process the plugin started (child_process in the app). */
@@ -47,8 +47,6 @@ export interface SidecarDeps {
   spawn(cmd: string, args: string[]): ChildHandle;
   /** isAlive reports whether a process id still runs (kill(pid, 0)). */
   isAlive(pid: number): boolean;
-  /** terminate asks another process to stop (an engine the plugin did not start, when it must be replaced). */
-  terminate(pid: number): void;
   socket: SocketFactory;
   /** notify shows the user a short sentence (a Notice in the app), with buttons when actions are given. */
   notify(message: string, actions?: Action[]): void;
@@ -101,6 +99,15 @@ const DEFAULT_TIMING: Timing = {
 /** MAX_RESTARTS is how many times a crashed engine is started again before the plugin gives up and says so. */
 export const MAX_RESTARTS = 3;
 
+/**
+ * EXIT_LOCKED is the engine's exit code when the vault or its state folder
+ * is in use by another quire (exitLocked in sidecar/cmd/quire): an engine
+ * serves the vault, it is no crash.
+ */
+export const EXIT_LOCKED = 3;
+
+const BUSY = "Quire runs for this vault but does not answer yet.";
+
 /** EngineProblem is why no engine can be started: none found, or one of another version. */
 export type EngineProblem =
   | {
@@ -139,7 +146,16 @@ export interface EngineInfo {
 export type SidecarState =
   | { kind: "connecting" }
   | { kind: "starting" }
-  | { kind: "online"; client: Client }
+  | {
+      kind: "online";
+      client: Client;
+      /**
+       * proven says the engine proved it knows the state folder's secret
+       * (welcome's proof): only then is it handed the API key. Anything may
+       * listen on the port a stale connection file names.
+       */
+      proven?: boolean;
+    }
   | {
       kind: "offline";
       /** reason is a short sentence for people. */
@@ -234,19 +250,16 @@ export class Sidecar {
     this.set({ kind: "connecting" });
     const got = await this.attach(run);
     if (run !== this.run || got === "online" || got === "mismatch") return;
-    if (got === "busy") {
-      // An engine runs for this vault but does not answer (yet): starting
-      // another would only fail on the index lock.
-      this.scheduleReconnect("Quire runs for this vault but does not answer yet.");
-      return;
-    }
-    await this.launch(run);
+    await this.launch(run, got === "busy");
   }
 
   /**
    * replace stops the engine that runs now (the plugin's, or another one
    * when the user asked to update it) and starts the one locate finds: the
-   * freshly downloaded engine after "Update the engine".
+   * freshly downloaded engine after "Update the engine". An engine the
+   * plugin did not start is only asked to stop over a welcomed connection:
+   * the pid in the connection file may since belong to any process, and
+   * is never signalled.
    */
   async replace(): Promise<void> {
     if (this.disposed) return;
@@ -258,10 +271,8 @@ export class Sidecar {
     const child = this.child && !this.childExited ? this.child : null;
     if (child) {
       await this.stopChild(child);
-    } else if (cf && cf.pid > 0 && this.deps.isAlive(cf.pid)) {
-      const client = this.client;
-      if (client) void client.request("shutdown", {}, { timeoutMs: this.timing.stopTimeoutMs }).catch(() => undefined);
-      else this.deps.terminate(cf.pid);
+    } else if (cf && cf.pid > 0 && this.client && this.deps.isAlive(cf.pid)) {
+      void this.client.request("shutdown", {}, { timeoutMs: this.timing.stopTimeoutMs }).catch(() => undefined);
       await this.waitGone(cf.pid);
     }
     this.client?.close();
@@ -359,6 +370,7 @@ export class Sidecar {
       return "mismatch";
     }
     let client: Client;
+    const nonce = newNonce();
     try {
       client = await Client.connect({
         url: `ws://127.0.0.1:${cf.port}/`,
@@ -366,6 +378,7 @@ export class Sidecar {
         clientName: this.deps.clientName,
         socket: this.deps.socket,
         timeoutMs: this.timing.connectTimeoutMs,
+        nonce,
       });
     } catch (err) {
       this.deps.log("connect", err);
@@ -393,8 +406,14 @@ export class Sidecar {
       mismatch: version !== this.deps.version,
     };
     this.onlineSince = Date.now();
+    const proven = await this.proves(client.welcome.proof ?? "", nonce);
+    if (run !== this.run) {
+      client.close();
+      return "none";
+    }
+    if (!proven) this.deps.log("the engine did not prove it knows the state folder's secret: no API key goes to it", cf.port);
     client.onClose((reason) => this.dropped(client, reason));
-    this.set({ kind: "online", client });
+    this.set({ kind: "online", client, proven });
     if (version !== this.deps.version) {
       // Same protocol, so it works; the plugin still says that it wants its own version.
       const p: EngineProblem = { kind: "mismatch", version, want: this.deps.version, source: "running", pid: cf.pid };
@@ -406,6 +425,13 @@ export class Sidecar {
       );
     }
     return "online";
+  }
+
+  /** proves checks welcome's proof against the state folder's secret, which the plugin reads from the file. */
+  private async proves(proof: string, nonce: string): Promise<boolean> {
+    if (proof === "") return false;
+    const secret = (await this.deps.readFile(secretPath(this.deps.stateDir())).catch(() => null))?.trim() ?? "";
+    return secret !== "" && (await proofOf(secret, nonce)) === proof;
   }
 
   /** mismatch goes offline saying which engine version runs or was found and which is needed. */
@@ -432,8 +458,14 @@ export class Sidecar {
     this.noticeOnce(key, message, setup ? [{ label: p.kind === "missing" ? "Set up the engine" : "Update the engine", run: () => setup(p) }] : []);
   }
 
-  /** launch finds the engine and starts it, or goes offline saying why it cannot. */
-  private async launch(run: number): Promise<void> {
+  /**
+   * launch finds the engine and starts it, or goes offline saying why it
+   * cannot. busy says an engine's connection file names a live process
+   * that does not answer: that pid may be anyone's by now, so the lock
+   * decides, and the engine started to try it exits with EXIT_LOCKED when
+   * another holds it; without an engine to try with, the plugin waits.
+   */
+  private async launch(run: number, busy = false): Promise<void> {
     if (this.child && !this.childExited) {
       // Ours is still starting or restarting its listener: wait for it.
       await this.waitForChild(run, this.child);
@@ -441,6 +473,10 @@ export class Sidecar {
     }
     const found = await this.deps.locate();
     if (run !== this.run) return;
+    if (busy && (!found || found.version !== this.deps.version)) {
+      this.scheduleReconnect(BUSY);
+      return;
+    }
     if (!found) {
       const configured = this.deps.configured?.() ?? "";
       const p: EngineProblem = { kind: "missing", configured };
@@ -476,6 +512,15 @@ export class Sidecar {
     this.childExited = true;
     this.deps.log("engine exited", code, why);
     if (this.disposed || this.stopping) return;
+    if (code === EXIT_LOCKED || code === 0) {
+      // Not a crash: another engine holds the vault (the one to attach
+      // to), or this one was asked to stop (by any client holding the
+      // token: quire mcp, the CLI). Reconnecting attaches to whichever
+      // engine serves the vault, or starts one once none does.
+      this.client?.close();
+      this.scheduleReconnect(code === 0 ? "Quire's engine was stopped." : BUSY);
+      return;
+    }
     this.lastExit = why;
     if (this.onlineSince > 0 && Date.now() - this.onlineSince >= this.timing.stableMs) this.restarts = 0;
     this.onlineSince = 0;
@@ -544,17 +589,18 @@ export class Sidecar {
   }
 
   /**
-   * reconnect only attaches: an engine that went away may be restarting or
-   * may have been stopped on purpose, and starting another behind the
-   * user's back could loop. The plugin's own engine, when it dies, is
-   * restarted by exited; the Start button calls start.
+   * reconnect attaches to the engine that serves the vault and, once none
+   * does (the old one has shut down, or its files name a process that is
+   * not it), starts one: a plugin that came up while the old engine was
+   * still shutting down would otherwise stay offline. The plugin's own
+   * engine, when it crashes, is restarted by exited, three times.
    */
   private async reconnect(run: number): Promise<void> {
     if (run !== this.run) return;
     this.set({ kind: "connecting" });
     const got = await this.attach(run);
     if (run !== this.run || got === "online" || got === "mismatch") return;
-    this.scheduleReconnect(got === "busy" ? "Quire runs for this vault but does not answer yet." : "Quire is not answering.");
+    await this.launch(run, got === "busy");
   }
 
   private noticeOnce(key: string, message: string, actions: Action[] = []): void {

@@ -8,6 +8,7 @@ import * as http from "http";
 import * as https from "https";
 import { gunzip } from "zlib";
 import type { ChildHandle } from "./lifecycle";
+import type { TrustDeps } from "./trust";
 
 /** readFileOrNull returns a file's text, or null when it does not exist. */
 export async function readFileOrNull(path: string): Promise<string | null> {
@@ -39,15 +40,6 @@ export function isAlive(pid: number): boolean {
   } catch (err) {
     // EPERM: it runs, as another user.
     return (err as { code?: string }).code === "EPERM";
-  }
-}
-
-/** terminate sends SIGTERM to pid (on Windows this ends it). */
-export function terminate(pid: number): void {
-  try {
-    process.kill(pid, "SIGTERM");
-  } catch {
-    // gone already
   }
 }
 
@@ -262,4 +254,14 @@ function fetchBytes(url: string, d: Download, redirects: number): Promise<Uint8A
     req.on("error", (err) => reject(err instanceof DownloadError ? err : new DownloadError(`${url}: ${err.message}`)));
     req.on("close", () => d.signal.removeEventListener("abort", onAbort));
   });
+}
+
+/** trustDeps is the machine side of trustedCandidates: modes and links through fs. */
+export function trustDeps(platform: string, vaultPath: string): TrustDeps {
+  return {
+    platform,
+    vaultPath,
+    mode: (p) => fs.stat(p).then((s) => s.mode, () => null),
+    realpath: (p) => fs.realpath(p).catch(() => p),
+  };
 }
