@@ -555,4 +555,23 @@ describe("Sidecar lifecycle", () => {
     expect(stranger.state).toMatchObject({ kind: "online", proven: false });
     stranger.stop();
   });
+
+  it("with no engine of its own to start, it keeps reconnecting to one that went away, and attaches when it is back", async () => {
+    w.files.set(CONN, connFile(42));
+    w.alive.add(42);
+    const sc = newSidecar(w);
+    await sc.start();
+    w.alive.delete(42);
+    w.files.delete(CONN);
+    w.server.last.drop(1001, "sidecar shutting down");
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sc.state).toMatchObject({ kind: "offline", reason: "Quire is not answering." });
+    expect(w.setups).toEqual([]);
+    expect(w.notices).toEqual([]);
+    w.files.set(CONN, connFile(43));
+    w.alive.add(43);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(sc.state.kind).toBe("online");
+    sc.stop();
+  });
 });

@@ -250,7 +250,7 @@ export class Sidecar {
     this.set({ kind: "connecting" });
     const got = await this.attach(run);
     if (run !== this.run || got === "online" || got === "mismatch") return;
-    await this.launch(run, got === "busy");
+    await this.launch(run, got === "busy" ? BUSY : undefined);
   }
 
   /**
@@ -460,12 +460,14 @@ export class Sidecar {
 
   /**
    * launch finds the engine and starts it, or goes offline saying why it
-   * cannot. busy says an engine's connection file names a live process
-   * that does not answer: that pid may be anyone's by now, so the lock
-   * decides, and the engine started to try it exits with EXIT_LOCKED when
-   * another holds it; without an engine to try with, the plugin waits.
+   * cannot. With wait set (an engine's connection file names a live
+   * process that does not answer, or a reconnect), an engine is only
+   * started when the plugin has one of its version, and otherwise it keeps
+   * reconnecting with wait as the reason: that pid may be anyone's by now,
+   * so the lock decides, and the engine started to try it exits with
+   * EXIT_LOCKED when another holds it.
    */
-  private async launch(run: number, busy = false): Promise<void> {
+  private async launch(run: number, wait?: string): Promise<void> {
     if (this.child && !this.childExited) {
       // Ours is still starting or restarting its listener: wait for it.
       await this.waitForChild(run, this.child);
@@ -473,8 +475,8 @@ export class Sidecar {
     }
     const found = await this.deps.locate();
     if (run !== this.run) return;
-    if (busy && (!found || found.version !== this.deps.version)) {
-      this.scheduleReconnect(BUSY);
+    if (wait !== undefined && (!found || found.version !== this.deps.version)) {
+      this.scheduleReconnect(wait);
       return;
     }
     if (!found) {
@@ -600,7 +602,7 @@ export class Sidecar {
     this.set({ kind: "connecting" });
     const got = await this.attach(run);
     if (run !== this.run || got === "online" || got === "mismatch") return;
-    await this.launch(run, got === "busy");
+    await this.launch(run, got === "busy" ? BUSY : "Quire is not answering.");
   }
 
   private noticeOnce(key: string, message: string, actions: Action[] = []): void {

@@ -381,7 +381,11 @@ async function main() {
   await context.exposeFunction("harnessFs", async ({ op, path, mode, text, base64, to }) => {
     try {
       if (op === "read") return { text: await fsp.readFile(path, "utf8") };
-      if (op === "stat") return { isFile: (await fsp.stat(path)).isFile() };
+      if (op === "stat") {
+        const st = await fsp.stat(path);
+        return { isFile: st.isFile(), mode: st.mode };
+      }
+      if (op === "realpath") return { path: await fsp.realpath(path) };
       if (op === "list") return { files: vaultFiles(path) };
       if (op === "write") {
         await fsp.writeFile(path, text);
