@@ -315,6 +315,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("search.per_note: %d must be 0 (no cap) or more", c.Search.PerNote)
 	case c.Search.Rerank != "off" && c.Search.Rerank != "builtin" && c.Search.Rerank != "endpoint":
 		return fmt.Errorf("search.rerank: %q is not off, builtin or endpoint", c.Search.Rerank)
+	case c.Search.Rerank == "endpoint" && c.Rerank.Provider == "":
+		return errors.New("search.rerank: endpoint needs a reranker server: set rerank.provider and rerank.endpoint")
 	case c.Search.Coordination != "words" && c.Search.Coordination != "fields":
 		return fmt.Errorf("search.coordination: %q is not words or fields", c.Search.Coordination)
 	case c.Search.DenseWeight < 0 || c.Search.DenseWeight > 4:

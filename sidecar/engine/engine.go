@@ -23,6 +23,7 @@ import (
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/ingest/fetch"
 	"github.com/quire-app/quire/sidecar/ingest/worker"
+	"github.com/quire-app/quire/sidecar/rerank"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
 	"github.com/quire-app/quire/sidecar/vault"
@@ -216,6 +217,12 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		private:  e.Config().PrivateNotes().WithMarked(marked),
 	}
 	snap.searcher.Successors = index.Successions(entries).Next
+	snap.searcher.Private = func(p string) bool { return snap.private.Holds(p) }
+	if rc := e.Config().Rerank; rc.Provider != "" {
+		if c, err := rerank.New(rc, nil); err == nil {
+			snap.searcher.Endpoint = c
+		}
+	}
 	if e.ix.Dense() {
 		snap.searcher.Dense = e.ix
 		snap.dense = e.ix.DenseStatsOf(entries)

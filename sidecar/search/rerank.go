@@ -384,6 +384,49 @@ func (s *Searcher) model(ch Channel) *Model {
 	return nil
 }
 
+// Endpoint is a reranker model server (package rerank): one score per
+// text, and whether it runs off this machine.
+type Endpoint interface {
+	Rerank(ctx context.Context, query string, texts []string) ([]float64, error)
+	Remote() bool
+}
+
+// rerank reorders the pool: by the endpoint when one is configured and
+// may see the pool, else by the built-in model. It returns a warning when
+// the endpoint was asked for but the built-in model answered.
+func (s *Searcher) rerank(ctx context.Context, t Terms, cs []Candidate, m *Model) string {
+	if s.Rerank != RerankEndpoint || len(cs) == 0 {
+		s.rescore(ctx, t, cs, m)
+		return ""
+	}
+	if s.Endpoint == nil {
+		s.rescore(ctx, t, cs, m)
+		return "no reranker endpoint is configured (rerank:): the built-in reranker ordered the results"
+	}
+	if s.Endpoint.Remote() && s.Private != nil {
+		for _, c := range cs {
+			if s.Private(c.Path) {
+				s.rescore(ctx, t, cs, m)
+				return "private notes are among the results and the reranker endpoint is not on this machine: the built-in reranker ordered them"
+			}
+		}
+	}
+	texts := make([]string, len(cs))
+	for i, c := range cs {
+		texts[i] = c.Title + "\n" + c.Text
+	}
+	scores, err := s.Endpoint.Rerank(ctx, t.Query, texts)
+	if err != nil || len(scores) != len(cs) {
+		s.rescore(ctx, t, cs, m)
+		if err == nil {
+			err = fmt.Errorf("%d scores for %d passages", len(scores), len(cs))
+		}
+		return "reranker endpoint failed, the built-in reranker ordered the results: " + err.Error()
+	}
+	order(cs, scores)
+	return ""
+}
+
 // rescore reorders the pool by the model, the fused order breaking ties.
 func (s *Searcher) rescore(ctx context.Context, t Terms, cs []Candidate, m *Model) {
 	xs := s.features(ctx, t, cs)
@@ -391,6 +434,12 @@ func (s *Searcher) rescore(ctx context.Context, t Terms, cs []Candidate, m *Mode
 	for i := range cs {
 		scores[i] = m.Score(xs[i])
 	}
+	order(cs, scores)
+}
+
+// order sorts the pool by scores, best first, the pool's order breaking
+// ties, and keeps each passage's score.
+func order(cs []Candidate, scores []float64) {
 	idx := make([]int, len(cs))
 	for i := range idx {
 		idx[i] = i

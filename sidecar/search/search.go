@@ -136,6 +136,12 @@ type Searcher struct {
 	// Rerank reorders the pool before the cut: "" or RerankOff keeps the
 	// fused order.
 	Rerank Rerank
+	// Endpoint is the configured reranker model server, used with Rerank
+	// RerankEndpoint; nil: the built-in model answers.
+	Endpoint Endpoint
+	// Private reports whether a note is private: its passages never go to
+	// an endpoint that is not on this machine.
+	Private func(path string) bool
 	// Successors maps a superseded note to the note that replaces it
 	// (index.Successions): the successor's best passage comes before the
 	// superseded note's, whatever Rerank says (no dev corpus has a
@@ -209,33 +215,37 @@ func (s *Searcher) QueryFiltered(ctx context.Context, query string, k int, ch Ch
 		return Result{Channel: ch}, fmt.Errorf("%w: the %s channel needs an embedder, and none is configured; use --channel bm25", ErrUnavailable, ch)
 	}
 	t := s.Terms(query)
-	ps, err := s.search(ctx, t, k, ch, f)
+	ps, warn, err := s.search(ctx, t, k, ch, f)
 	if err == nil || ch != Hybrid || errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
-		return Result{Passages: ps, Channel: ch, Terms: t}, err
+		return Result{Passages: ps, Channel: ch, Terms: t, Warning: warn}, err
 	}
-	ps, kerr := s.search(ctx, t, k, BM25, f)
+	ps, warn, kerr := s.search(ctx, t, k, BM25, f)
 	if kerr != nil {
 		return Result{}, kerr
 	}
-	return Result{Passages: ps, Channel: BM25, Warning: "embedder unavailable, showing keyword results: " + err.Error(), Terms: t}, nil
+	w := "embedder unavailable, showing keyword results: " + err.Error()
+	if warn != "" {
+		w += "; " + warn
+	}
+	return Result{Passages: ps, Channel: BM25, Warning: w, Terms: t}, nil
 }
 
 // search ranks a pool of candidates on the channel, reranks it, then
 // lets each note show at most PerNote passages before the others: every
 // front end (the plugin, the CLI, MCP, ask's context) sees the same
 // diverse top k.
-func (s *Searcher) search(ctx context.Context, t Terms, k int, ch Channel, f Filter) ([]Passage, error) {
+func (s *Searcher) search(ctx context.Context, t Terms, k int, ch Channel, f Filter) (ps []Passage, warn string, err error) {
 	cs, err := s.candidates(ctx, t, s.poolSize(k), ch, f)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if m := s.model(ch); m != nil {
-		s.rescore(ctx, t, cs, m)
+		warn = s.rerank(ctx, t, cs, m)
 	}
 	if cs, err = s.succeed(ctx, t, cs); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	ps := make([]Passage, len(cs))
+	ps = make([]Passage, len(cs))
 	for i, c := range cs {
 		ps[i] = c.Passage
 	}
@@ -243,7 +253,7 @@ func (s *Searcher) search(ctx context.Context, t Terms, k int, ch Channel, f Fil
 	if len(ps) > k {
 		ps = ps[:k]
 	}
-	return ps, nil
+	return ps, warn, nil
 }
 
 // poolSize is how many candidates a search of k ranks before the cut.
