@@ -16,6 +16,7 @@
 //   HARNESS_ONLY=engine run only the engine's first-run scenarios (engine.mjs)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -1132,12 +1133,15 @@ async function main() {
       await pageD.evaluate(() => window.harness.closeSettings());
     });
 
+    // sealed puts the quire_hash of a page's bytes into it, as the engine
+    // seals what it writes: the review view lists only pages so proven.
+    const sealed = (text) => text.replace(/^quire_hash: .*$/m, `quire_hash: ${createHash("sha256").update(text.replace(/^quire_hash: .*$/m, 'quire_hash: ""')).digest("hex")}`);
     await scenario("the review view lists the review items in the generated folder", async () => {
       // A review item as ingest/compile writes one (the harness plays the sidecar here).
       await fsp.mkdir(join(vaultD, "Quire", "Review"), { recursive: true });
       await fsp.writeFile(
         join(vaultD, "Quire", "Review", "Possible contradiction - Starter care.md"),
-        `---\nquire: generated\nquire_kind: review\nreason: The source Starter care may contradict Sourdough starter.\nabout: Kitchen/Sourdough starter.md\nquire_hash: 0\n---\n\n# Possible contradiction: Starter care\n`,
+        sealed(`---\nquire: generated\nquire_kind: review\nreason: The source Starter care may contradict Sourdough starter.\nabout: Kitchen/Sourdough starter.md\nquire_hash: 0\n---\n\n# Possible contradiction: Starter care\n`),
       );
       await pageD.evaluate(() => window.harness.command("open-review"));
       await pageD.waitForSelector(".quire-review-item", { timeout: 5000 });
@@ -1148,7 +1152,7 @@ async function main() {
       await waitFor(pageD, () => window.harness.mainNote()?.path === "Kitchen/Sourdough starter.md");
       // A second item, which the user resolves; the decision is recorded in the review note Quire wrote.
       const second = join(vaultD, "Quire", "Review", "Edited page - Rye.md");
-      await fsp.writeFile(second, `---\nquire: generated\nquire_kind: review\nreason: You edited Rye since Quire wrote it; the new version waits here.\nabout: Kitchen/Bread baking log.md\nquire_hash: 0\n---\n\n# Edited page: Rye\n`);
+      await fsp.writeFile(second, sealed(`---\nquire: generated\nquire_kind: review\nreason: You edited Rye since Quire wrote it; the new version waits here.\nabout: Kitchen/Bread baking log.md\nquire_hash: 0\n---\n\n# Edited page: Rye\n`));
       await waitFor(pageD, () => document.querySelectorAll(".quire-review-item.is-open").length === 2, undefined, 10_000);
       await shots(pageD, "review-open");
       await axeCheck(pageD, "review", ".quire-review");
