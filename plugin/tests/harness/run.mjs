@@ -23,7 +23,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import esbuild from "esbuild";
 import { chromium } from "playwright-core";
-import { engineScenarios, makeRelease } from "./engine.mjs";
+import { engineScenarios } from "./engine.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pluginDir = join(here, "..", "..");
@@ -330,14 +330,6 @@ async function main() {
   const manifest = JSON.parse(readFileSync(join(repo, "manifest.json"), "utf8"));
   const mainJs = join(pluginDir, "main.js");
   log(`main.js is ${statSync(mainJs).size} bytes`);
-  // A release build of main.js: the fake release's engine hash compiled in, as scripts/release does with dist/.
-  const release = await makeRelease(join(tmp, "release"), manifest.version, bin);
-  const releaseMain = join(tmp, "main-release.js");
-  execFileSync(process.execPath, ["esbuild.config.mjs", "production"], {
-    cwd: pluginDir,
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, QUIRE_ENGINE_DIR: release.folder, QUIRE_PLUGIN_OUT: releaseMain },
-  });
   const read = (p) => () => readFileSync(p);
   const pages = await startPageServer({
     "/page.html": { type: "text/html", body: read(join(here, "page.html")) },
@@ -346,7 +338,6 @@ async function main() {
     "/theme.css": { type: "text/css", body: read(join(here, "theme.css")) },
     "/styles.css": { type: "text/css", body: read(join(repo, "styles.css")) },
     "/main.js": { type: "text/javascript", body: read(mainJs) },
-    "/main-release.js": { type: "text/javascript", body: read(releaseMain) },
     "/obsidian-stub.js": { type: "text/javascript", body: () => stub.outputFiles[0].contents },
     "/codemirror.js": {
       type: "text/javascript",
@@ -378,40 +369,18 @@ async function main() {
   const kids = new Map();
   // Every process the pages started, in order (kids is keyed by a page's own counter, which each page starts at 1).
   const allKids = [];
-  await context.exposeFunction("harnessFs", async ({ op, path, mode, text, base64, to }) => {
+  await context.exposeFunction("harnessFs", async ({ op, path, mode, text }) => {
     try {
       if (op === "read") return { text: await fsp.readFile(path, "utf8") };
-      if (op === "stat") return { isFile: (await fsp.stat(path)).isFile() };
+      if (op === "stat") {
+        const st = await fsp.stat(path);
+        return { isFile: st.isFile(), mode: st.mode };
+      }
       if (op === "list") return { files: vaultFiles(path) };
       if (op === "write") {
         await fsp.writeFile(path, text);
         return {};
       }
-      if (op === "writeBytes") {
-        await fsp.writeFile(path, Buffer.from(base64, "base64"), mode === undefined ? {} : { mode });
-        return {};
-      }
-      if (op === "mkdir") {
-        await fsp.mkdir(path, { recursive: true });
-        return {};
-      }
-      if (op === "chmod") {
-        await fsp.chmod(path, mode);
-        return {};
-      }
-      if (op === "rename") {
-        await fsp.rename(path, to);
-        return {};
-      }
-      if (op === "unlink") {
-        await fsp.unlink(path);
-        return {};
-      }
-      if (op === "rmdir") {
-        await fsp.rmdir(path);
-        return {};
-      }
-      if (op === "readdir") return { names: await fsp.readdir(path) };
       if (op === "access") {
         await fsp.access(path, mode ?? constants.F_OK);
         return {};
@@ -512,8 +481,8 @@ async function main() {
   const sidecars = [];
   const servers = [];
   try {
-    // 0. The engine's first run: discovery, the first-run panel, a fake release server.
-    await engineScenarios({ tmp, bin, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles, servers, release });
+    // 0. The engine's first run: discovery, the first-run panel per system, pairings of versions.
+    await engineScenarios({ tmp, bin, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
     // (A labelled block, not an if, so that the scenarios below keep their indentation.)
     rest: {
     if (process.env.HARNESS_ONLY === "engine") break rest;
