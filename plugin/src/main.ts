@@ -82,7 +82,6 @@ export default class QuirePlugin extends Plugin {
       stateDir: () => stateDir(vaultPath, this.settings.stateFolder),
       locate,
       configured: () => this.settings.binaryPath.trim(),
-      version: PLUGIN_VERSION,
       parentPid: process.pid,
       readFile: readFileOrNull,
       spawn: (cmd, args) => spawnProcess(cmd, args, (line) => log(line)),

@@ -78,7 +78,6 @@ function newSidecar(w: World, opts: { setup?: boolean } = {}): Sidecar {
     stateDir: () => "/vault/.quire",
     locate: async () => w.found,
     configured: () => w.configured,
-    version: "0.1.0",
     parentPid: 77,
     readFile: async (p) => w.files.get(p) ?? null,
     spawn: (cmd, args) => {

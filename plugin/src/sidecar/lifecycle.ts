@@ -37,8 +37,6 @@ export interface SidecarDeps {
   locate(): Promise<Found | null>;
   /** configured is the engine path in settings ("" when none), for the message when no engine is found. */
   configured?(): string;
-  /** version is this plugin's version, for what the status view and the messages say. */
-  version: string;
   /** parentPid is the app's process id, passed as --parent-pid so the engine ends with the app. */
   parentPid: number;
   /** readFile returns a file's text, or null when it does not exist. */
