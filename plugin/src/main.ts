@@ -96,6 +96,8 @@ export default class QuirePlugin extends Plugin {
     });
     this.register(() => {
       if (panel instanceof EngineModal) panel.close();
+      // A panel still reading the system opens no more.
+      panel = null;
       sidecar.stop();
     });
     const tracker = new StatusTracker(sidecar);
