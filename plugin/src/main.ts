@@ -54,7 +54,9 @@ export default class QuirePlugin extends Plugin {
           problem,
           install: installFor(system, PLUGIN_VERSION),
           copy: (text) => navigator.clipboard.writeText(text),
-          check: async () => {
+          check: async (asked) => {
+            // An engine that runs (maybe for another front end) is stopped only when the user asks.
+            if (problem.kind !== "missing" && problem.source === "running" && !asked) return false;
             const found = await locate();
             if (!found || found.compat !== "ok") return false;
             // A lacking engine that serves is still the same one until its version changes.

@@ -16,9 +16,10 @@ export interface EngineModalDeps {
   /**
    * check looks for an engine again and, when it finds one this plugin can
    * talk to that solves the problem, starts it; it resolves true once that
-   * engine serves (the panel then closes).
+   * engine serves (the panel then closes). asked says the user pressed
+   * Check again, rather than the panel's own look every few seconds.
    */
-  check(): Promise<boolean>;
+  check(asked: boolean): Promise<boolean>;
   /** openSettings opens Quire's settings, to set the engine's path by hand. */
   openSettings(): void;
   /** checkMs overrides CHECK_MS, for tests. */
@@ -106,7 +107,7 @@ export class EngineModal extends Modal {
     this.checking = true;
     if (asked) this.stateEl?.setText("Looking for the engine…");
     try {
-      if (await this.deps.check()) {
+      if (await this.deps.check(asked)) {
         this.close();
         return;
       }
