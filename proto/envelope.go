@@ -142,6 +142,11 @@ type Hello struct {
 	Token string `json:"token"`
 	// Client names the client for logs, e.g. "obsidian-plugin 0.1.0".
 	Client string `json:"client"`
+	// Nonce, when set, asks the sidecar to prove in Welcome.Proof that it
+	// knows the state folder's secret (see Welcome.Proof): a client that
+	// will hand over an API key checks it first, since anything may listen
+	// on the port a stale connection file names.
+	Nonce string `json:"nonce,omitempty"`
 }
 
 // Welcome accepts a client after a valid hello.
@@ -159,4 +164,8 @@ type Welcome struct {
 	// Vault is the absolute path of the vault this sidecar serves, so that
 	// a client can check it attached to the right one.
 	Vault string `json:"vault,omitempty"`
+	// Proof answers Hello.Nonce: hex HMAC-SHA256 of "quire welcome " +
+	// nonce, keyed by the secret in the state folder's "secret" file,
+	// which only its owner can read and which never crosses the wire.
+	Proof string `json:"proof,omitempty"`
 }

@@ -11,6 +11,9 @@ const (
 type NoteGet struct {
 	// Path is the note's vault-relative path.
 	Path string `json:"path"`
+	// MCP says the text goes to an MCP client: a private note is refused
+	// unless the config's mcp.private is include.
+	MCP bool `json:"mcp,omitempty"`
 }
 
 // NoteResult answers a note.get with the note's current text.

@@ -343,6 +343,11 @@ export interface AskQuery {
    * one nested under it only; a leading "#" and case do not matter.
    */
   tag?: string;
+  /**
+   * MCP says the answer goes to an MCP client: it is made without
+   * private notes unless the config's mcp.private is include.
+   */
+  mcp?: boolean;
 }
 /**
  * AskTurn is an earlier question of a conversation and the answer it got.
@@ -505,6 +510,13 @@ export interface Hello {
    * Client names the client for logs, e.g. "obsidian-plugin 0.1.0".
    */
   client: string;
+  /**
+   * Nonce, when set, asks the sidecar to prove in Welcome.Proof that it
+   * knows the state folder's secret (see Welcome.Proof): a client that
+   * will hand over an API key checks it first, since anything may listen
+   * on the port a stale connection file names.
+   */
+  nonce?: string;
 }
 /**
  * IndexChanged tells clients which notes' indexed content changed, so that views showing them can refresh.
@@ -717,6 +729,11 @@ export interface NoteGet {
    * Path is the note's vault-relative path.
    */
   path: string;
+  /**
+   * MCP says the text goes to an MCP client: a private note is refused
+   * unless the config's mcp.private is include.
+   */
+  mcp?: boolean;
 }
 /**
  * NoteResult answers a note.get with the note's current text.
@@ -825,6 +842,11 @@ export interface RelatedQuery {
    * Text is free text, e.g. the unsaved editor content.
    */
   text?: string;
+  /**
+   * From is the vault-relative note Text was typed in, if any: the text
+   * of a private note is searched on this machine only.
+   */
+  from?: string;
   /**
    * K is how many notes to return; 0 means the sidecar's default.
    */
@@ -978,6 +1000,11 @@ export interface SearchQuery {
    * and case do not matter.
    */
   tag?: string;
+  /**
+   * MCP says the result goes to an MCP client: private notes are left
+   * out unless the config's mcp.private is include.
+   */
+  mcp?: boolean;
 }
 /**
  * SearchResult answers a search.query with passages, best first.
@@ -1165,6 +1192,12 @@ export interface Welcome {
    * a client can check it attached to the right one.
    */
   vault?: string;
+  /**
+   * Proof answers Hello.Nonce: hex HMAC-SHA256 of "quire welcome " +
+   * nonce, keyed by the secret in the state folder's "secret" file,
+   * which only its owner can read and which never crosses the wire.
+   */
+  proof?: string;
 }
 /**
  * Envelope is one frame on the wire.

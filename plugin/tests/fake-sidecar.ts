@@ -2,6 +2,7 @@
 // test drives by hand, and a server that answers hello like the real one.
 import { MESSAGES, type MessageType } from "../../proto/proto.gen";
 import { Client, type Socket } from "../src/sidecar/client";
+import { proofOf } from "../src/sidecar/connfile";
 import type { SidecarState } from "../src/sidecar/lifecycle";
 
 type Frame = { id?: string; type: string; payload?: unknown };
@@ -57,6 +58,8 @@ export class FakeServer {
   speaks: [number, number] | "exact 1" = [1, 1];
   /** requests is what welcome lists (an engine of the range kind); undefined lists every request. */
   requests: string[] | undefined = undefined;
+  /** secret is the state folder's secret welcome proves it knows; "" answers no proof (an older engine, or a stranger). */
+  secret = "";
   factory = (url: string): Socket => {
     const s = new FakeSocket(url);
     this.sockets.push(s);
@@ -81,7 +84,10 @@ export class FakeServer {
           return;
         }
         const requests = this.speaks === "exact 1" ? {} : { requests: this.requests ?? Object.keys(MESSAGES).filter((t) => MESSAGES[t as MessageType].kind === "request") };
-        s.push({ type: "welcome", payload: { protocol: version, version: this.version, vault: "/v", ...requests } });
+        const nonce = (f.payload as { nonce?: string }).nonce ?? "";
+        const welcome = { protocol: version, version: this.version, vault: "/v", ...requests };
+        if (nonce === "" || this.secret === "") s.push({ type: "welcome", payload: welcome });
+        else void proofOf(this.secret, nonce).then((proof) => s.push({ type: "welcome", payload: { ...welcome, proof } }));
         return;
       }
       this.reply(f, s);
@@ -131,7 +137,7 @@ export class FakeLifecycle {
 export async function online(): Promise<{ server: FakeServer; client: Client; sock: FakeSocket; sidecar: FakeLifecycle }> {
   const server = new FakeServer();
   const client = await Client.connect({ url: "ws://127.0.0.1:1/", token: server.token, clientName: "test", socket: server.factory });
-  const sidecar = new FakeLifecycle({ kind: "online", client });
+  const sidecar = new FakeLifecycle({ kind: "online", client, proven: true });
   return { server, client, sock: server.last, sidecar };
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Found } from "../src/sidecar/engine";
-import { type Action, type ChildHandle, type EngineProblem, MAX_RESTARTS, Sidecar, type SidecarDeps, type SidecarState } from "../src/sidecar/lifecycle";
+import { type Action, type ChildHandle, EXIT_LOCKED, type EngineProblem, MAX_RESTARTS, Sidecar, type SidecarDeps, type SidecarState } from "../src/sidecar/lifecycle";
 import { FakeServer } from "./fake-sidecar";
 
 class FakeChild implements ChildHandle {
@@ -92,10 +92,13 @@ function newSidecar(w: World, opts: { setup?: boolean } = {}): Sidecar {
       return child;
     },
     isAlive: (pid) => w.alive.has(pid),
-    terminate: (pid) => {
-      w.terminatedPids.push(pid);
-      w.alive.delete(pid);
-    },
+    // Not a dependency any more: recorded in case the lifecycle signalled a pid again.
+    ...({
+      terminate: (pid: number) => {
+        w.terminatedPids.push(pid);
+        w.alive.delete(pid);
+      },
+    } as object),
     socket: w.server.factory,
     notify: (message, actions = []) => w.notices.push({ message, actions }),
     ...(opts.setup === false ? {} : { setup: (p: EngineProblem) => void w.setups.push(p) }),
@@ -470,6 +473,155 @@ describe("Sidecar lifecycle", () => {
     expect(w.spawned.map((s) => s.cmd)).toEqual(["/bin/quire", "/new/quire"]);
     expect(sc.state.kind).toBe("online");
     expect(w.notices).toEqual([]); // the old engine's exit was no crash
+    sc.stop();
+  });
+
+  it("starts an engine once the old one has gone, when it came up while the old one was shutting down", async () => {
+    // The old engine still holds the vault: the engine started to try the lock exits with EXIT_LOCKED.
+    w.files.set(CONN, connFile(42));
+    w.alive.add(42);
+    w.server.up = false;
+    w.found = ENGINE;
+    w.onSpawn = (child) => setTimeout(() => child.exit(EXIT_LOCKED, "quire: vault in use"), 10);
+    const sc = newSidecar(w);
+    const started = sc.start(); // it waits for the engine it started
+    await vi.advanceTimersByTimeAsync(60);
+    await started;
+    expect(w.spawned).toHaveLength(1);
+    expect(sc.state).toMatchObject({ kind: "offline", reason: "Quire runs for this vault but does not answer yet." });
+    // Then it is gone, files and all.
+    w.alive.delete(42);
+    w.files.delete(CONN);
+    w.server.up = true;
+    serveOnSpawn(w);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sc.state.kind).toBe("online");
+    expect(w.spawned).toHaveLength(2);
+    expect(w.notices).toEqual([]); // the locked exit was no crash
+    sc.stop();
+  });
+
+  it("starts an engine when the one it attached to shuts down for good", async () => {
+    w.files.set(CONN, connFile(42));
+    w.alive.add(42);
+    w.found = ENGINE;
+    const sc = newSidecar(w);
+    await sc.start();
+    expect(sc.state.kind).toBe("online");
+    w.alive.delete(42);
+    w.files.delete(CONN);
+    serveOnSpawn(w);
+    w.server.last.drop(1001, "sidecar shutting down");
+    await vi.advanceTimersByTimeAsync(200);
+    expect(w.spawned).toHaveLength(1);
+    expect(sc.state.kind).toBe("online");
+    sc.stop();
+  });
+
+  it("stale files naming a live process that is not the engine: the lock decides, the engine starts and that pid is never signalled", async () => {
+    w.files.set(CONN, connFile(42)); // pid 42 is some other program now
+    w.alive.add(42);
+    w.server.up = false;
+    w.found = ENGINE;
+    w.onSpawn = (child) => {
+      w.files.set(CONN, connFile(child.pid!, 5000 + child.pid!));
+      w.server.up = true;
+    };
+    const sc = newSidecar(w);
+    await sc.start();
+    await vi.advanceTimersByTimeAsync(100);
+    expect(sc.state.kind).toBe("online");
+    expect(w.spawned).toHaveLength(1);
+
+    // The panel's replace after an upgrade, with the stale files back and the new engine not answering: nothing is signalled.
+    w.files.set(CONN, connFile(42));
+    w.server.up = false;
+    w.server.last.drop();
+    w.found = { ...ENGINE, path: "/new/quire", version: "0.2.0" };
+    w.spawned[0]!.child.exit(2, "crash");
+    const done = sc.replace();
+    await vi.advanceTimersByTimeAsync(6000);
+    await done;
+    expect(w.terminatedPids).toEqual([]);
+    expect(w.alive.has(42)).toBe(true);
+    sc.stop();
+  });
+
+  it("an engine of its own that another client stopped (exit 0) is no crash: a new one starts each time, with no notice", async () => {
+    w.found = ENGINE;
+    serveOnSpawn(w);
+    const sc = newSidecar(w);
+    await sc.start();
+    for (let i = 0; i < MAX_RESTARTS + 2; i++) {
+      expect(sc.state.kind).toBe("online");
+      w.files.delete(CONN);
+      w.spawned.at(-1)!.child.exit(0, "exit code 0");
+      await vi.advanceTimersByTimeAsync(1000);
+    }
+    expect(sc.state.kind).toBe("online");
+    expect(w.spawned).toHaveLength(MAX_RESTARTS + 3);
+    expect(w.notices).toEqual([]);
+    expect(sc.engine?.restarts).toBe(0);
+    sc.stop();
+  });
+
+  it("is proven only by a welcome that proves the state folder's secret, which never goes out", async () => {
+    w.files.set(CONN, connFile(42));
+    w.alive.add(42);
+    w.files.set("/vault/.quire/secret", "0123456789abcdef0123456789abcdef\n");
+    w.server.secret = "0123456789abcdef0123456789abcdef";
+    const sc = newSidecar(w);
+    await sc.start();
+    expect(sc.state).toMatchObject({ kind: "online", proven: true });
+    const hello = w.server.last.sent[0]!.payload as { nonce?: string };
+    expect(hello.nonce).toMatch(/^[0-9a-f]{32}$/);
+    expect(JSON.stringify(w.server.last.sent)).not.toContain("0123456789abcdef0123456789abcdef");
+    sc.stop();
+
+    // Something else on the port: it knows the token (every hello carries it), not the secret.
+    w.server.secret = "another secret of the same length, or any";
+    const stranger = newSidecar(w);
+    await stranger.start();
+    expect(stranger.state).toMatchObject({ kind: "online", proven: false });
+    stranger.stop();
+  });
+
+  it("with no engine of its own to start, it keeps reconnecting to one that went away, and attaches when it is back", async () => {
+    w.files.set(CONN, connFile(42));
+    w.alive.add(42);
+    const sc = newSidecar(w);
+    await sc.start();
+    w.alive.delete(42);
+    w.files.delete(CONN);
+    w.server.last.drop(1001, "sidecar shutting down");
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sc.state).toMatchObject({ kind: "offline", reason: "Quire is not answering." });
+    expect(w.setups).toEqual([]);
+    expect(w.notices).toEqual([]);
+    w.files.set(CONN, connFile(43));
+    w.alive.add(43);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(sc.state.kind).toBe("online");
+    sc.stop();
+  });
+
+  it("with only an engine it cannot talk to on disk, a reconnect starts nothing and keeps reconnecting, and attaches when one is back", async () => {
+    w.files.set(CONN, connFile(42));
+    w.alive.add(42);
+    const sc = newSidecar(w);
+    await sc.start();
+    w.found = { ...ENGINE, version: "9.0.0", protocol: 9, minProtocol: 9, compat: "plugin-too-old" };
+    w.alive.delete(42);
+    w.files.delete(CONN);
+    w.server.last.drop(1001, "sidecar shutting down");
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sc.state).toMatchObject({ kind: "offline", reason: "Quire is not answering." });
+    expect(w.spawned).toEqual([]);
+    expect(w.setups).toEqual([]);
+    w.files.set(CONN, connFile(43));
+    w.alive.add(43);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(sc.state.kind).toBe("online");
     sc.stop();
   });
 });

@@ -40,7 +40,7 @@ describe("the plugin never installs", () => {
   it("node.ts reads, stats and spawns: it names no call that writes a file or sets a mode", () => {
     const text = readFileSync(join(src, "sidecar", "node.ts"), "utf8");
     const used = new Set([...text.matchAll(/\bfs\.(\w+)/g)].map((m) => m[1]));
-    expect([...used].sort()).toEqual(["access", "lstat", "readFile", "stat"]);
+    expect([...used].sort()).toEqual(["access", "lstat", "readFile", "realpath", "stat"]);
     const named = /import\s*\{([^}]*)\}\s*from\s*"fs"/.exec(text)?.[1] ?? "";
     expect(named.split(",").map((s) => s.trim())).toEqual(["constants", "promises as fs"]);
     expect(/import\s*\{([^}]*)\}\s*from\s*"child_process"/.exec(text)?.[1]?.trim()).toBe("spawn");
@@ -79,7 +79,7 @@ describe("the plugin never installs", () => {
         const bare = [...bundle.matchAll(new RegExp(`(?<![\\w$.])${esc}(?![\\w$]|\\.|=require)`, "g"))];
         expect(bare.length, `${n} used other than by member`).toBe(0);
       }
-      expect([...used].sort()).toEqual(["constants", "promises.access", "promises.lstat", "promises.readFile", "promises.stat", "spawn"]);
+      expect([...used].sort()).toEqual(["constants", "promises.access", "promises.lstat", "promises.readFile", "promises.realpath", "promises.stat", "spawn"]);
       expect([...used].filter((u) => WRITES.some((w) => u === w || u === `promises.${w}` || u === `${w}Sync`))).toEqual([]);
     });
   });

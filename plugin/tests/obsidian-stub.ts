@@ -181,6 +181,12 @@ export class Vault extends Events {
   async read(file: TFile): Promise<string> {
     return this.cachedRead(file);
   }
+  async modify(file: TFile, data: string): Promise<void> {
+    if (!this.files.has(file.path)) throw new Error(`no file ${file.path}`);
+    this.writeForTest(file.path, data);
+    // A write the plugin makes, as processFrontMatter's: the harness copies it to disk.
+    this.onWriteForTest?.(file.path, data);
+  }
   /** writeForTest adds or changes a file as the sidecar writing into the vault would, firing create or modify. */
   writeForTest(path: string, text: string): void {
     const isNew = !this.files.has(path);
@@ -914,14 +920,19 @@ export class Notice {
 function renderMarkdownForTest(markdown: string, el: HTMLElement): void {
   const doc = el.ownerDocument;
   const inline = (parent: HTMLElement, text: string) => {
-    const re = /(\*\*[^*]+\*\*|\*[^*]+\*|`[^`]+`|\[\[[^\]]+\]\])/g;
+    const re = /(\*\*[^*]+\*\*|\*[^*]+\*|`[^`]+`|\[\[[^\]]+\]\]|!?\[[^\]]*\]\([^)\s]+\))/g;
     let last = 0;
     for (const m of text.matchAll(re)) {
       if (m.index > last) parent.appendChild(doc.createTextNode(text.slice(last, m.index)));
       const t = m[0];
       if (t.startsWith("**")) parent.createEl("strong", { text: t.slice(2, -2) });
       else if (t.startsWith("`")) parent.createEl("code", { text: t.slice(1, -1) });
-      else if (t.startsWith("[[")) {
+      else if (/^!?\[[^\]]*\]\(/.test(t)) {
+        // A Markdown image or link, drawn as Obsidian draws one: an external link, or an <img> that loads its address.
+        const [, bang, label, url] = /^(!?)\[([^\]]*)\]\(([^)\s]+)\)$/.exec(t)!;
+        if (bang) parent.createEl("img", { attr: { src: url!, alt: label! } });
+        else parent.createEl("a", { cls: "external-link", text: label!, attr: { href: url! } });
+      } else if (t.startsWith("[[")) {
         const [target, alias] = t.slice(2, -2).split("|");
         const a = parent.createEl("a", { cls: "internal-link", text: alias ?? target ?? "" });
         a.setAttribute("data-href", target ?? "");

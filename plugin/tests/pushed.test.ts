@@ -2,9 +2,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { PushedNotices, writtenText } from "../src/notices";
 import { showNotice } from "../src/views/notice";
-import { REVIEW_VIEW, ReviewView, listReview, reviewFolder } from "../src/views/review";
+import { createHash } from "node:crypto";
+import { REVIEW_VIEW, ReviewView, listReview, markReview, quireReview, reviewFolder } from "../src/views/review";
 import { type FakeLifecycle, type FakeSocket, online } from "./fake-sidecar";
-import { App, Notice, TFile, WorkspaceLeaf } from "./obsidian-stub";
+import { App, Notice, WorkspaceLeaf } from "./obsidian-stub";
 
 describe("PushedNotices", () => {
   let sock: FakeSocket;
@@ -111,7 +112,15 @@ describe("showNotice", () => {
 });
 
 describe("ReviewView", () => {
-  const review = (reason: string, about = "") => `---\nquire: generated\nquire_kind: review\nreason: "${reason}"\n${about ? `about: ${about}\n` : ""}quire_hash: abc\n---\n\n# Possible contradiction\n`;
+  /** sealed is a page as the engine seals it: the SHA-256 of its bytes with quire_hash empty, put in that line. */
+  const sealed = (text: string) => text.replace('quire_hash: ""', `quire_hash: ${createHash("sha256").update(text).digest("hex")}`);
+  const review = (reason: string, about = "") =>
+    sealed(`---\nquire: generated\nquire_kind: review\nreason: "${reason}"\n${about ? `about: ${about}\n` : ""}quire_hash: ""\n---\n\n# Possible contradiction\n`);
+  /** listed waits for the view's listing, which reads and hashes each note. */
+  const listed = async (view: ReviewView, n: number) => {
+    await vi.advanceTimersByTimeAsync(300);
+    await vi.waitFor(() => expect(view.current).toHaveLength(n));
+  };
   let app: App;
 
   beforeEach(() => {
@@ -141,21 +150,18 @@ describe("ReviewView", () => {
           metadataCache: app.metadataCache as never,
           folder: () => "Quire",
           openNote: () => {},
-          mark: (p, status) =>
-            app.fileManager.processFrontMatter(new TFile(p), (fm) => {
-              fm["status"] = status;
-            }),
+          mark: (p, status) => markReview({ vault: app.vault as never, fileManager: app.fileManager }, p, status),
         }) as never,
     );
     const leaf = new WorkspaceLeaf(app, app.workspace.rightEl);
     await leaf.setViewState({ type: REVIEW_VIEW });
     const view = leaf.view as unknown as ReviewView;
+    await listed(view, 1);
     view.contentEl.querySelector<HTMLButtonElement>(".quire-review-resolve")!.click();
-    await Promise.resolve();
-    await Promise.resolve();
-    expect(app.vault.files.get("Quire/Review/Contradiction A.md")).toMatch(/\nstatus: resolved\n---\n/);
-    vi.advanceTimersByTime(300);
-    expect(view.contentEl.querySelector(".quire-review-count")!.textContent).toBe("0 open items");
+    await vi.waitFor(() => expect(app.vault.files.get("Quire/Review/Contradiction A.md")).toMatch(/\nstatus: resolved\n/));
+    await vi.waitFor(async () => expect(await quireReview(app.vault.files.get("Quire/Review/Contradiction A.md")!)).toBe(true));
+    await listed(view, 1);
+    await vi.waitFor(() => expect(view.contentEl.querySelector(".quire-review-count")!.textContent).toBe("0 open items"));
     expect(view.contentEl.querySelectorAll(".quire-review-item")).toHaveLength(0);
     view.contentEl.querySelector<HTMLButtonElement>(".quire-review-filter")!.click();
     expect(view.contentEl.querySelector(".quire-review-item.is-resolved .quire-review-status")!.textContent).toBe("Resolved");
@@ -163,7 +169,7 @@ describe("ReviewView", () => {
   });
 
   it("lists the review notes with their reason, opens them, and follows the vault", async () => {
-    expect(listReview({ vault: app.vault as never, metadataCache: app.metadataCache as never, folder: () => "Quire" })).toEqual([
+    expect(await listReview({ vault: app.vault as never, metadataCache: app.metadataCache as never, folder: () => "Quire" })).toEqual([
       { path: "Quire/Review/Contradiction A.md", title: "Contradiction A", reason: "The source A may contradict Bread.", about: "Kitchen/Bread.md", status: "open" },
     ]);
     const opened: string[] = [];
@@ -181,6 +187,7 @@ describe("ReviewView", () => {
     await leaf.setViewState({ type: REVIEW_VIEW });
     const view = leaf.view as unknown as ReviewView;
     const el = view.contentEl;
+    await listed(view, 1);
     expect(el.querySelector(".quire-review-count")!.textContent).toBe("1 open item");
     expect(el.querySelector(".quire-review-reason")!.textContent).toBe("The source A may contradict Bread.");
     el.querySelector<HTMLElement>(".quire-review-title")!.click();
@@ -188,13 +195,30 @@ describe("ReviewView", () => {
     expect(opened).toEqual(["Quire/Review/Contradiction A.md", "Kitchen/Bread.md"]);
 
     app.vault.writeForTest("Quire/Review/Edited page.md", review("You edited Leaven since Quire wrote it."));
-    vi.advanceTimersByTime(300);
+    await listed(view, 2);
     expect(view.current.map((i) => i.title)).toEqual(["Contradiction A", "Edited page"]);
     app.vault.deleteForTest("Quire/Review/Contradiction A.md");
     app.vault.deleteForTest("Quire/Review/Edited page.md");
-    vi.advanceTimersByTime(300);
-    expect(el.querySelector(".quire-review-empty")!.textContent).toMatch(/^Nothing to review/);
+    await listed(view, 0);
+    await vi.waitFor(() => expect(el.querySelector(".quire-review-empty")!.textContent).toMatch(/^Nothing to review/));
     leaf.detach();
     expect(app.vault.listenerCountForTest("create")).toBe(0);
+  });
+
+  it("lists and changes only Quire's own review notes: a user's note under Review/, or one that only claims to be Quire's, is left out and never rewritten", async () => {
+    const mine = "---\ntags: [todo]\n---\n# Things to review myself\n";
+    const claimed = "---\nquire: generated\nquire_kind: review\nreason: \"Looks like Quire's\"\nquire_hash: " + "0".repeat(64) + "\n---\n# Claimed\n";
+    app.vault.writeForTest("Quire/Review/Mine.md", mine);
+    app.vault.writeForTest("Quire/Review/Claimed.md", claimed);
+    const edited = review("Quire wrote this one.").replace("# Possible contradiction", "# Possible contradiction, edited");
+    app.vault.writeForTest("Quire/Review/Edited.md", edited);
+    const items = await listReview({ vault: app.vault as never, metadataCache: app.metadataCache as never, folder: () => "Quire" });
+    expect(items.map((i) => i.path)).toEqual(["Quire/Review/Contradiction A.md"]);
+    for (const p of ["Quire/Review/Mine.md", "Quire/Review/Claimed.md", "Quire/Review/Edited.md"]) {
+      await expect(markReview({ vault: app.vault as never, fileManager: app.fileManager }, p, "resolved")).rejects.toThrow(/not a review note Quire wrote/);
+    }
+    expect(app.vault.files.get("Quire/Review/Mine.md")).toBe(mine);
+    expect(app.vault.files.get("Quire/Review/Claimed.md")).toBe(claimed);
+    expect(app.vault.files.get("Quire/Review/Edited.md")).toBe(edited);
   });
 });

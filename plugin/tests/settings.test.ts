@@ -75,6 +75,16 @@ describe("ConfigSync", () => {
     expect(sync.folder).toBe("Quire");
   });
 
+  it("sends no key to an engine that did not prove it is this vault's", async () => {
+    const cs = configServer(server);
+    sidecar.set({ kind: "online", client: sidecar.client!, proven: false });
+    const sync = new ConfigSync({ sidecar, apiKey: () => "sk-test", log: () => {} });
+    await settle();
+    expect(cs.sets).toHaveLength(0);
+    await sync.set({ ...sidecarSettings(), folder: "Wiki" });
+    expect(cs.sets[0]!.model).not.toHaveProperty("apiKey");
+  });
+
   it("sends no key when none is stored", async () => {
     const cs = configServer(server);
     const sync = new ConfigSync({ sidecar, apiKey: () => "", log: () => {} });

@@ -336,7 +336,7 @@ describe("RelatedView", () => {
     expect(view.contentEl.textContent).not.toContain("for-a");
   });
 
-  it("asks again with the editor's text once typing pauses, leaving out the note itself", async () => {
+  it("asks again with the editor's text once typing pauses, naming the note it was typed in (a private one is searched locally) and leaving it out", async () => {
     vi.useFakeTimers();
     active = "a.md";
     await openView();
@@ -348,7 +348,7 @@ describe("RelatedView", () => {
     expect(requests()).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(requests()).toHaveLength(2);
-    expect(requests()[1]!.payload).toEqual({ text: "draft 2", k: 11 });
+    expect(requests()[1]!.payload).toEqual({ text: "draft 2", from: "a.md", k: 11 });
   });
 
   it("sends the left-out folders with the note and with the typed text, and drops their notes if an older engine still lists them", async () => {
@@ -362,7 +362,7 @@ describe("RelatedView", () => {
     expect(view.current).toMatchObject({ kind: "results", notes: [{ path: "b.md" }, { path: "Daily/2025.md" }] });
     handlers!.edited("a.md", "draft");
     await vi.advanceTimersByTimeAsync(300);
-    expect(requests()[1]!.payload).toEqual({ text: "draft", k: 11, exclude: ["Archive", "Daily/2024"] });
+    expect(requests()[1]!.payload).toEqual({ text: "draft", from: "a.md", k: 11, exclude: ["Archive", "Daily/2024"] });
   });
 
   it("asks by text for a note the index does not hold yet", async () => {
@@ -371,7 +371,7 @@ describe("RelatedView", () => {
     sock.push({ id: requests()[0]!.id!, type: "error", payload: { code: "not_found", message: "note not indexed: new.md" } });
     await flush();
     await flush();
-    expect(requests()[1]!.payload).toEqual({ text: "new note text", k: 11 });
+    expect(requests()[1]!.payload).toEqual({ text: "new note text", from: "new.md", k: 11 });
     answer(1, [relNote("new.md", 0.9), relNote("b.md", 0.3)]);
     await flush();
     expect(view.current).toMatchObject({ kind: "results", notes: [{ path: "b.md" }] });

@@ -28,6 +28,7 @@ import (
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // ErrNoQuestion is returned for an empty question.
@@ -104,11 +105,14 @@ type Asker struct {
 	ContextTokens int
 	// AnswerTokens is reserved in the window for the reply; 0 means 1024.
 	AnswerTokens int
-	// Private lists vault-relative folders whose notes are never sent to a
-	// remote model (one whose endpoint is not on this machine). Their
-	// passages are left out of its context, with a warning; when only
-	// they match, the answer is extracted from them here instead.
-	Private []string
+	// Private holds the notes never sent to a remote model (one whose
+	// endpoint is not on this machine): private folders and marked notes.
+	// Their passages are left out of its context, with a warning; when
+	// only they match, the answer is extracted from them here instead.
+	Private vault.Private
+	// Withhold leaves private notes out of the answer entirely, whatever
+	// the model: the answer itself goes off this machine (an MCP client).
+	Withhold bool
 	// Answers is the folder saved answers are written to (default
 	// DefaultAnswers); its notes are never used as sources.
 	Answers string
@@ -221,7 +225,7 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	}
 	history := cleanTurns(q.History)
 	ans := Answer{Question: q.Question, Lang: conversationLang(q.Question, history), Scope: q.Scope}
-	if a.Model != nil && !a.Model.Config().Local() {
+	if a.Withhold || a.Model != nil && !a.Model.Config().Local() {
 		var withheld int
 		history, withheld = a.publicTurns(history)
 		if withheld > 0 {
@@ -257,6 +261,13 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	// Earlier answers are copies of passages, not sources: citing one
 	// would point the user at a copy instead of the note.
 	found := a.withoutAnswers(res.Passages)
+	if a.Withhold {
+		var withheld int
+		found, withheld = a.public(found)
+		if withheld > 0 {
+			ans.Warnings = append(ans.Warnings, fmt.Sprintf("%d passage(s) of private notes withheld (config mcp.private)", withheld))
+		}
+	}
 
 	model := a.Model
 	if model == nil {
@@ -408,12 +419,12 @@ func (a *Asker) withoutAnswers(ps []search.Passage) []search.Passage {
 
 // public leaves out passages of private folders, and counts them.
 func (a *Asker) public(ps []search.Passage) ([]search.Passage, int) {
-	if len(a.Private) == 0 {
+	if a.Private.Empty() {
 		return ps, 0
 	}
 	out := make([]search.Passage, 0, len(ps))
 	for _, p := range ps {
-		if !a.private(p.Path) {
+		if !a.Private.Holds(p.Path) {
 			out = append(out, p)
 		}
 	}
@@ -426,14 +437,14 @@ func (a *Asker) public(ps []search.Passage) ([]search.Passage, int) {
 // carry the note's words to a remote model. An answer that does not say
 // what it was built from is treated as private.
 func (a *Asker) publicTurns(ts []Turn) ([]Turn, int) {
-	if len(a.Private) == 0 {
+	if a.Private.Empty() {
 		return ts, 0
 	}
 	out := make([]Turn, len(ts))
 	withheld := 0
 	for i, t := range ts {
 		out[i] = t
-		if t.Answer != "" && (len(t.Passages) == 0 || a.anyPrivate(t.Passages)) {
+		if privateTurn(a.Private, t) {
 			out[i].Answer = ""
 			withheld++
 		}
@@ -441,21 +452,43 @@ func (a *Asker) publicTurns(ts []Turn) ([]Turn, int) {
 	return out, withheld
 }
 
-// anyPrivate reports whether any of the passage ids (path#n) lies in a
-// private folder.
-func (a *Asker) anyPrivate(ids []string) bool {
-	for _, id := range ids {
-		if a.private(index.PassagePath(id)) {
+// privateTurn reports whether an earlier answer may quote a note p holds:
+// one of its passages (ids path#n) is private, or it does not say what
+// it was built from.
+func privateTurn(p vault.Private, t Turn) bool {
+	if t.Answer == "" {
+		return false
+	}
+	if len(t.Passages) == 0 {
+		return true
+	}
+	for _, id := range t.Passages {
+		if p.Holds(index.PassagePath(id)) {
 			return true
 		}
 	}
 	return false
 }
 
-// private reports whether the vault-relative path lies in a private folder.
-func (a *Asker) private(path string) bool {
-	for _, dir := range a.Private {
-		if inFolder(path, dir) {
+// PrivateIn reports whether the answer was built from a note p holds: a
+// passage it was given (or extracted from), or an earlier turn that was.
+// Such an answer is itself private wherever it is saved.
+func (ans Answer) PrivateIn(p vault.Private) bool {
+	if p.Empty() {
+		return false
+	}
+	for _, ps := range ans.Passages {
+		if p.Holds(ps.Path) {
+			return true
+		}
+	}
+	for _, c := range ans.Citations {
+		if p.Holds(c.Path) {
+			return true
+		}
+	}
+	for _, t := range ans.History {
+		if privateTurn(p, t) {
 			return true
 		}
 	}

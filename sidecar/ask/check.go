@@ -99,6 +99,17 @@ func check(ans *Answer, r reply) {
 		ans.Citations, ans.Quotes = nil, nil
 		return
 	}
+	text, links := keepLinks(text, func(addr string) bool {
+		for _, n := range kept {
+			if strings.Contains(byN[n].Text, addr) {
+				return true
+			}
+		}
+		return false
+	})
+	if links > 0 {
+		ans.Warnings = append(ans.Warnings, fmt.Sprintf("%d link(s) or image(s) the cited passages do not hold were removed from the answer", links))
+	}
 	ans.Text = text
 	ans.Grounded = true
 	for _, n := range kept {

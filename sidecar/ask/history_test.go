@@ -189,7 +189,7 @@ func TestFollowUpKeepsPrivateAnswersOffRemoteModels(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.SetResponder(citeNote(t, "Drugs.md", "An ACE inhibitor"))
 	a := f.asker(&remoteModel{Client: client(t, llm.OpenAI, srv.URL)})
-	a.Private = []string{"Journal"}
+	a.Private = privateOf(t, "Journal")
 	history := []Turn{
 		{Question: "What do I take for my blood pressure?", Answer: "You take lisinopril every morning [1].", Passages: []string{"Journal/Health.md#0"}},
 		{Question: "Is an ACE inhibitor a diuretic?", Answer: "No, it relaxes blood vessels [1].", Passages: []string{"Notes/Drugs.md#0"}},

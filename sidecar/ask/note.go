@@ -23,14 +23,17 @@ const DefaultAnswers = "Quire/Answers"
 // noteMeta is a saved answer's frontmatter: what the plugin's citation
 // hover needs to find each passage again and to notice that it changed.
 type noteMeta struct {
-	Quire     string         `yaml:"quire"`
-	Question  string         `yaml:"question"`
-	Asked     string         `yaml:"asked"`
-	Model     string         `yaml:"model,omitempty"`
-	Extracted bool           `yaml:"extracted,omitempty"`
-	Grounded  bool           `yaml:"grounded"`
-	Refused   bool           `yaml:"refused,omitempty"`
-	Lang      string         `yaml:"lang"`
+	Quire     string `yaml:"quire"`
+	Question  string `yaml:"question"`
+	Asked     string `yaml:"asked"`
+	Model     string `yaml:"model,omitempty"`
+	Extracted bool   `yaml:"extracted,omitempty"`
+	Grounded  bool   `yaml:"grounded"`
+	Refused   bool   `yaml:"refused,omitempty"`
+	Lang      string `yaml:"lang"`
+	// Private is the private mark (vault.Note.Private): the answer was
+	// built from private notes and is private wherever it lies.
+	Private   bool           `yaml:"private,omitempty"`
 	Citations []noteCitation `yaml:"citations"`
 }
 
@@ -47,11 +50,13 @@ type noteCitation struct {
 // citation's note, byte range and hash; the question as the title; the
 // answer with its [n] citations; and a Sources section where each
 // citation is a link to its note and heading followed by the cited
-// passage, quoted.
-func RenderNote(ans Answer, at time.Time) ([]byte, error) {
+// passage, quoted. An answer built from notes private holds carries the
+// private mark, and a private passage is linked, never quoted: the hover
+// reads it from its note.
+func RenderNote(ans Answer, at time.Time, private vault.Private) ([]byte, error) {
 	meta := noteMeta{Quire: "answer", Question: ans.Question, Asked: at.UTC().Format(time.RFC3339), Model: ans.Model,
 		Extracted: ans.Extracted, Grounded: ans.Grounded, Refused: ans.Refused, Lang: string(ans.Lang),
-		Citations: []noteCitation{}}
+		Private: ans.PrivateIn(private), Citations: []noteCitation{}}
 	for _, c := range ans.Citations {
 		meta.Citations = append(meta.Citations, noteCitation{N: c.N, Note: c.Path, Heading: strings.Join(headings(c), " › "),
 			Start: c.Start, End: c.End, Hash: c.Hash})
@@ -72,6 +77,9 @@ func RenderNote(ans Answer, at time.Time) ([]byte, error) {
 		b.WriteString("\n## Sources\n")
 		for _, c := range ans.Citations {
 			fmt.Fprintf(&b, "\n[%d] %s\n", c.N, link(c))
+			if private.Holds(c.Path) {
+				continue
+			}
 			for _, line := range strings.Split(strings.TrimSpace(c.Text), "\n") {
 				b.WriteString(strings.TrimRight("> "+line, " "))
 				b.WriteString("\n")
@@ -117,9 +125,10 @@ func link(c Citation) string {
 // SaveNote writes ans as a new note in folder (vault-relative, e.g.
 // DefaultAnswers) and returns its vault-relative path. The file appears
 // whole or not at all (written aside, then linked into place), and an
-// existing note is never replaced: a taken name gets " 2", " 3"….
-func SaveNote(vaultDir, folder string, ans Answer, at time.Time) (string, error) {
-	body, err := RenderNote(ans, at)
+// existing note is never replaced: a taken name gets " 2", " 3"…. An
+// answer built from notes private holds is saved private (RenderNote).
+func SaveNote(vaultDir, folder string, ans Answer, at time.Time, private vault.Private) (string, error) {
+	body, err := RenderNote(ans, at, private)
 	if err != nil {
 		return "", err
 	}

@@ -19,24 +19,24 @@ import (
 )
 
 func TestSaveNote(t *testing.T) {
-	vault := t.TempDir()
+	dir := t.TempDir()
 	ans := Answer{Question: "What does rennet do? [really]", Lang: "en", Grounded: true, Model: "ollama/fake",
 		Text: "It curdles milk [2].",
 		Citations: []Citation{{N: 2, Hash: "abc", Passage: search.Passage{ID: "Kitchen/Rennet.md#1", Path: "Kitchen/Rennet.md", Title: "Rennet",
 			Crumbs: "Rennet › Uses [old]", Start: 10, End: 60, Text: "## Uses\n\nRennet curdles milk.\n"}}}}
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	p1, err := SaveNote(vault, DefaultAnswers, ans, at)
+	p1, err := SaveNote(dir, DefaultAnswers, ans, at, vault.Private{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2, err := SaveNote(vault, DefaultAnswers+"/", ans, at)
+	p2, err := SaveNote(dir, DefaultAnswers+"/", ans, at, vault.Private{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p1 != "Quire/Answers/What does rennet do really.md" || p2 != "Quire/Answers/What does rennet do really 2.md" {
 		t.Errorf("paths %q, %q", p1, p2)
 	}
-	body, err := os.ReadFile(filepath.Join(vault, filepath.FromSlash(p1)))
+	body, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,12 +60,12 @@ func TestSaveNote(t *testing.T) {
 	if meta.Question != ans.Question || meta.Asked != "2025-01-02T03:04:05Z" {
 		t.Errorf("frontmatter %+v", meta)
 	}
-	left, _ := filepath.Glob(filepath.Join(vault, "Quire", "Answers", ".answer-*"))
+	left, _ := filepath.Glob(filepath.Join(dir, "Quire", "Answers", ".answer-*"))
 	if len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
 	for _, bad := range []string{"", "../out", ".quire", "a/../../b"} {
-		if _, err := SaveNote(vault, bad, ans, at); err == nil {
+		if _, err := SaveNote(dir, bad, ans, at, vault.Private{}); err == nil {
 			t.Errorf("folder %q: saved outside the vault's notes", bad)
 		}
 	}
@@ -80,7 +80,7 @@ func TestSavedAnswerIndexable(t *testing.T) {
 		Text: "Rye\x00 likes\x0b cold\x7f soil [1].",
 		Citations: []Citation{{N: 1, Hash: "abc", Passage: search.Passage{ID: "Rye.md#0", Path: "Rye.md", Title: "Rye\x0c",
 			Crumbs: "Rye", Start: 0, End: 20, Text: "Rye grows\x0c in cold\x00 soil.\r\n"}}}}
-	p, err := SaveNote(dir, DefaultAnswers, ans, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC))
+	p, err := SaveNote(dir, DefaultAnswers, ans, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), vault.Private{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +91,50 @@ func TestSavedAnswerIndexable(t *testing.T) {
 	for i, r := range string(body) {
 		if unicode.IsControl(r) && r != '\n' && r != '\t' {
 			t.Fatalf("%s carries %U at byte %d:\n%q", p, r, i, body)
+		}
+	}
+}
+
+// TestPrivateAnswerSavedPrivate: an answer built from a private passage
+// (cited, only given, or carried by an earlier turn) is saved with the
+// private mark that the indexer reads, and its Sources section links the
+// private passage without quoting it.
+func TestPrivateAnswerSavedPrivate(t *testing.T) {
+	private := privateOf(t, "Journal/")
+	diary := search.Passage{ID: "Journal/Health.md#0", Path: "Journal/Health.md", Title: "Health", Crumbs: "Health", Start: 0, End: 40,
+		Text: "I take lisinopril every morning."}
+	drugs := search.Passage{ID: "Notes/Drugs.md#0", Path: "Notes/Drugs.md", Title: "Drugs", Crumbs: "Drugs", Start: 0, End: 40,
+		Text: "Lisinopril is an ACE inhibitor."}
+	cited := Answer{Question: "What do I take?", Lang: "en", Grounded: true, Text: "Lisinopril [1], an ACE inhibitor [2].",
+		Citations: []Citation{{N: 1, Passage: diary}, {N: 2, Passage: drugs}}, Passages: []Passage{{N: 1, Passage: diary}, {N: 2, Passage: drugs}}}
+	given := Answer{Question: "What is lisinopril?", Lang: "en", Grounded: true, Text: "An ACE inhibitor [1].",
+		Citations: []Citation{{N: 1, Passage: drugs}}, Passages: []Passage{{N: 1, Passage: drugs}, {N: 2, Passage: diary}}}
+	followUp := Answer{Question: "And what class is it?", Lang: "en", Grounded: true, Text: "An ACE inhibitor [1].",
+		Citations: []Citation{{N: 1, Passage: drugs}}, Passages: []Passage{{N: 1, Passage: drugs}},
+		History: []Turn{{Question: "What do I take?", Answer: "Lisinopril [1].", Passages: []string{"Journal/Health.md#0"}}}}
+	public := Answer{Question: "What is lisinopril?", Lang: "en", Grounded: true, Text: "An ACE inhibitor [1].",
+		Citations: []Citation{{N: 1, Passage: drugs}}, Passages: []Passage{{N: 1, Passage: drugs}}}
+	for name, tc := range map[string]struct {
+		ans  Answer
+		want bool
+	}{"cited": {cited, true}, "given": {given, true}, "follow-up": {followUp, true}, "public": {public, false}} {
+		dir := t.TempDir()
+		p, err := SaveNote(dir, DefaultAnswers, tc.ans, time.Now(), private)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := vault.Read(dir, p, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.Private != tc.want {
+			t.Errorf("%s: saved private %v, want %v:\n%s", name, n.Private, tc.want, n.Raw)
+		}
+		if strings.Contains(string(n.Raw), "every morning") {
+			t.Errorf("%s: the saved answer quotes the private passage:\n%s", name, n.Raw)
+		}
+		if name == "cited" && !strings.Contains(string(n.Raw), "[1] [[Journal/Health|Health]]\n\n[2]") {
+			t.Errorf("%s: the private passage is not linked alone:\n%s", name, n.Raw)
 		}
 	}
 }
@@ -130,7 +174,7 @@ func TestPrivateFoldersStayOffRemoteModels(t *testing.T) {
 	// endpoint, which is what decides what may be sent.
 	remote := &remoteModel{Client: client(t, llm.OpenAI, srv.URL)}
 	a := f.asker(remote)
-	a.Private = []string{"journal/"}
+	a.Private = privateOf(t, "journal/")
 	ans, err := a.Ask(context.Background(), Query{Question: "What is lisinopril for?"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -173,4 +217,14 @@ func (m *remoteModel) Config() llm.Config {
 	c := m.Client.Config()
 	c.Endpoint = "https://models.example.com/v1"
 	return c
+}
+
+// privateOf reads private: entries as the engine gives them to an Asker.
+func privateOf(t *testing.T, entries ...string) vault.Private {
+	t.Helper()
+	p, err := vault.ParsePrivate(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

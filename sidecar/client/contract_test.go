@@ -23,7 +23,7 @@ type backend interface {
 	Status(ctx context.Context) (engine.Status, error)
 	Reindex(ctx context.Context, full bool, progress func(engine.Progress)) (engine.Reindexed, error)
 	Search(ctx context.Context, q engine.Query) (search.Result, error)
-	Note(ctx context.Context, path string) (string, error)
+	Note(ctx context.Context, path string, mcp bool) (string, error)
 	Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error)
 }
 
@@ -92,14 +92,14 @@ func contract(t *testing.T, b backend) {
 	if res.Channel != search.BM25 {
 		t.Errorf("channel %q, want bm25 (no embedder)", res.Channel)
 	}
-	if text, err := b.Note(ctx, "rennet.md"); err != nil || text != rennet {
+	if text, err := b.Note(ctx, "rennet.md", false); err != nil || text != rennet {
 		t.Errorf("note: %q, %v", text, err)
 	}
 	for _, bad := range []struct {
 		path string
 		kind engine.Kind
 	}{{"missing.md", engine.NotFound}, {"../outside.md", engine.Invalid}} {
-		_, err := b.Note(ctx, bad.path)
+		_, err := b.Note(ctx, bad.path, false)
 		var ee *engine.Error
 		if !errors.As(err, &ee) || ee.Kind != bad.kind {
 			t.Errorf("note %s: %v, want an engine error of kind %v", bad.path, err, bad.kind)

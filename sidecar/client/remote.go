@@ -158,7 +158,7 @@ func (r *Remote) waitPass(ctx context.Context, since time.Time, down *embedderDo
 
 // Search is engine.Engine.Search through the sidecar.
 func (r *Remote) Search(ctx context.Context, q engine.Query) (search.Result, error) {
-	res, err := r.c.Search(ctx, proto.SearchQuery{Query: q.Text, K: q.K, Channel: proto.Channel(q.Channel), Folder: q.Filter.Folder, Tag: q.Filter.Tag})
+	res, err := r.c.Search(ctx, proto.SearchQuery{Query: q.Text, K: q.K, Channel: proto.Channel(q.Channel), Folder: q.Filter.Folder, Tag: q.Filter.Tag, MCP: q.MCP})
 	if err != nil {
 		return search.Result{}, r.wrap(err)
 	}
@@ -175,9 +175,9 @@ func fromPassage(p proto.Passage) search.Passage {
 }
 
 // Note is engine.Engine.Note through the sidecar.
-func (r *Remote) Note(ctx context.Context, p string) (string, error) {
+func (r *Remote) Note(ctx context.Context, p string, mcp bool) (string, error) {
 	var res proto.NoteResult
-	if err := r.c.Call(ctx, proto.TypeNoteGet, proto.NoteGet{Path: p}, &res); err != nil {
+	if err := r.c.Call(ctx, proto.TypeNoteGet, proto.NoteGet{Path: p, MCP: mcp}, &res); err != nil {
 		return "", r.wrap(err)
 	}
 	return res.Text, nil
@@ -192,7 +192,7 @@ func (r *Remote) Ask(ctx context.Context, q engine.Question, onDelta func(string
 		history = append(history, proto.AskTurn{Question: t.Question, Answer: t.Answer, Passages: t.Passages})
 	}
 	id, err := r.c.StreamID(ctx, proto.TypeAskQuery, proto.AskQuery{Question: q.Text, K: q.K, Channel: proto.Channel(q.Channel), History: history,
-		Folder: q.Scope.Folder, Tag: q.Scope.Tag},
+		Folder: q.Scope.Folder, Tag: q.Scope.Tag, MCP: q.MCP},
 		func(env proto.Envelope) error {
 			var d proto.AskDelta
 			if onDelta != nil && env.Decode(&d) == nil {

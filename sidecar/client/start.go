@@ -3,7 +3,6 @@ package client
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -60,22 +59,17 @@ func AttachOrStart(ctx context.Context, s Start) (*Client, state.ConnFile, error
 		if err == nil {
 			return c, cf, nil
 		}
+		// Whether the lock is held says whether a process works on the
+		// folder; the pid in its file may since belong to any process.
+		holding := state.Held(s.State)
 		h := state.ReadHolder(s.State)
-		holding := h.PID > 0 && alive(h.PID)
 		starting := child != nil && !isClosed(exited)
 		switch {
 		case holding && h.Cmd != "" && !strings.HasPrefix(h.Cmd, "quire serve"):
 			// Another command works on the index; a sidecar could not
-			// start before it ends. Make sure it still holds the lock
-			// (its pid could be reused) by taking it for a moment.
-			if d, err := state.Open(s.State); err == nil {
-				d.Close()
-				continue
-			} else if le := (*state.LockedError)(nil); errors.As(err, &le) {
-				return nil, cf, fmt.Errorf("start a sidecar: %w; try again when it has finished", err)
-			} else {
-				return nil, cf, fmt.Errorf("start a sidecar: %w", err)
-			}
+			// start before it ends.
+			return nil, cf, fmt.Errorf("start a sidecar: %w; try again when it has finished",
+				&state.LockedError{Dir: s.State, PID: h.PID, Cmd: h.Cmd})
 		case holding, starting:
 			// A sidecar is starting (ours or someone else's) and has not
 			// written its connection file yet: wait for it.

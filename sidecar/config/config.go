@@ -6,17 +6,21 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // FileName is the config file's name inside the state folder.
@@ -42,9 +46,120 @@ type Config struct {
 	Dense  Dense  `yaml:"dense"`
 	Ask    Ask    `yaml:"ask"`
 	Ingest Ingest `yaml:"ingest"`
+	MCP    MCP    `yaml:"mcp"`
 	// Model is the language model ask answers with; no provider means
 	// none, and ask answers with extracted sentences.
 	Model llm.Config `yaml:"model"`
+	// Rerank is an optional reranker endpoint; no provider means none.
+	Rerank Rerank `yaml:"rerank"`
+}
+
+// The providers Rerank.Provider accepts.
+const (
+	RerankTEI      = "tei"      // Hugging Face text-embeddings-inference: POST /rerank
+	RerankCohere   = "cohere"   // api.cohere.com: POST /v2/rerank
+	RerankJina     = "jina"     // api.jina.ai: POST /v1/rerank
+	RerankLlamaCpp = "llamacpp" // llama.cpp's server --reranking, vLLM, any Cohere-style POST /v1/rerank
+)
+
+// Rerank is a reranker model server (rerank:) that scores query and
+// passage pairs. Passages of private folders never reach one that is
+// remote.
+type Rerank struct {
+	// Provider is "tei", "cohere", "jina" or "llamacpp" (any server with
+	// a Cohere-style /v1/rerank, vLLM included); empty for none.
+	Provider string `yaml:"provider"`
+	// Endpoint is the server's base URL; empty means the provider's usual
+	// one: http://127.0.0.1:8080 (tei, llamacpp), https://api.cohere.com,
+	// https://api.jina.ai. A URL whose path ends in /rerank is used as is.
+	Endpoint string `yaml:"endpoint"`
+	// Model is the reranker model, required by cohere and jina (e.g.
+	// "rerank-v3.5", "jina-reranker-v2-base-multilingual"); TEI serves one
+	// model and ignores it.
+	Model string `yaml:"model"`
+	// APIKeyEnv names the environment variable that holds the key, sent
+	// as "Authorization: Bearer"; empty means COHERE_API_KEY or
+	// JINA_API_KEY by provider, and no key for tei and llamacpp.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// APIKey is the key itself; it wins over APIKeyEnv. Never log it.
+	APIKey string `yaml:"api_key"`
+	// Remote says whether the endpoint sends data off this machine, as
+	// model.remote does: "auto" (or empty) by its host, "true", "false".
+	Remote string `yaml:"remote"`
+	// Timeout bounds one rerank call: it runs inside a search, so a few
+	// seconds, after which the built-in order stands.
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// Validate reports the first bad value, naming its YAML key (without the
+// "rerank." the sidecar's config puts in front).
+func (r Rerank) Validate() error {
+	switch r.Provider {
+	case "":
+		return nil
+	case RerankTEI, RerankCohere, RerankJina, RerankLlamaCpp:
+	default:
+		return fmt.Errorf("provider: %q is not one of tei, cohere, jina, llamacpp", r.Provider)
+	}
+	if (r.Provider == RerankCohere || r.Provider == RerankJina) && strings.TrimSpace(r.Model) == "" {
+		return fmt.Errorf("model: required when provider is %s", r.Provider)
+	}
+	if r.Endpoint != "" {
+		u, err := url.Parse(r.Endpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return fmt.Errorf("endpoint: %q is not an http(s) URL without credentials", r.Endpoint)
+		}
+	}
+	if err := llm.ValidKeyEnv(r.APIKeyEnv); err != nil {
+		return err
+	}
+	if r.Timeout <= 0 || r.Timeout > time.Minute {
+		return fmt.Errorf("timeout: %s must be positive and at most 1m, e.g. 5s", r.Timeout)
+	}
+	return llm.ValidRemote(r.Remote)
+}
+
+// BaseURL is the endpoint without a trailing slash: Endpoint, or the
+// provider's usual one.
+func (r Rerank) BaseURL() string {
+	if e := strings.TrimRight(r.Endpoint, "/"); e != "" {
+		return e
+	}
+	switch r.Provider {
+	case RerankCohere:
+		return "https://api.cohere.com"
+	case RerankJina:
+		return "https://api.jina.ai"
+	}
+	return "http://127.0.0.1:8080"
+}
+
+// Local reports whether the endpoint is on this machine, by the rule of
+// model.remote (llm.LocalEndpoint).
+func (r Rerank) Local() bool { return llm.LocalEndpoint(r.Remote, r.BaseURL()) }
+
+// KeyEnv is the environment variable the key is read from, "" for none.
+func (r Rerank) KeyEnv() string {
+	switch {
+	case r.APIKeyEnv != "":
+		return r.APIKeyEnv
+	case r.Provider == RerankCohere:
+		return "COHERE_API_KEY"
+	case r.Provider == RerankJina:
+		return "JINA_API_KEY"
+	}
+	return ""
+}
+
+// Key is the API key: APIKey, else the value of KeyEnv, else "".
+func (r Rerank) Key() string {
+	if r.APIKey != "" {
+		return r.APIKey
+	}
+	if env := r.KeyEnv(); env != "" {
+		return os.Getenv(env)
+	}
+	return ""
 }
 
 // Ask sets how questions are answered.
@@ -53,6 +168,15 @@ type Ask struct {
 	// retrieval (one extra call). Off until `quire eval --rewrite` shows
 	// it helps on your questions.
 	Rewrite bool `yaml:"rewrite"`
+}
+
+// MCP sets what MCP clients are given.
+type MCP struct {
+	// Private is "withhold" (the default): MCP tools leave private notes
+	// out of every result, since clients such as Claude put tool results
+	// into a model that is not on this machine; or "include", for a
+	// client whose model runs on this machine.
+	Private string `yaml:"private"`
 }
 
 // Ingest sets how sources become notes.
@@ -122,6 +246,12 @@ type Search struct {
 	// query before, kept to reproduce earlier figures; Fields.Separate
 	// applies to it only).
 	Coordination string `yaml:"coordination"`
+	// Rerank reorders the pool of candidates before the cut to k: "off"
+	// keeps the fused order, "builtin" applies the learned reranker
+	// (search/rerank.go, fitted by internal/fitrerank), "endpoint" a
+	// configured reranker model server (rerank:), falling back to the
+	// built-in one (README, "Figures").
+	Rerank string `yaml:"rerank"`
 	// DenseWeight is the dense channel's weight in hybrid fusion, keyword
 	// scores weighing 1 (README, "Figures").
 	DenseWeight float64 `yaml:"dense_weight"`
@@ -151,14 +281,21 @@ func Default() Config {
 		Folder:       "Quire",
 		Ingest:       Ingest{MaxCalls: 24, MaxBytes: 20 << 20},
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
-		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
+		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Rerank: "off", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
+		MCP:          MCP{Private: "withhold"},
 		Model:        llm.Default(),
+		Rerank:       Rerank{Timeout: 5 * time.Second},
 	}
 }
 
 // Validate reports the first bad value, naming its key.
 func (c Config) Validate() error {
+	// NaN fails every comparison, so it would pass each range check below
+	// (YAML reads .nan and .inf as floats) and break searches later.
+	if key := nonFinite(reflect.ValueOf(c), ""); key != "" {
+		return fmt.Errorf("%s: must be a finite number", key)
+	}
 	switch {
 	case c.MaxFileBytes <= 0:
 		return errors.New("max_file_bytes: must be positive")
@@ -176,6 +313,10 @@ func (c Config) Validate() error {
 		return errors.New("search.k: must be positive")
 	case c.Search.PerNote < 0:
 		return fmt.Errorf("search.per_note: %d must be 0 (no cap) or more", c.Search.PerNote)
+	case c.Search.Rerank != "off" && c.Search.Rerank != "builtin" && c.Search.Rerank != "endpoint":
+		return fmt.Errorf("search.rerank: %q is not off, builtin or endpoint", c.Search.Rerank)
+	case c.Search.Rerank == "endpoint" && c.Rerank.Provider == "":
+		return errors.New("search.rerank: endpoint needs a reranker server: set rerank.provider and rerank.endpoint")
 	case c.Search.Coordination != "words" && c.Search.Coordination != "fields":
 		return fmt.Errorf("search.coordination: %q is not words or fields", c.Search.Coordination)
 	case c.Search.DenseWeight < 0 || c.Search.DenseWeight > 4:
@@ -193,6 +334,8 @@ func (c Config) Validate() error {
 		return errors.New("dense.embedder: model needs model.embed_model (and model.provider)")
 	case c.Dense.MaxTokens < 16:
 		return fmt.Errorf("dense.max_tokens: %d is below the minimum of 16", c.Dense.MaxTokens)
+	case c.MCP.Private != "withhold" && c.MCP.Private != "include":
+		return fmt.Errorf("mcp.private: %q is not withhold or include", c.MCP.Private)
 	case c.Dense.Workers < 0:
 		return fmt.Errorf("dense.workers: %d is negative (0 means one fewer than the cores)", c.Dense.Workers)
 	}
@@ -202,12 +345,26 @@ func (c Config) Validate() error {
 	if err := c.Model.Validate(); err != nil {
 		return fmt.Errorf("model.%w", err)
 	}
+	if err := c.Rerank.Validate(); err != nil {
+		return fmt.Errorf("rerank.%w", err)
+	}
 	for _, p := range c.Ignore {
 		if strings.TrimSpace(p) == "" {
 			return errors.New("ignore: empty prefix")
 		}
 	}
+	if _, err := vault.ParsePrivate(c.Private); err != nil {
+		return fmt.Errorf("private: %w", err)
+	}
 	return nil
+}
+
+// PrivateNotes is the private: entries as the rest of Quire compares paths
+// with them (vault.ParsePrivate). Validate refuses an entry that cannot be
+// read; in a config not validated, such an entry is left out.
+func (c Config) PrivateNotes() vault.Private {
+	p, _ := vault.ParsePrivate(c.Private)
+	return p
 }
 
 // MaxFolderBytes bounds the generated folder's name: most file systems
@@ -216,8 +373,9 @@ const MaxFolderBytes = 255
 
 // ValidFolder checks the shape of a generated folder name: relative,
 // slash-separated and clean (no "." or ".." segments, no empty segment, no
-// dot folder, no trailing space or dot, which Windows drops), free of NUL
-// and control characters, and at most MaxFolderBytes. Whether it exists as
+// dot folder, no trailing space or dot, which Windows drops, no name or
+// character Windows forbids), free of NUL and control characters, and at
+// most MaxFolderBytes. Whether it exists as
 // a file, or holds notes Quire did not write, depends on the vault: see
 // CheckFolder.
 func ValidFolder(f string) error {
@@ -248,9 +406,33 @@ func ValidFolder(f string) error {
 			return fmt.Errorf("%q is or lies in a dot folder (%s)", f, seg)
 		case strings.TrimSpace(seg) != seg || strings.HasSuffix(seg, "."):
 			return fmt.Errorf("%q: folder name %q starts or ends with a space, or ends with a dot", f, seg)
+		case strings.ContainsAny(seg, `<>:"|?*`):
+			return fmt.Errorf("%q: folder name %q holds one of <>:\"|?*, which Windows forbids", f, seg)
+		case windowsReserved(seg):
+			return fmt.Errorf("%q: %q is a name Windows reserves for a device", f, seg)
 		}
 	}
 	return nil
+}
+
+// windowsReserved reports whether Windows reads a file name as a device
+// (CON, NUL, COM1, LPT¹…), whatever its case or extension: a vault synced
+// to Windows could not hold the folder.
+func windowsReserved(name string) bool {
+	base, _, _ := strings.Cut(strings.ToUpper(name), ".")
+	base = strings.TrimRight(base, " ")
+	switch base {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$":
+		return true
+	}
+	if len(base) < 4 || (base[:3] != "COM" && base[:3] != "LPT") {
+		return false
+	}
+	switch base[3:] {
+	case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
+		return true
+	}
+	return false
 }
 
 // CheckFolder checks f with ValidFolder and against the vault: it must
@@ -310,6 +492,29 @@ func parse(path string, data []byte) (Config, []string, error) {
 		return cfg, warnings, fmt.Errorf("%s: %w", path, err)
 	}
 	return cfg, warnings, nil
+}
+
+// nonFinite returns the YAML key of the first float field of v that is NaN
+// or infinite, or "".
+func nonFinite(v reflect.Value, prefix string) string {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Float32, reflect.Float64:
+			if math.IsNaN(f.Float()) || math.IsInf(f.Float(), 0) {
+				return prefix + name
+			}
+		case reflect.Struct:
+			if key := nonFinite(f, prefix+name+"."); key != "" {
+				return key
+			}
+		}
+	}
+	return ""
 }
 
 // unknownKeys walks a decoded YAML map against the struct's yaml tags.

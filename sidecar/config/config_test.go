@@ -57,8 +57,44 @@ func TestLoad(t *testing.T) {
 			check: func(c Config) bool { return c.Model.Timeout == llm.Default().Timeout }},
 		{name: "bad model value names model.key", yaml: "model:\n  provider: gpt\n  model: x\n", wantErr: "model.provider"},
 		{name: "model without a model name", yaml: "model:\n  provider: ollama\n", wantErr: "model.model"},
+		{name: "nan title weight", yaml: "search:\n  fields:\n    title: .nan\n", wantErr: "search.fields.title: must be a finite"},
+		{name: "nan prefer_language", yaml: "search:\n  prefer_language: .NaN\n", wantErr: "search.prefer_language: must be a finite"},
+		{name: "nan dense_weight", yaml: "search:\n  dense_weight: .nan\n", wantErr: "search.dense_weight: must be a finite"},
+		{name: "infinite headings weight", yaml: "search:\n  fields:\n    headings: -.inf\n", wantErr: "search.fields.headings: must be a finite"},
 		{name: "unknown model key warns", yaml: "model:\n  temprature: 1\n", wantWarn: `"model.temprature"`,
 			check: func(c Config) bool { return c.Model.Provider == "" }},
+		{name: "rerank off by default", yaml: "search:\n  k: 5\n",
+			check: func(c Config) bool { return c.Rerank.Provider == "" && c.Rerank.Timeout == 5*time.Second }},
+		{name: "rerank tei", yaml: "rerank:\n  provider: tei\n  endpoint: http://127.0.0.1:8081/\n  timeout: 2s\n",
+			check: func(c Config) bool {
+				return c.Rerank.BaseURL() == "http://127.0.0.1:8081" && c.Rerank.Local() && c.Rerank.Timeout == 2*time.Second
+			}},
+		{name: "rerank cohere is remote", yaml: "rerank:\n  provider: cohere\n  model: rerank-v3.5\n",
+			check: func(c Config) bool {
+				return c.Rerank.BaseURL() == "https://api.cohere.com" && !c.Rerank.Local() && c.Rerank.KeyEnv() == "COHERE_API_KEY"
+			}},
+		{name: "rerank remote forced", yaml: "rerank:\n  provider: llamacpp\n  remote: \"true\"\n",
+			check: func(c Config) bool { return !c.Rerank.Local() && c.Rerank.KeyEnv() == "" }},
+		{name: "rerank unknown provider", yaml: "rerank:\n  provider: openai\n", wantErr: "rerank.provider"},
+		{name: "rerank jina needs a model", yaml: "rerank:\n  provider: jina\n", wantErr: "rerank.model"},
+		{name: "rerank bad endpoint", yaml: "rerank:\n  provider: tei\n  endpoint: ftp://x\n", wantErr: "rerank.endpoint"},
+		{name: "rerank endpoint with credentials", yaml: "rerank:\n  provider: tei\n  endpoint: http://u:p@x\n", wantErr: "rerank.endpoint"},
+		{name: "rerank bad key env", yaml: "rerank:\n  provider: tei\n  api_key_env: A-B\n", wantErr: "rerank.api_key_env"},
+		{name: "rerank zero timeout", yaml: "rerank:\n  provider: tei\n  timeout: 0s\n", wantErr: "rerank.timeout"},
+		{name: "rerank bad remote", yaml: "rerank:\n  provider: tei\n  remote: maybe\n", wantErr: "rerank.remote"},
+		{name: "unknown rerank key warns", yaml: "rerank:\n  top_n: 5\n", wantWarn: `"rerank.top_n"`,
+			check: func(c Config) bool { return c.Rerank.Provider == "" }},
+		{name: "mcp withholds private notes by default", yaml: "k: 1\n", wantWarn: `"k"`,
+			check: func(c Config) bool { return c.MCP.Private == "withhold" }},
+		{name: "mcp private include", yaml: "mcp:\n  private: include\n",
+			check: func(c Config) bool { return c.MCP.Private == "include" }},
+		{name: "mcp private unknown", yaml: "mcp:\n  private: yes\n", wantErr: "mcp.private"},
+		{name: "private entry that names no folder", yaml: "private: [Journal/, \"Jour*/\"]\n", wantErr: `private: "Jour*/"`},
+		{name: "private entries as people type them", yaml: "private: [./Journal/*, \" Health\", Work/boss.md]\n",
+			check: func(c Config) bool {
+				p := c.PrivateNotes()
+				return p.Holds("Journal/a.md") && p.Holds("Health/b.md") && p.Holds("Work/boss.md") && !p.Holds("Work/todo.md")
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,6 +147,17 @@ func TestValidFolder(t *testing.T) {
 		{strings.Repeat("x", 5000), false},
 		{strings.Repeat("x", 255), true},
 		{"", false},
+		{"CON", false},
+		{"Notes/con", false},
+		{"nul.txt", false},
+		{"Quire/COM1", false},
+		{"lpt9", false},
+		{"COM¹", false},
+		{"Quire/a:b", false},
+		{"what?", false},
+		{"Console", true},
+		{"COM10", true},
+		{"Conference notes", true},
 	}
 	for _, tt := range tests {
 		err := ValidFolder(tt.folder)

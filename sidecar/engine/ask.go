@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/ingest/compile"
+	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/search"
 )
 
@@ -26,6 +28,26 @@ type Question struct {
 	// Scope narrows the sources to a folder and a tag, before the cut to
 	// K; the zero value asks the whole vault.
 	Scope search.Filter
+	// Aside, when set, runs each model call (the answer, a rewrite): the
+	// server gives up its turn of the CPU bound while the model works
+	// and takes one again after. An error ends the call with it.
+	Aside func(ctx context.Context, call func()) error
+	// MCP says the answer goes to an MCP client: it is made without
+	// private notes (Query.MCP).
+	MCP bool
+}
+
+// asideModel runs its model's calls through a Question's Aside.
+type asideModel struct {
+	ask.Model
+	aside func(ctx context.Context, call func()) error
+}
+
+func (m asideModel) Stream(ctx context.Context, msgs []llm.Message, opts llm.Options, onDelta func(string)) (rep llm.Reply, err error) {
+	if aerr := m.aside(ctx, func() { rep, err = m.Model.Stream(ctx, msgs, opts, onDelta) }); aerr != nil && err == nil {
+		err = aerr
+	}
+	return rep, err
 }
 
 // Ask answers q from the notes with the model in force (or extracted
@@ -43,16 +65,26 @@ func (e *Engine) Ask(ctx context.Context, q Question, onDelta func(string)) (ask
 		ch = search.Default(snap.dense.Embedded)
 	}
 	cfg := e.Config()
-	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: e.answerModel(), Private: cfg.Private,
-		Answers: e.answersFolder(), Rewrite: cfg.Ask.Rewrite, Langs: snap.searcher.Langs, Log: e.opts.AskLog}
+	model := e.answerModel()
+	if model != nil && q.Aside != nil {
+		model = asideModel{model, q.Aside}
+	}
+	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: model, Private: snap.private,
+		Answers: e.answersFolder(), Withhold: e.withholds(q.MCP), Rewrite: cfg.Ask.Rewrite, Langs: snap.searcher.Langs, Log: e.opts.AskLog}
 	return asker.Ask(ctx, ask.Query{Question: text, History: q.History, Scope: q.Scope}, onDelta)
 }
 
 // SaveAnswer writes an answer to <folder>/Answers/ as a new note and
-// returns its vault-relative path.
+// returns its vault-relative path; one built from private notes is marked
+// private and quotes none of them.
 func (e *Engine) SaveAnswer(ans ask.Answer) (string, error) {
 	if err := e.folderProblem(); err != nil {
 		return "", errorf(Invalid, "answer.save: %v", err)
 	}
-	return ask.SaveNote(e.vault, e.answersFolder(), ans, time.Now())
+	// Quire's own record that the folder is its, before the first note
+	// it writes there: a saved answer alone proves nothing.
+	if err := compile.Adopt(e.vault, e.Config().Folder); err != nil {
+		return "", errorf(Invalid, "answer.save: %v", err)
+	}
+	return ask.SaveNote(e.vault, e.answersFolder(), ans, time.Now(), e.snap.Load().private)
 }

@@ -23,8 +23,10 @@ import (
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/ingest/fetch"
 	"github.com/quire-app/quire/sidecar/ingest/worker"
+	"github.com/quire-app/quire/sidecar/rerank"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // DefaultDebounce is how long the watch waits for a burst of file events
@@ -166,6 +168,10 @@ func (e *Engine) Vault() string { return e.vault }
 // Index returns the open index, for benchmarks and tools that measure it.
 func (e *Engine) Index() *index.Index { return e.ix }
 
+// Searcher returns the searcher of the last pass, for tools that study
+// ranking (internal/fitrerank).
+func (e *Engine) Searcher() *search.Searcher { return e.snap.Load().searcher }
+
 // snapshot is the catalog as of the last index pass. Requests read it
 // instead of the catalog, which costs a full read per call.
 type snapshot struct {
@@ -177,6 +183,8 @@ type snapshot struct {
 	passed bool
 	// dense counts passages with vectors, when an embedder is enabled.
 	dense index.DenseStats
+	// private holds the notes under config private and the marked ones.
+	private vault.Private
 }
 
 // load reads the catalog into a new snapshot: the one place a searcher is
@@ -191,9 +199,13 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		return nil, fmt.Errorf("read catalog: %w", err)
 	}
 	count := map[string]int{}
-	for _, en := range entries {
+	var marked []string
+	for p, en := range entries {
 		if en.Lang != "" {
 			count[en.Lang]++
+		}
+		if en.Private {
+			marked = append(marked, p)
 		}
 	}
 	langs := index.ByCount(count) // from this read: the catalog is read once
@@ -202,6 +214,14 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		meta:     meta,
 		searcher: search.New(e.ix.BM25, langs, e.Config().Search),
 		passed:   passed,
+		private:  e.Config().PrivateNotes().WithMarked(marked),
+	}
+	snap.searcher.Successors = index.Successions(entries).Next
+	snap.searcher.Private = func(p string) bool { return snap.private.Holds(p) }
+	if rc := e.Config().Rerank; rc.Provider != "" {
+		if c, err := rerank.New(rc, nil); err == nil {
+			snap.searcher.Endpoint = c
+		}
 	}
 	if e.ix.Dense() {
 		snap.searcher.Dense = e.ix

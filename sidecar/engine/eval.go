@@ -21,6 +21,8 @@ type EvalRun struct {
 	// Rewrite has the configured model turn each question into search
 	// terms first; without a model it is an error.
 	Rewrite bool
+	// Rerank, when set, overrides search.rerank for this run.
+	Rerank search.Rerank
 	// Warn receives per-question problems (a rewrite that failed).
 	Warn func(string)
 }
@@ -34,6 +36,12 @@ var ErrNoModel = errors.New("no model configured")
 func (e *Engine) Eval(ctx context.Context, run EvalRun) (rep *eval.Report, logErr error, err error) {
 	snap := e.snap.Load()
 	s := snap.searcher
+	rerank := search.Rerank(e.Config().Search.Rerank)
+	if run.Rerank != "" {
+		c := *s
+		c.Rerank, rerank = run.Rerank, run.Rerank
+		s = &c
+	}
 	var model ask.Model
 	if run.Rewrite {
 		if model = e.answerModel(); model == nil {
@@ -73,7 +81,7 @@ func (e *Engine) Eval(ctx context.Context, run EvalRun) (rep *eval.Report, logEr
 		logErr = eval.Append(e.st.Join("evals.jsonl"), eval.LogEntry{
 			Time: time.Now().UTC(), Gold: run.Gold, Report: rep,
 			Config: map[string]any{"channel": run.Channel, "k": run.K, "fingerprint": e.ix.Fingerprint(), "chunk": cfg.Chunk,
-				"rewrite": run.Rewrite, "model": cfg.Model.Model},
+				"rewrite": run.Rewrite, "model": cfg.Model.Model, "rerank": rerank},
 		})
 	}
 	return rep, logErr, nil

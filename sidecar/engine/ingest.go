@@ -36,11 +36,14 @@ func (e *Engine) newWorker() *worker.Worker {
 func (e *Engine) compileOptions() compile.Options {
 	snap := e.snap.Load()
 	cfg := e.Config()
+	ch := search.Default(snap.dense.Embedded)
+	local, _ := e.localChannel(ch)
 	opt := compile.Options{
-		Related:  worker.Related(snap.searcher, search.Default(snap.dense.Embedded), cfg.Folder),
-		Exists:   worker.Exists(e.vault, snap.entries),
-		MaxCalls: cfg.Ingest.MaxCalls,
-		Private:  cfg.Private,
+		Related:      worker.Related(snap.searcher, ch, cfg.Folder),
+		LocalRelated: worker.Related(snap.searcher, local, cfg.Folder),
+		Exists:       worker.Exists(e.vault, snap.entries),
+		MaxCalls:     cfg.Ingest.MaxCalls,
+		Private:      snap.private,
 		// A source note the indexer would skip as too large is no note.
 		MaxNoteBytes: cfg.MaxFileBytes,
 	}
@@ -80,6 +83,8 @@ func (e *Engine) AddSource(source string, resummarise bool) (ingest.Item, int, e
 		return it, pos, errorf(Duplicate, "%s: %s", src, worker.DuplicateMessage(dup))
 	case errors.Is(err, worker.ErrSource), errors.Is(err, ingest.ErrSource):
 		return it, pos, errorf(Invalid, "%v", err)
+	case errors.Is(err, worker.ErrNotIngested):
+		return it, pos, errorf(NotFound, "%s: Quire did not ingest it, so there is nothing to summarise again; ingest it first", src)
 	case errors.Is(err, worker.ErrNoModel):
 		return it, pos, errorf(ModelUnavailable, "no model is configured to summarise %s", src)
 	}

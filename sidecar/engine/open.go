@@ -58,7 +58,7 @@ func Open(s Setup) (*Engine, error) {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	st, err := state.Open(dir)
+	st, err := state.OpenFor(s.Vault, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -74,6 +74,16 @@ func (e *Engine) Status(context.Context) (Status, error) {
 		st.Warnings = append(st.Warnings, vault.Skip{Path: strings.Join(e.Config().Private, ", "),
 			Reason: fmt.Sprintf("private: %d passages are not sent to the embedder, which is not on this machine, so search by meaning skips them (keywords find them)", n)})
 	}
+	if snap.passed || !e.indexing.Load() {
+		paths := make([]string, 0, len(snap.entries))
+		for p := range snap.entries {
+			paths = append(paths, p)
+		}
+		for _, u := range snap.private.Unmatched(paths) {
+			// A typo there protects nothing, silently.
+			st.Warnings = append(st.Warnings, vault.Skip{Path: u, Reason: "private: matches no note in the vault"})
+		}
+	}
 	if st.Warnings == nil {
 		st.Warnings = []vault.Skip{}
 	}
@@ -95,6 +105,15 @@ type Query struct {
 	// Filter narrows the search to a folder and a tag; the zero value
 	// searches every note.
 	Filter search.Filter
+	// MCP says the result goes to an MCP client, whose model may not be
+	// on this machine: private notes are left out (withholds).
+	MCP bool
+}
+
+// withholds reports whether a result for an MCP client (mcp) leaves
+// private notes out: unless config mcp.private is include.
+func (e *Engine) withholds(mcp bool) bool {
+	return mcp && e.Config().MCP.Private != "include"
 }
 
 // k reads a requested k.
@@ -138,7 +157,27 @@ func (e *Engine) Search(ctx context.Context, q Query) (search.Result, error) {
 	if err != nil {
 		return search.Result{}, err
 	}
-	return e.rank(ctx, q.Text, k, ch, q.Strict, q.Filter)
+	snap := e.snap.Load()
+	if !e.withholds(q.MCP) || snap.private.Empty() {
+		return e.rank(ctx, q.Text, k, ch, q.Strict, q.Filter)
+	}
+	// Private notes leave before the cut to k: ranked from the most the
+	// engine serves.
+	res, err := e.rank(ctx, q.Text, MaxK, ch, q.Strict, q.Filter)
+	if err != nil {
+		return search.Result{}, err
+	}
+	kept := res.Passages[:0]
+	for _, p := range res.Passages {
+		if !snap.private.Holds(p.Path) {
+			kept = append(kept, p)
+		}
+	}
+	if n := len(res.Passages) - len(kept); n > 0 {
+		res.Warning = strings.TrimPrefix(res.Warning+"; "+fmt.Sprintf("%d passage(s) of private notes withheld (config mcp.private)", n), "; ")
+	}
+	res.Passages = kept[:min(k, len(kept))]
+	return res, nil
 }
 
 // rank searches the channel asked for and falls back to keywords, with a
@@ -173,7 +212,10 @@ func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channe
 // Related asks for the notes closest to a note (by path) or to a text.
 type Related struct {
 	Path, Text string
-	K          int
+	// From is the note Text was typed in, if any: a private note's text
+	// is searched by local channels only.
+	From string
+	K    int
 	// Exclude lists folders whose notes are left out, before the cut to
 	// K (search.Filter.Exclude).
 	Exclude []string
@@ -202,9 +244,17 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 		text = n.Title + "\n" + string(n.Body())
 	}
 	ch, _ := e.channel("")
+	var local string
+	snap := e.snap.Load()
+	if snap.private.Holds(r.Path) || r.From != "" && snap.private.Holds(r.From) {
+		ch, local = e.localChannel(ch)
+	}
 	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false, search.Filter{Exclude: r.Exclude})
 	if err != nil {
 		return nil, "", err
+	}
+	if local != "" {
+		res.Warning = strings.TrimPrefix(res.Warning+"; "+local, "; ")
 	}
 	out := []RelatedNote{}
 	at := map[string]int{}
@@ -225,6 +275,16 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 		out = append(out, RelatedNote{Passage: p})
 	}
 	return out, res.Warning, nil
+}
+
+// localChannel is the channel a query made from private text may use in
+// place of ch: ch itself unless it embeds the query with an embedder off
+// this machine, then keywords, with the warning that says so.
+func (e *Engine) localChannel(ch search.Channel) (search.Channel, string) {
+	if ch == search.BM25 || !e.ix.RemoteDense() {
+		return ch, ""
+	}
+	return search.BM25, "the note is private and the embedder is not on this machine: keyword results only"
 }
 
 // RelatedNote is a note close to the query: its best passage, and its
@@ -252,10 +312,15 @@ func clip(s string, n int) string {
 
 // Note returns the text of an indexed note by its clean vault-relative
 // path. Only notes the catalog holds are read, so no path reaches a file
-// that the index rules leave out.
-func (e *Engine) Note(_ context.Context, p string) (string, error) {
+// that the index rules leave out. For an MCP client (mcp) a private note
+// is refused, with a message saying so, unless config mcp.private is
+// include.
+func (e *Engine) Note(_ context.Context, p string, mcp bool) (string, error) {
 	if err := e.indexed(p); err != nil {
 		return "", err
+	}
+	if e.withholds(mcp) && e.snap.Load().private.Holds(p) {
+		return "", errorf(Invalid, "%s is in a private folder or marked private: Quire gives MCP clients no private note (config mcp.private: include lets them through, for a client whose model runs on this machine)", p)
 	}
 	// No link followed, regular files only, never blocking: the file may
 	// have been swapped since the scan (vault.ReadFile).

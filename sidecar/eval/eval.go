@@ -45,6 +45,43 @@ type Scores struct {
 	// the whole pool, so one note filling the top k does not lower it.
 	ShownNoteRecallAtK float64 `json:"shown_note_recall_at_k"`
 	DistinctNotesAtK   float64 `json:"distinct_notes_at_k"`
+	// RecallAt is recall at fixed depths whatever k is.
+	RecallAt RecallAt `json:"recall_at"`
+	// GoldFiles are second-brain-evals' figures, for questions.json.
+	GoldFiles *GoldFileScores `json:"gold_files,omitempty"`
+}
+
+// Depths are the ranks RecallAt is taken at; the last is the pool.
+var Depths = [...]int{1, 5, 10, 20, Pool}
+
+// RecallAt is the share of questions found within the first 1, 5, 10, 20
+// and 50 passages: span recall for span questions (note recall, by
+// distinct notes, for one without a span), and for questions.json a gold
+// file among the notes of those passages.
+type RecallAt struct {
+	At1  float64 `json:"1"`
+	At5  float64 `json:"5"`
+	At10 float64 `json:"10"`
+	At20 float64 `json:"20"`
+	At50 float64 `json:"50"`
+}
+
+// at returns the field of depth Depths[i].
+func (r *RecallAt) at(i int) *float64 {
+	return [...]*float64{&r.At1, &r.At5, &r.At10, &r.At20, &r.At50}[i]
+}
+
+// GoldFileScores are what second-brain-evals reports for a set of
+// questions.json questions: R@5 and R@10 (a gold file among the notes of
+// the top 5 or 10 passages) and reachability (a gold file anywhere in the
+// pool of 50), as shares and as counts ("87% (13/15)").
+type GoldFileScores struct {
+	R5           float64 `json:"r_at_5"`
+	R10          float64 `json:"r_at_10"`
+	Reachability float64 `json:"reachability"`
+	Hits5        int     `json:"hits_at_5"`
+	Hits10       int     `json:"hits_at_10"`
+	InPool       int     `json:"in_pool"`
 }
 
 // Report is a whole evaluation run.
@@ -71,12 +108,14 @@ type DenseInfo struct {
 	TextSeen float64 `json:"text_seen,omitempty"` // share of their words inside a window, when this run embedded
 }
 
-// Miss records a question whose span was not in the top k.
+// Miss records a question whose span (or, for questions.json, gold file)
+// was not in the top k.
 type Miss struct {
+	ID       string `json:"id,omitempty"`
 	Query    string `json:"query"`
 	Type     string `json:"type"`
 	Expected string `json:"expected"`
-	SpanRank int    `json:"spanRank"` // 0: not in the pool
+	SpanRank int    `json:"spanRank"` // 0: not in the pool; for questions.json the first gold passage's rank
 	NoteRank int    `json:"noteRank"`
 }
 
@@ -90,6 +129,8 @@ type outcome struct {
 	spanRank, noteRank int  // 1-based; 0 = not found
 	shown              bool // the expected note among the top k passages
 	distinct           int  // notes among the top k passages
+	goldFiles          bool // a questions.json question, scored by goldRank
+	goldRank           int  // 1-based rank of the first passage of an expected note; 0 = not in the pool
 }
 
 // NoteLang gives an indexed note's language ("" when unknown).
@@ -122,12 +163,16 @@ func Run(ctx context.Context, qs []Question, k int, retrieve Retriever, passages
 		lat = append(lat, float64(time.Since(began).Microseconds())/1000)
 		o := outcome{typ: q.Type, direction: direction(q, langs), spanRank: spanRank(q, hits), noteRank: noteRank(q, hits)}
 		o.shown, o.distinct = shown(q, hits, k)
+		o.goldFiles, o.goldRank = q.GoldFiles, goldRank(q, hits)
 		o.reachable, err = reachable(q, passages)
 		if err != nil {
 			return nil, err
 		}
 		outs = append(outs, o)
-		if len(q.Spans) > 0 && (o.spanRank == 0 || o.spanRank > k) {
+		switch {
+		case q.GoldFiles && (o.goldRank == 0 || o.goldRank > k):
+			rep.Misses = append(rep.Misses, Miss{ID: q.ID, Query: q.Query, Type: q.Type, Expected: q.Expected[0], SpanRank: o.goldRank, NoteRank: o.noteRank})
+		case len(q.Spans) > 0 && (o.spanRank == 0 || o.spanRank > k):
 			rep.Misses = append(rep.Misses, Miss{Query: q.Query, Type: q.Type, Expected: q.Expected[0], SpanRank: o.spanRank, NoteRank: o.noteRank})
 		}
 	}
@@ -199,6 +244,19 @@ func noteRank(q Question, hits []Hit) int {
 	return 0
 }
 
+// goldRank is the rank of the first passage, within the pool, whose note
+// is expected.
+func goldRank(q Question, hits []Hit) int {
+	for i, h := range hits[:min(len(hits), Pool)] {
+		for _, e := range q.Expected {
+			if h.Path == e {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
 // shown reports whether an expected note is among the first k passages,
 // and from how many notes those passages come.
 func shown(q Question, hits []Hit, k int) (bool, int) {
@@ -258,8 +316,35 @@ func score(outs []outcome, k int) Metrics {
 			m.ShownNoteRecallAtK++
 		}
 		m.DistinctNotesAtK += float64(o.distinct)
+		rank := o.spanRank
+		if o.goldFiles {
+			rank = o.goldRank
+			if m.GoldFiles == nil {
+				m.GoldFiles = &GoldFileScores{}
+			}
+			m.GoldFiles.Hits5 += within(rank, 5)
+			m.GoldFiles.Hits10 += within(rank, 10)
+			m.GoldFiles.InPool += within(rank, Pool)
+		}
+		for i, d := range Depths {
+			*m.RecallAt.at(i) += float64(within(rank, d))
+		}
 	}
 	n := float64(len(outs))
+	for i := range Depths {
+		*m.RecallAt.at(i) = round(*m.RecallAt.at(i) / n)
+	}
+	if g := m.GoldFiles; g != nil {
+		// Shares of the questions.json questions only, should a run mix
+		// formats.
+		gn := 0
+		for _, o := range outs {
+			if o.goldFiles {
+				gn++
+			}
+		}
+		g.R5, g.R10, g.Reachability = share(g.Hits5, gn), share(g.Hits10, gn), share(g.InPool, gn)
+	}
 	m.SpanRecallAtK = round(m.SpanRecallAtK / n)
 	m.SpanMRR = round(m.SpanMRR / n)
 	m.NoteRecallAtK = round(m.NoteRecallAtK / n)
@@ -268,5 +353,15 @@ func score(outs []outcome, k int) Metrics {
 	m.DistinctNotesAtK = round(m.DistinctNotesAtK / n)
 	return m
 }
+
+// within is 1 when a 1-based rank (0 = not found) is at most d.
+func within(rank, d int) int {
+	if rank > 0 && rank <= d {
+		return 1
+	}
+	return 0
+}
+
+func share(a, n int) float64 { return round(float64(a) / float64(n)) }
 
 func round(f float64) float64 { return math.Round(f*10000) / 10000 }

@@ -13,11 +13,55 @@ import (
 
 // Question is one gold question.
 type Question struct {
+	// ID names a question of second-brain-evals' questions.json.
+	ID       string   `json:"id,omitempty"`
 	Query    string   `json:"query"`
 	Lang     string   `json:"query_lang,omitempty"`
 	Type     string   `json:"type,omitempty"`
 	Expected []string `json:"expected_notes"`
 	Spans    []Span   `json:"answer_spans,omitempty"`
+	// GoldFiles marks a question of questions.json: Expected are the
+	// files that carry the fact, and it is scored by that protocol (a
+	// gold file among the notes of the top k passages), not by spans.
+	GoldFiles bool `json:"-"`
+}
+
+// brainQuestion is one entry of second-brain-evals' questions.json.
+// Terms, the protocol's ripgrep alternation, is not read: Quire searches
+// with the question as a user would type it.
+type brainQuestion struct {
+	ID       string   `json:"id"`
+	Type     string   `json:"type"`
+	Question string   `json:"question"`
+	Gold     []string `json:"gold"`
+}
+
+// loadArray reads a JSON array of questions: second-brain-evals'
+// questions.json when its first record has "gold", else the benchmark's
+// format.
+func loadArray(path string, data []byte) ([]Question, error) {
+	var probe []map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var qs []Question
+	if len(probe) == 0 || probe[0]["gold"] == nil {
+		if err := json.Unmarshal(data, &qs); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return qs, nil
+	}
+	var bqs []brainQuestion
+	if err := json.Unmarshal(data, &bqs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i, b := range bqs {
+		if probe[i]["gold"] == nil {
+			return nil, fmt.Errorf("%s: question %d: no gold files, though question 1 has them (one format per file)", path, i+1)
+		}
+		qs = append(qs, Question{ID: b.ID, Query: b.Question, Type: b.Type, Expected: b.Gold, GoldFiles: true})
+	}
+	return qs, nil
 }
 
 // Span is a verbatim answer inside a note.
@@ -37,8 +81,10 @@ type userLine struct {
 	Type     string   `json:"type"`
 }
 
-// Load reads a gold file: a JSON array in the benchmark's format, or JSON
-// lines of {question, expected, answer?, type?}.
+// Load reads a gold file: a JSON array in the benchmark's format or in
+// second-brain-evals' questions.json format ({id, type, question, terms,
+// gold}, told apart by "gold"), or JSON lines of {question, expected,
+// answer?, type?}.
 func Load(path string) ([]Question, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -47,8 +93,8 @@ func Load(path string) ([]Question, error) {
 	trimmed := bytes.TrimSpace(data)
 	var qs []Question
 	if bytes.HasPrefix(trimmed, []byte("[")) {
-		if err := json.Unmarshal(trimmed, &qs); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+		if qs, err = loadArray(path, trimmed); err != nil {
+			return nil, err
 		}
 	} else {
 		sc := bufio.NewScanner(bytes.NewReader(data))

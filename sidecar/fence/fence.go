@@ -6,8 +6,9 @@
 // (and neighbours a model may take for them), chat-template special tokens
 // (ChatML <|im_start|>, Llama 3 <|eot_id|>, DeepSeek's full-width <｜…｜>,
 // Gemma <start_of_turn>, Llama 2 <<SYS>> and <s>, Mistral [INST] and
-// [TOOL_CALLS]), and role labels at the start of a line (Human:,
-// Assistant:, ### Instruction:). Each gets its angle bracket, square
+// [TOOL_CALLS]), and role labels at the start of a line or table cell
+// (Human:, Assistant:, ### Instruction:), names spelt with look-alike
+// letters too. Each gets its angle bracket, square
 // bracket or colon swapped for a look-alike that no tokenizer or template
 // reads as structure. The words stay readable, so a passage about chat
 // templates can still be quoted and a page on prompt injection summarised.
@@ -32,8 +33,11 @@ var (
 	specialRe = regexp.MustCompile(`<\s*([|｜])|([|｜])\s*>|<<\s*/?\s*SYS\s*>>`)
 	instRe    = regexp.MustCompile(`(?i)\[\s*(/?\s*(?:INST|SYS|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS)\s*)\]`)
 	// roleRe takes a role label through list marks, heading marks and
-	// emphasis: "- System:", "1. user:", "**System:**", "_Assistant_:".
-	roleRe = regexp.MustCompile(`(?im)^([ \t>]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?(?:#+[ \t]*)?[*_]{0,3}[ \t]*)(human|assistant|system|user|ai|model|instruction|response|input|output)([*_]{0,3}[ \t]*):`)
+	// emphasis: "- System:", "1. user:", "**System:**", "_Assistant_:",
+	// at the start of a line or of a table cell ("| System: |"), and
+	// spelt with look-alike letters ("Ѕystem:" with a Cyrillic Ѕ).
+	roleRe = regexp.MustCompile(`(?im)((?:^|\|)[ \t>]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?(?:#+[ \t]*)?[*_]{0,3}[ \t]*)(` +
+		lookAlike(`human|assistant|system|user|ai|model|instruction|response|input|output`) + `)([*_]{0,3}[ \t]*):`)
 
 	angleQuotes = strings.NewReplacer("<", "‹", ">", "›")
 )
@@ -46,8 +50,11 @@ type Fence struct {
 // New returns the fence for a prompt whose own tags are named by tags,
 // each a regexp alternative such as "passages?" or "question".
 func New(tags ...string) *Fence {
-	names := strings.Join(append(tags, commonTags), "|")
-	return &Fence{tagRe: regexp.MustCompile(`(?i)<(\s*/?\s*(?:` + names + `)\b)`)}
+	names := lookAlike(strings.Join(append(tags, commonTags), "|"))
+	// Not \b, which is an ASCII boundary and fails after a look-alike
+	// last letter ("<systeм>"): the name ends at anything but a letter,
+	// digit or "_", which the match takes with it.
+	return &Fence{tagRe: regexp.MustCompile(`(?i)<(\s*/?\s*(?:` + names + `)(?:[^\pL\pN_]|$))`)}
 }
 
 // Text returns text made inert. It is idempotent.
@@ -57,6 +64,9 @@ func (f *Fence) Text(text string) string {
 	// long passage) when the text has none.
 	if strings.IndexByte(text, '<') >= 0 || strings.Contains(text, "｜") {
 		text = specialRe.ReplaceAllStringFunc(text, angleQuotes.Replace)
+		// Twice: a match takes the character after the name, which may be
+		// the "<" of the next tag ("<s<s>").
+		text = f.tagRe.ReplaceAllString(text, "‹$1")
 		text = f.tagRe.ReplaceAllString(text, "‹$1")
 	}
 	if strings.IndexByte(text, '[') >= 0 {
@@ -68,11 +78,37 @@ func (f *Fence) Text(text string) string {
 	return text
 }
 
+// confusables are the Cyrillic, Greek and Armenian letters that look like
+// a Latin one, for the letters of the tag and role names: "Ѕystem:" must
+// not pass where "System:" is fenced. Case folding covers the other case.
+var confusables = map[rune]string{
+	'a': "аα", 'c': "сϲ", 'd': "ԁ", 'e': "еε", 'h': "һη", 'i': "іι",
+	'j': "ј", 'l': "ӏ", 'm': "м", 'n': "ո", 'o': "оοօ", 'p': "рρ",
+	'q': "ԛ", 'r': "г", 's': "ѕ", 't': "τ", 'u': "υս", 'x': "хχ", 'y': "уγ",
+	'k': "κ", 'b': "Ь", 'g': "ɡ",
+}
+
+// lookAlike turns the ASCII letters of a regexp of plain names (letters,
+// "_", "|", "?") into classes that also match their confusables.
+func lookAlike(names string) string {
+	var b strings.Builder
+	for _, r := range names {
+		if alt, ok := confusables[r]; ok {
+			b.WriteString("[" + string(r) + alt + "]")
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // normalise folds look-alikes before the patterns look: NFKC (full-width
 // ＜ and ：, a no-break space), format characters such as zero-width
-// spaces and bidi controls dropped, and control characters other than
-// newline and tab made spaces (a vertical tab is not \s to regexp), so
-// that "<\u200b/passages>" or "＜/passages＞" cannot pass for plain text.
+// spaces and bidi controls dropped, combining marks that sit on no letter
+// or digit dropped (on "<" they make no other letter, and "<\u0338" would
+// compose to "≮"), and control characters other than newline and tab made
+// spaces (a vertical tab is not \s to regexp), so that "<\u200b/passages>",
+// "<\u0301/passages>" or "＜/passages＞" cannot pass for plain text.
 func normalise(text string) string {
 	ascii := true
 	for i := 0; i < len(text); i++ {
@@ -84,16 +120,34 @@ func normalise(text string) string {
 	if ascii {
 		return text
 	}
-	text = norm.NFKC.String(text)
-	return strings.Map(func(r rune) rune {
+	// Marks are dropped before NFKC composes them with a bracket and
+	// again after it, which makes some (´ is a space and U+0301).
+	return clean(norm.NFKC.String(clean(text)))
+}
+
+// clean drops format characters and combining marks on no letter or
+// digit, and makes control characters other than newline and tab spaces.
+func clean(text string) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	onLetter := false
+	for _, r := range text {
 		switch {
 		case r == '\n' || r == '\t':
-			return r
 		case unicode.Is(unicode.Cf, r):
-			return -1
+			continue
 		case unicode.IsControl(r):
-			return ' '
+			r = ' '
+		case unicode.In(r, unicode.Mn, unicode.Me):
+			// Variation selectors and the grapheme joiner are Mn too.
+			if !onLetter {
+				continue
+			}
+			b.WriteRune(r)
+			continue
 		}
-		return r
-	}, text)
+		onLetter = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mc, r)
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -19,6 +19,12 @@ type Entry struct {
 	Title   string `json:"title"`
 	Lang    string `json:"lang"`
 	Warning string `json:"warning,omitempty"`
+	// Superseded says another note replaces this one; SupersededBy is the
+	// link to it as written ("Plan v2"), when the note names it.
+	Superseded   bool   `json:"superseded,omitempty"`
+	SupersededBy string `json:"supersededBy,omitempty"`
+	// Private is the note's private mark (vault.Note.Private).
+	Private bool `json:"private,omitempty"`
 }
 
 // Meta is the catalog's record of the last run.

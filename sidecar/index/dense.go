@@ -173,10 +173,14 @@ func PassagePath(id string) string {
 	return id
 }
 
-// KeyPassage returns the passage id a vector key belongs to.
+// KeyPassage returns the passage id a vector key "<id>@<window>" belongs
+// to. The cut is at the last "@": a note path may hold one (bob@home.md),
+// the window number never does.
 func KeyPassage(key string) string {
-	id, _, _ := strings.Cut(key, "@")
-	return id
+	if i := strings.LastIndexByte(key, '@'); i >= 0 {
+		return key[:i]
+	}
+	return key
 }
 
 // Embed gives every passage without vectors its vectors, saving as it
@@ -202,7 +206,7 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	sort.Strings(paths)
 	withheld := ix.withholds()
 	for _, p := range paths {
-		if withheld && ix.private(p) {
+		if withheld && ix.private(p, entries[p]) {
 			continue
 		}
 		for i := 0; i < entries[p].Chunks; i++ {
@@ -292,23 +296,21 @@ func (ix *Index) checkpointVectors() int {
 	return checkpointVectors
 }
 
-// withholds reports whether passages of private folders are kept from
-// the embedder: it is remote and there are private folders.
+// withholds reports whether passages of private notes are kept from the
+// embedder: it is remote.
 func (ix *Index) withholds() bool {
 	r, ok := ix.dense.emb.(remoteEmbedder)
-	return ok && r.Remote() && len(ix.cfg.Private) > 0
+	return ok && r.Remote()
 }
 
-// private reports whether the vault-relative path lies in a folder of
-// config private (case ignored, as macOS and Windows do).
-func (ix *Index) private(p string) bool {
-	for _, dir := range ix.cfg.Private {
-		dir = strings.Trim(strings.ReplaceAll(dir, "\\", "/"), "/")
-		if dir != "" && len(p) > len(dir) && p[len(dir)] == '/' && strings.EqualFold(p[:len(dir)], dir) {
-			return true
-		}
-	}
-	return false
+// RemoteDense reports whether search by meaning sends its query off this
+// machine: a query made from private text must then not use it.
+func (ix *Index) RemoteDense() bool { return ix.dense != nil && ix.withholds() }
+
+// private reports whether the note at p is private: under config
+// private, or marked.
+func (ix *Index) private(p string, e Entry) bool {
+	return e.Private || ix.privacy.Holds(p)
 }
 
 // putVectors stores vectors for passages that a Run has not replaced
@@ -381,7 +383,7 @@ func (ix *Index) DenseStatsOf(entries map[string]Entry) DenseStats {
 	withheld := ix.withholds()
 	for p, e := range entries {
 		st.Passages += e.Chunks
-		if withheld && ix.private(p) {
+		if withheld && ix.private(p, e) {
 			st.Withheld += e.Chunks
 		}
 		for i := 0; i < e.Chunks; i++ {

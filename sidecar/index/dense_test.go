@@ -401,3 +401,28 @@ func TestDenseStatsDuringEmbed(t *testing.T) {
 		}
 	}
 }
+
+// TestAtInPathKeepsVectors: a note path may hold "@" (bob@home.md,
+// @Inbox/); a vector key is "<path>#<n>@<window>", so the passage is what
+// comes before the last "@", and a second pass embeds nothing again.
+func TestAtInPathKeepsVectors(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"bob@home.md":    "# Bob\n\nbob keeps bees at home.\n",
+		"@Inbox/note.md": "# Inbox\n\nan inbox note about kites.\n",
+	})
+	f.run()
+	e := fakeEmbedder("fake")
+	f.enableDense(e)
+	if st := f.embed(); st.Coverage() != 1 {
+		t.Fatalf("first embed: %+v", st)
+	}
+	before := e.Texts.Load()
+	f.run()
+	st := f.embed()
+	if n := e.Texts.Load() - before; n != 0 || st.Coverage() != 1 {
+		t.Errorf("second pass embedded %d texts (coverage %v), want 0 and full", n, st.Coverage())
+	}
+	if got := KeyPassage("@Inbox/bob@home.md#3@1"); got != "@Inbox/bob@home.md#3" {
+		t.Errorf("KeyPassage = %q", got)
+	}
+}

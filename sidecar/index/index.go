@@ -37,17 +37,19 @@ var ErrVaultGone = errors.New("vault is missing or empty")
 const schema = "bm25-v2"
 
 // analysis versions the analyzers and language detection, and the keyword
-// documents' fields that are not passages (lang-5: inline tags);
-// bump it when they change so that the keyword index is rebuilt and
-// notes' languages detected anew, while vectors, which depend on the
+// documents' fields that are not passages (lang-5: inline tags; lang-6:
+// the catalog's private mark and supersession, so that notes marked
+// before it are read again); bump it when they change so that the keyword
+// index is rebuilt and notes' languages detected anew, while vectors, which depend on the
 // passages only, are kept.
-const analysis = "lang-5"
+const analysis = "lang-6"
 
 // Index is an open index over one vault.
 type Index struct {
 	Vault   string
 	cfg     config.Config
-	rulesMu sync.RWMutex // guards rules, which SetIgnore replaces
+	privacy vault.Private // cfg's private entries, read once
+	rulesMu sync.RWMutex  // guards rules, which SetIgnore replaces
 	rules   vault.Rules
 	// chunker is built on first use: its tokenizer's vocabulary takes a
 	// noticeable moment to load, which a search that finds nothing to
@@ -93,6 +95,7 @@ func Open(vaultDir string, st *state.Dir, cfg config.Config) (*Index, error) {
 	ix := &Index{
 		Vault:   vaultDir,
 		cfg:     cfg,
+		privacy: cfg.PrivateNotes(),
 		rules:   rules(vaultDir, cfg),
 		chunker: sync.OnceValue(func() *markdown.Chunker { return markdown.New(markdown.Params(cfg.Chunk)) }),
 		cat:     cat,
@@ -216,6 +219,7 @@ func Summarize(entries map[string]Entry) Summary {
 				"%d passages for %d KB, far more than a note this size makes: its Markdown is cut badly (please report it)", e.Chunks, (e.Size+1023)/1024)})
 		}
 	}
+	s.Warnings = append(s.Warnings, Successions(entries).Broken...)
 	sort.Slice(s.Warnings, func(i, j int) bool { return s.Warnings[i].Path < s.Warnings[j].Path })
 	return s
 }
@@ -403,7 +407,8 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 		}
 		return r
 	}
-	e := &Entry{Size: f.Size, ModTime: f.ModTime.UnixNano(), Hash: note.Hash, Title: note.Title, Warning: note.Warning}
+	e := &Entry{Size: f.Size, ModTime: f.ModTime.UnixNano(), Hash: note.Hash, Title: note.Title, Warning: note.Warning, Private: note.Private,
+		Superseded: note.Supersession.Superseded, SupersededBy: note.Supersession.By}
 	r.entry = e
 	if prev != nil && prev.Hash == note.Hash {
 		// Touched but not changed: remember the new mtime, keep the passages.
@@ -419,9 +424,8 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 		l = lang.Detect(string(body))
 	}
 	e.Lang = string(l)
-	ch := ix.chunker()
-	chunks := ch.Split(note.Raw, note.BodyStart)
-	if len(chunks) == markdown.PassageBound(note.Body(), ch.P) {
+	chunks, capped := ix.chunker().SplitCapped(note.Raw, note.BodyStart)
+	if capped {
 		w := fmt.Sprintf("only the first %d passages are indexed", len(chunks))
 		if e.Warning != "" {
 			w = e.Warning + "; " + w

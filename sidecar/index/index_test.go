@@ -344,3 +344,35 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("warnings = %+v, want a.md, b.md, then d.md out of scale", got.Warnings)
 	}
 }
+
+// TestPrivateMarkReadAfterUpgrade: an index from before the private mark
+// (its catalog says nothing of it) is rebuilt, so that a note already
+// carrying `private: true` is known private without being edited.
+func TestPrivateMarkReadAfterUpgrade(t *testing.T) {
+	f := newFixture(t, map[string]string{"Answers/Old.md": "---\nprivate: true\n---\n# Old\n\nA private answer.\n", "Plain.md": "# Plain\n\nText.\n"})
+	f.run()
+	entries, err := f.ix.cat.entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !entries["Answers/Old.md"].Private || entries["Plain.md"].Private {
+		t.Fatalf("entries %+v, want only Answers/Old.md private", entries)
+	}
+	// As the version before the mark left it.
+	old := entries["Answers/Old.md"]
+	old.Private = false
+	if err := f.ix.cat.apply(map[string]*Entry{"Answers/Old.md": &old}); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := f.ix.cat.meta()
+	meta.Fingerprint = strings.Replace(f.ix.Fingerprint(), "analysis="+analysis, "analysis=lang-5", 1)
+	if err := f.ix.cat.setMeta(meta); err != nil {
+		t.Fatal(err)
+	}
+	f.close()
+	f.open()
+	f.run()
+	if entries, _ = f.ix.cat.entries(); !entries["Answers/Old.md"].Private {
+		t.Error("a note marked private before the upgrade is not known private after it")
+	}
+}

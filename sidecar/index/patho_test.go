@@ -63,6 +63,9 @@ func TestPathologicalNotesIndex(t *testing.T) {
 	if e := entries["two-headings.md"]; e.Chunks < 2 || e.Chunks > markdown.MaxPassages {
 		t.Errorf("two-headings.md: %d passages", e.Chunks)
 	}
+	if w := entries["plain.md"].Warning; w != "" {
+		t.Errorf("plain.md warned: %s", w)
+	}
 }
 
 // panicky is a tokenizer that panics on one note's text, as a bug only

@@ -193,6 +193,25 @@ func (q *Queue) Add(source string) (Item, error) {
 	return it, nil
 }
 
+// Find returns the item queued for source (by its Key), in any state;
+// ok is false when the queue has none.
+func (q *Queue) Find(source string) (it Item, ok bool, err error) {
+	key, err := Key(strings.TrimSpace(source))
+	if err != nil {
+		return Item{}, false, fmt.Errorf("find %s: %w", source, err)
+	}
+	err = q.db.View(func(tx *bolt.Tx) error {
+		id := tx.Bucket(bucketKeys).Get([]byte(key))
+		if id == nil {
+			return nil
+		}
+		it, err = getItem(tx, btoi(id))
+		ok = err == nil
+		return err
+	})
+	return it, ok, err
+}
+
 // SetTextHash records the hash of an item's extracted text. If another item
 // already has that hash it is refused with a *DuplicateError naming that
 // item, and the caller should stop before any model call (typically Fail

@@ -88,8 +88,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("endpoint: %q is not an http(s) URL", c.Endpoint)
 		}
 	}
-	if c.APIKeyEnv != "" && !envName.MatchString(c.APIKeyEnv) {
-		return fmt.Errorf("api_key_env: %q is not an environment variable name", c.APIKeyEnv)
+	if err := ValidKeyEnv(c.APIKeyEnv); err != nil {
+		return err
 	}
 	if c.Timeout <= 0 {
 		return errors.New("timeout: must be positive, e.g. 2m")
@@ -97,12 +97,27 @@ func (c Config) Validate() error {
 	if c.ContextTokens < 0 {
 		return errors.New("context_tokens: must not be negative")
 	}
-	switch c.Remote {
-	case "", "auto", "true", "false":
-	default:
-		return fmt.Errorf("remote: %q is not auto, true or false", c.Remote)
+	return ValidRemote(c.Remote)
+}
+
+// ValidKeyEnv checks an `api_key_env:` value: empty, or the name of an
+// environment variable. The error starts with the key.
+func ValidKeyEnv(name string) error {
+	if name != "" && !envName.MatchString(name) {
+		return fmt.Errorf("api_key_env: %q is not an environment variable name", name)
 	}
 	return nil
+}
+
+// ValidRemote checks a `remote:` value (of model: or of another section
+// that names an endpoint): empty, "auto", "true" or "false". The error
+// starts with the key, "remote: …".
+func ValidRemote(remote string) error {
+	switch remote {
+	case "", "auto", "true", "false":
+		return nil
+	}
+	return fmt.Errorf("remote: %q is not auto, true or false", remote)
 }
 
 // BaseURL is the endpoint requests go to: Endpoint, or the provider's
@@ -157,17 +172,21 @@ func (c Config) key() string {
 	return ""
 }
 
-// Local reports whether the endpoint is on this machine: Remote "false",
-// or Remote "auto" and a loopback address or "localhost". Anything else is
-// remote: private notes must not go there.
-func (c Config) Local() bool {
-	switch c.Remote {
+// Local reports whether the endpoint is on this machine, by LocalEndpoint.
+// Anything else is remote: private notes must not go there.
+func (c Config) Local() bool { return LocalEndpoint(c.Remote, c.BaseURL()) }
+
+// LocalEndpoint reads a `remote:` value against an endpoint URL: "false"
+// is local, "true" remote, and "auto" (or empty) local only for a loopback
+// address or "localhost", since any other host may be another machine.
+func LocalEndpoint(remote, endpoint string) bool {
+	switch remote {
 	case "true":
 		return false
 	case "false":
 		return true
 	}
-	u, err := url.Parse(c.BaseURL())
+	u, err := url.Parse(endpoint)
 	if err != nil {
 		return false
 	}

@@ -75,11 +75,21 @@ func (e *Error) Unwrap() error { return e.Err }
 // even replaces a deadline error with a new one), so the cause is taken at
 // the transport, where it is still typed.
 type exchange struct {
-	mu     sync.Mutex
-	status int
-	body   []byte
-	err    error
+	mu       sync.Mutex
+	status   int
+	body     []byte
+	location string // a redirect's target
+	err      error
 }
+
+// redirected reports whether the server answered with a redirect.
+func (x *exchange) redirected() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return isRedirect(x.status)
+}
+
+func isRedirect(status int) bool { return status >= 300 && status < 400 }
 
 type exchangeKey struct{}
 
@@ -103,6 +113,9 @@ func (t recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		x.err = err
 		return resp, err
 	}
+	if isRedirect(resp.StatusCode) {
+		x.status, x.location = resp.StatusCode, resp.Header.Get("Location")
+	}
 	if resp.StatusCode >= 400 {
 		// Keep the body for the message, and hand the client a copy.
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -116,7 +129,15 @@ func (t recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 func newHTTPClient() *http.Client {
 	// No http.Client.Timeout: the call's context carries the deadline, so
 	// that a slow stream and a slow first byte end the same way.
-	return &http.Client{Transport: recorder{base: http.DefaultTransport.(*http.Transport).Clone()}}
+	return &http.Client{
+		Transport: recorder{base: http.DefaultTransport.(*http.Transport).Clone()},
+		// A redirect is never followed: Go would post the prompt (and
+		// Anthropic's x-api-key, which it does not strip) again to
+		// whatever address the endpoint names, and a loopback endpoint,
+		// trusted with private passages, could name a remote one. The
+		// 3xx comes back as the answer and failure makes it an error.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 // failure turns whatever went wrong in one call into an *Error. ctx is the
@@ -125,7 +146,7 @@ func newHTTPClient() *http.Client {
 func (c Config) failure(ctx context.Context, start time.Time, model string, x *exchange, err error) error {
 	e := &Error{Endpoint: c.BaseURL(), Model: model, Err: err}
 	x.mu.Lock()
-	status, body, terr := x.status, x.body, x.err
+	status, body, location, terr := x.status, x.body, x.location, x.err
 	x.mu.Unlock()
 
 	switch {
@@ -140,6 +161,10 @@ func (c Config) failure(ctx context.Context, start time.Time, model string, x *e
 	case errors.Is(ctx.Err(), context.Canceled):
 		// The caller gave up: not the model's fault, so no *Error.
 		return context.Canceled
+	case isRedirect(status):
+		e.Status, e.Kind = status, ErrServer
+		e.Detail = fmt.Sprintf("%s answered HTTP %d, a redirect to %q: Quire sends no prompt on to another address", e.Endpoint, status, location)
+		e.Hint = "set model.endpoint to the model server's own address"
 	case status != 0:
 		e.Status = status
 		msg := errorMessage(body)

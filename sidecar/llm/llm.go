@@ -250,6 +250,11 @@ func (c *Client) call(ctx context.Context, msgs []Message, opts Options, onDelta
 		// answer.
 		err = ctx.Err()
 	}
+	if err == nil && x.redirected() {
+		// langchaingo's Ollama client reads a 3xx's empty body as an
+		// empty answer.
+		err = errors.New("redirected")
+	}
 	if err != nil {
 		return Reply{}, c.cfg.failure(ctx, start, c.cfg.Model, x, err)
 	}

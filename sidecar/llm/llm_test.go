@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -407,4 +409,45 @@ func TestOpenAISchemaTooRich(t *testing.T) {
 	if n := len(s.Requests()); n != 0 {
 		t.Errorf("%d requests sent with an unusable schema", n)
 	}
+}
+
+// redirector answers every request with a 307 to the same path on target:
+// Go's client would post the body (the prompt) again to target.
+func redirector(t *testing.T, target string) string {
+	t.Helper()
+	r := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		http.Redirect(w, req, target+req.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(r.Close)
+	return r.URL
+}
+
+// TestRedirectIsAnError: a model endpoint that redirects gets no prompt
+// posted on (a loopback endpoint is trusted with private passages, the
+// address it names need not be) and its answer is an error that says so.
+func TestRedirectIsAnError(t *testing.T) {
+	each(t, func(t *testing.T, p provider, s *llmtest.Server, _ llm.Config) {
+		cfg := config(p, redirector(t, s.URL))
+		_, err := client(t, cfg).Chat(context.Background(), question, llm.Options{})
+		if !errors.Is(err, llm.ErrServer) || !strings.Contains(err.Error(), "redirect") {
+			t.Errorf("chat: err = %v, want ErrServer naming the redirect", err)
+		}
+		_, err = client(t, cfg).Stream(context.Background(), question, llm.Options{}, func(string) {})
+		if !errors.Is(err, llm.ErrServer) || !strings.Contains(err.Error(), "redirect") {
+			t.Errorf("stream: err = %v, want ErrServer naming the redirect", err)
+		}
+		if p.name != llm.Anthropic {
+			cfg.EmbedModel = "e1"
+			e, err := llm.NewEmbedder(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Embed(context.Background(), []string{"x"}); !errors.Is(err, llm.ErrServer) {
+				t.Errorf("embed: err = %v, want ErrServer", err)
+			}
+		}
+		if n := len(s.Requests()); n != 0 {
+			t.Errorf("the redirect's target got %d requests, want 0", n)
+		}
+	})
 }

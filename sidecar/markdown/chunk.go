@@ -60,8 +60,15 @@ type section struct {
 }
 
 // Split cuts raw[bodyStart:] into chunks whose offsets index raw. Its
-// cost is linear in the note's size; it returns at most MaxPassages.
+// cost is linear in the note's size; it returns at most PassageBound.
 func (c *Chunker) Split(raw []byte, bodyStart int) []Chunk {
+	out, _ := c.SplitCapped(raw, bodyStart)
+	return out
+}
+
+// SplitCapped is Split, and reports whether passages past the bound were
+// left out.
+func (c *Chunker) SplitCapped(raw []byte, bodyStart int) ([]Chunk, bool) {
 	body := raw[bodyStart:]
 	if len(body) > estimateAbove {
 		// See estimateAbove: the same cut, with cheaper counts.
@@ -84,14 +91,15 @@ func (c *Chunker) Split(raw []byte, bodyStart int) []Chunk {
 		out = c.chunks(body, c.group(secs, body, true))
 	}
 	out = sound(body, out)
+	capped := false
 	if b := PassageBound(body, c.P); len(out) > b {
-		out = out[:b]
+		out, capped = out[:b], true
 	}
 	for i := range out {
 		out[i].Start += bodyStart
 		out[i].End += bodyStart
 	}
-	return out
+	return out, capped
 }
 
 // sound drops what no index should hold, should a cut ever produce it: an

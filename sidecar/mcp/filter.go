@@ -110,7 +110,7 @@ func (f filter) apply(ctx context.Context, b Backend, ps []Passage) ([]Passage, 
 		if f.tag != "" {
 			ok, seen := tagged[p.Path]
 			if !seen {
-				text, err := b.Note(ctx, p.Path)
+				text, err := b.Note(ctx, p.Path, true)
 				if notIndexed(err) {
 					continue // removed since it was ranked
 				}

@@ -34,8 +34,9 @@ type Backend interface {
 	Reindex(ctx context.Context, full bool, progress func(engine.Progress)) (engine.Reindexed, error)
 	// Search ranks passages.
 	Search(ctx context.Context, q engine.Query) (search.Result, error)
-	// Note returns the text of the note at a clean vault-relative path.
-	Note(ctx context.Context, path string) (string, error)
+	// Note returns the text of the note at a clean vault-relative path;
+	// mcp true, as the tools ask, refuses a private note (engine.Note).
+	Note(ctx context.Context, path string, mcp bool) (string, error)
 	// Ask answers a question from the notes; onDelta may be nil.
 	Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error)
 }

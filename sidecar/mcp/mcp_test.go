@@ -56,13 +56,13 @@ func newVault(t testing.TB) string {
 	return v
 }
 
-func openIndex(t testing.TB, vault string) (*index.Index, *state.Dir) {
+func openIndex(t testing.TB, vault string, cfg config.Config) (*index.Index, *state.Dir) {
 	t.Helper()
 	st, err := state.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := index.Open(vault, st, config.Default())
+	ix, err := index.Open(vault, st, cfg)
 	if err != nil {
 		st.Close()
 		t.Fatal(err)
@@ -80,17 +80,17 @@ func openIndex(t testing.TB, vault string) (*index.Index, *state.Dir) {
 func localBackend(t testing.TB) (Backend, string) {
 	t.Helper()
 	v := newVault(t)
-	return localBackendFor(t, v), v
+	return localBackendFor(t, v, config.Default()), v
 }
 
-// localBackendFor is localBackend for the vault v.
-func localBackendFor(t testing.TB, v string) Backend {
+// localBackendFor is localBackend for the vault v under cfg.
+func localBackendFor(t testing.TB, v string, cfg config.Config) Backend {
 	t.Helper()
-	ix, st := openIndex(t, v)
+	ix, st := openIndex(t, v, cfg)
 	if _, err := ix.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.New(engine.Options{Index: ix, Config: config.Default(), AskLog: st.Join("asks.jsonl")})
+	e, err := engine.New(engine.Options{Index: ix, Config: cfg, AskLog: st.Join("asks.jsonl")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,14 +103,14 @@ func localBackendFor(t testing.TB, v string) Backend {
 func remoteBackend(t testing.TB) (Backend, string) {
 	t.Helper()
 	v := newVault(t)
-	return remoteBackendFor(t, v), v
+	return remoteBackendFor(t, v, config.Default()), v
 }
 
-// remoteBackendFor is remoteBackend for the vault v.
-func remoteBackendFor(t testing.TB, v string) Backend {
+// remoteBackendFor is remoteBackend for the vault v under cfg.
+func remoteBackendFor(t testing.TB, v string, cfg config.Config) Backend {
 	t.Helper()
-	ix, _ := openIndex(t, v)
-	e, err := engine.New(engine.Options{Index: ix, Config: config.Default(), Debounce: 20 * time.Millisecond})
+	ix, _ := openIndex(t, v, cfg)
+	e, err := engine.New(engine.Options{Index: ix, Config: cfg, Debounce: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/quire-app/quire/sidecar/config"
 )
 
 // TestReindexProgressProportional: a reindex of a small vault reports its
@@ -28,10 +30,10 @@ func TestReindexProgressProportional(t *testing.T) {
 		return v
 	}
 	t.Run("local", func(t *testing.T) {
-		reindexProgress(t, localBackendFor(t, vault(t)), n)
+		reindexProgress(t, localBackendFor(t, vault(t), config.Default()), n)
 	})
 	t.Run("remote", func(t *testing.T) {
-		reindexProgress(t, remoteBackendFor(t, vault(t)), n)
+		reindexProgress(t, remoteBackendFor(t, vault(t), config.Default()), n)
 	})
 }
 

@@ -191,7 +191,7 @@ func (t *tools) reindex(ctx context.Context, req *sdk.CallToolRequest, in reinde
 
 // find searches the backend and maps the passages.
 func (t *tools) find(ctx context.Context, q string, k int, ch search.Channel, f filter) ([]Passage, search.Result, error) {
-	res, err := t.b.Search(ctx, engine.Query{Text: q, K: k, Channel: ch, Filter: f.engine()})
+	res, err := t.b.Search(ctx, engine.Query{Text: q, K: k, Channel: ch, Filter: f.engine(), MCP: true})
 	if err != nil {
 		return nil, res, err
 	}
@@ -314,7 +314,7 @@ func (t *tools) note(ctx context.Context, _ *sdk.CallToolRequest, in noteIn) (*s
 	if err != nil {
 		return nil, NoteText{}, err
 	}
-	text, err := t.b.Note(ctx, p)
+	text, err := t.b.Note(ctx, p, true)
 	if notIndexed(err) {
 		return nil, NoteText{}, fmt.Errorf("%s is not a note in the index; use a path that search_knowledge returned", p)
 	}
@@ -353,7 +353,7 @@ func (t *tools) ask(ctx context.Context, req *sdk.CallToolRequest, in askIn) (*s
 		var once sync.Once
 		onDelta = func(string) { once.Do(func() { n.say("the model is answering") }) }
 	}
-	a, err := t.b.Ask(ctx, engine.Question{Text: q, K: k, Scope: f.engine()}, onDelta)
+	a, err := t.b.Ask(ctx, engine.Question{Text: q, K: k, Scope: f.engine(), MCP: true}, onDelta)
 	if err != nil {
 		return nil, Answer{}, fmt.Errorf("ask: %w", err)
 	}

@@ -79,21 +79,35 @@ type Fusion struct {
 // DefaultFusion was chosen on the dev set (README, "Figures").
 var DefaultFusion = Fusion{BM25: 1, Dense: 0.25, Pool: 50}
 
-func (f Fusion) fuse(kw []bm25.Hit, dh []index.DenseHit) map[string]float64 {
-	score := map[string]float64{}
+// normalise scales each channel's scores over its pool: BM25 over the
+// pool's best, cosine min-max.
+func (f Fusion) normalise(kw []bm25.Hit, dh []index.DenseHit) (kwNorm, denseNorm map[string]float64) {
+	kwNorm, denseNorm = map[string]float64{}, map[string]float64{}
 	if len(kw) > 0 && kw[0].Score > 0 {
 		top := kw[0].Score
 		for _, h := range kw {
-			score[h.ID] += f.BM25 * h.Score / top
+			kwNorm[h.ID] = h.Score / top
 		}
 	}
 	if len(dh) > 1 {
 		hi, lo := float64(dh[0].Score), float64(dh[len(dh)-1].Score)
 		for _, h := range dh {
 			if hi > lo {
-				score[h.ID] += f.Dense * (float64(h.Score) - lo) / (hi - lo)
+				denseNorm[h.ID] = (float64(h.Score) - lo) / (hi - lo)
 			}
 		}
+	}
+	return kwNorm, denseNorm
+}
+
+// fuse weighs and sums the normalised scores.
+func (f Fusion) fuse(kwNorm, denseNorm map[string]float64) map[string]float64 {
+	score := make(map[string]float64, len(kwNorm)+len(denseNorm))
+	for id, v := range kwNorm {
+		score[id] += f.BM25 * v
+	}
+	for id, v := range denseNorm {
+		score[id] += f.Dense * v
 	}
 	return score
 }
@@ -119,6 +133,20 @@ type Searcher struct {
 	// PerNote caps how many passages of one note come before every other
 	// note's best has had its turn (see Diversify); 0 or less: no cap.
 	PerNote int
+	// Rerank reorders the pool before the cut: "" or RerankOff keeps the
+	// fused order.
+	Rerank Rerank
+	// Endpoint is the configured reranker model server, used with Rerank
+	// RerankEndpoint; nil: the built-in model answers.
+	Endpoint Endpoint
+	// Private reports whether a note is private: its passages never go to
+	// an endpoint that is not on this machine.
+	Private func(path string) bool
+	// Successors maps a superseded note to the note that replaces it
+	// (index.Successions): the successor's best passage comes before the
+	// superseded note's, whatever Rerank says (no dev corpus has a
+	// superseded note, so the measured order is the same either way).
+	Successors map[string]string
 }
 
 // New returns a Searcher over the keyword index with the settings of
@@ -133,7 +161,7 @@ func New(kw *bm25.Index, langs []string, c config.Search) *Searcher {
 	if kw != nil {
 		kw.SetFieldWeights(bm25.FieldWeights{Title: c.Fields.Title, Aliases: c.Fields.Aliases, Headings: c.Fields.Headings, Separate: c.Fields.Separate, ByField: c.Coordination == "fields"})
 	}
-	return &Searcher{BM25: kw, Langs: langs, Synonyms: SynonymsIf(c.Synonyms), Prefer: c.PreferLanguage, PerNote: c.PerNote, Fusion: f}
+	return &Searcher{BM25: kw, Langs: langs, Synonyms: SynonymsIf(c.Synonyms), Prefer: c.PreferLanguage, PerNote: c.PerNote, Fusion: f, Rerank: Rerank(c.Rerank)}
 }
 
 // SynonymsIf is Searcher.Synonyms for the config switch: the defaults when
@@ -187,38 +215,54 @@ func (s *Searcher) QueryFiltered(ctx context.Context, query string, k int, ch Ch
 		return Result{Channel: ch}, fmt.Errorf("%w: the %s channel needs an embedder, and none is configured; use --channel bm25", ErrUnavailable, ch)
 	}
 	t := s.Terms(query)
-	ps, err := s.search(ctx, t, k, ch, f)
+	ps, warn, err := s.search(ctx, t, k, ch, f)
 	if err == nil || ch != Hybrid || errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
-		return Result{Passages: ps, Channel: ch, Terms: t}, err
+		return Result{Passages: ps, Channel: ch, Terms: t, Warning: warn}, err
 	}
-	ps, kerr := s.search(ctx, t, k, BM25, f)
+	ps, warn, kerr := s.search(ctx, t, k, BM25, f)
 	if kerr != nil {
 		return Result{}, kerr
 	}
-	return Result{Passages: ps, Channel: BM25, Warning: "embedder unavailable, showing keyword results: " + err.Error(), Terms: t}, nil
+	w := "embedder unavailable, showing keyword results: " + err.Error()
+	if warn != "" {
+		w += "; " + warn
+	}
+	return Result{Passages: ps, Channel: BM25, Warning: w, Terms: t}, nil
 }
 
-// search ranks a pool of candidates on the channel, then lets each note
-// show at most PerNote passages before the others: every front end (the
-// plugin, the CLI, MCP, ask's context) sees the same diverse top k.
-func (s *Searcher) search(ctx context.Context, t Terms, k int, ch Channel, f Filter) ([]Passage, error) {
-	per := s.PerNote
-	if per <= 0 {
-		return s.rank(ctx, t, k, ch, f)
+// search ranks a pool of candidates on the channel, reranks it, then
+// lets each note show at most PerNote passages before the others: every
+// front end (the plugin, the CLI, MCP, ask's context) sees the same
+// diverse top k.
+func (s *Searcher) search(ctx context.Context, t Terms, k int, ch Channel, f Filter) (ps []Passage, warn string, err error) {
+	cs, err := s.candidates(ctx, t, s.poolSize(k), ch, f)
+	if err != nil {
+		return nil, "", err
 	}
+	if m := s.model(ch); m != nil {
+		warn = s.rerank(ctx, t, cs, m)
+	}
+	if cs, err = s.succeed(ctx, t, cs); err != nil {
+		return nil, "", err
+	}
+	ps = make([]Passage, len(cs))
+	for i, c := range cs {
+		ps[i] = c.Passage
+	}
+	ps = Diversify(ps, s.PerNote)
+	if len(ps) > k {
+		ps = ps[:k]
+	}
+	return ps, warn, nil
+}
+
+// poolSize is how many candidates a search of k ranks before the cut.
+func (s *Searcher) poolSize(k int) int {
 	pool := s.Fusion.Pool
 	if pool == 0 {
 		pool = DefaultFusion.Pool
 	}
-	ps, err := s.rank(ctx, t, max(k, pool), ch, f)
-	if err != nil {
-		return nil, err
-	}
-	ps = Diversify(ps, per)
-	if len(ps) > k {
-		ps = ps[:k]
-	}
-	return ps, nil
+	return max(k, pool)
 }
 
 // Diversify reorders ranked passages so that no note has more than per
@@ -244,28 +288,39 @@ func Diversify(ps []Passage, per int) []Passage {
 	return append(out, later...)
 }
 
-// rank returns up to k passages from the channel, best first.
-func (s *Searcher) rank(ctx context.Context, t Terms, k int, ch Channel, f Filter) ([]Passage, error) {
+// candidates returns up to n passages from the channel, best first, with
+// the channels' normalised scores the rerank stage reads.
+func (s *Searcher) candidates(ctx context.Context, t Terms, n int, ch Channel, f Filter) ([]Candidate, error) {
 	switch ch {
 	case BM25, "":
-		hits, err := s.keyword(ctx, t, k, f)
+		hits, err := s.keyword(ctx, t, n, f)
 		if err != nil {
 			return nil, err
 		}
-		return toPassages(hits), nil
+		cs := make([]Candidate, len(hits))
+		for i, p := range toPassages(hits) {
+			cs[i] = Candidate{Passage: p, KW: p.Score / hits[0].Score}
+			cs[i].Fused = cs[i].KW
+		}
+		return cs, nil
 	}
 	if ch == Dense {
-		dh, err := s.dense(ctx, t.Query, k, f)
+		dh, err := s.dense(ctx, t.Query, n, f)
 		if err != nil {
 			return nil, err
 		}
-		return s.load(ctx, dh, nil)
+		ps, err := s.load(ctx, dh, nil)
+		cs := make([]Candidate, len(ps))
+		for i, p := range ps {
+			cs[i] = Candidate{Passage: p, Fused: p.Score}
+		}
+		return cs, err
 	}
 	fu := s.Fusion
 	if fu.Pool == 0 {
 		fu = DefaultFusion
 	}
-	pool := max(fu.Pool, k)
+	pool := max(fu.Pool, n)
 	kw, err := s.keyword(ctx, t, pool, f)
 	if err != nil {
 		return nil, err
@@ -274,7 +329,8 @@ func (s *Searcher) rank(ctx context.Context, t Terms, k int, ch Channel, f Filte
 	if err != nil {
 		return nil, err
 	}
-	score := fu.fuse(kw, dh)
+	kwNorm, denseNorm := fu.normalise(kw, dh)
+	score := fu.fuse(kwNorm, denseNorm)
 	ids := make([]string, 0, len(score))
 	for id := range score {
 		ids = append(ids, id)
@@ -285,8 +341,8 @@ func (s *Searcher) rank(ctx context.Context, t Terms, k int, ch Channel, f Filte
 		}
 		return ids[i] < ids[j]
 	})
-	if len(ids) > k {
-		ids = ids[:k]
+	if len(ids) > n {
+		ids = ids[:n]
 	}
 	known := map[string]bm25.Hit{}
 	for _, h := range kw {
@@ -296,7 +352,15 @@ func (s *Searcher) rank(ctx context.Context, t Terms, k int, ch Channel, f Filte
 	for i, id := range ids {
 		fused[i] = index.DenseHit{ID: id, Score: float32(score[id])}
 	}
-	return s.load(ctx, fused, known)
+	ps, err := s.load(ctx, fused, known)
+	if err != nil {
+		return nil, err
+	}
+	cs := make([]Candidate, len(ps))
+	for i, p := range ps {
+		cs[i] = Candidate{Passage: p, KW: kwNorm[p.ID], Dense: denseNorm[p.ID], Fused: p.Score}
+	}
+	return cs, nil
 }
 
 func (s *Searcher) keyword(ctx context.Context, t Terms, k int, f Filter) ([]bm25.Hit, error) {

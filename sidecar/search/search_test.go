@@ -16,7 +16,7 @@ import (
 func TestFuseKeepsStrongKeywordHits(t *testing.T) {
 	kw := []bm25.Hit{{ID: "a", Score: 10}, {ID: "b", Score: 9}, {ID: "c", Score: 2}}
 	dh := []index.DenseHit{{ID: "d", Score: 0.9}, {ID: "c", Score: 0.8}, {ID: "e", Score: 0.1}}
-	s := Fusion{BM25: 1, Dense: 0.3, Pool: 50}.fuse(kw, dh)
+	s := Fusion{BM25: 1, Dense: 0.3, Pool: 50}.fuse(Fusion{}.normalise(kw, dh))
 	// a: 1.0; b: 0.9; c: 0.2 + 0.3*0.875; d: 0.3; e: 0
 	if !(s["a"] > s["b"] && s["b"] > s["c"] && s["c"] > s["d"] && s["d"] > s["e"]) {
 		t.Errorf("scores %v: a strong keyword hit must stay ahead of a dense-only one", s)
@@ -27,10 +27,10 @@ func TestFuseKeepsStrongKeywordHits(t *testing.T) {
 }
 
 func TestFuseEmptyChannels(t *testing.T) {
-	if s := (Fusion{BM25: 1, Dense: 0.3}).fuse(nil, []index.DenseHit{{ID: "x", Score: 0.5}}); len(s) != 0 {
+	if s := (Fusion{BM25: 1, Dense: 0.3}).fuse(Fusion{}.normalise(nil, []index.DenseHit{{ID: "x", Score: 0.5}})); len(s) != 0 {
 		t.Errorf("a single dense hit has no spread to scale: got %v", s)
 	}
-	if s := (Fusion{BM25: 1, Dense: 0.3}).fuse([]bm25.Hit{{ID: "a", Score: 3}}, nil); s["a"] != 1 {
+	if s := (Fusion{BM25: 1, Dense: 0.3}).fuse(Fusion{}.normalise([]bm25.Hit{{ID: "a", Score: 3}}, nil)); s["a"] != 1 {
 		t.Errorf("keyword only: got %v", s)
 	}
 }

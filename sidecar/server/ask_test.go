@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/llm"
@@ -219,5 +221,83 @@ func TestAskScope(t *testing.T) {
 	none := ask(proto.AskQuery{Question: question, Folder: "Cellar"})
 	if len(none.Passages) != 0 || !none.Refused || !strings.Contains(none.Warning, "no passage under Cellar/ matches") {
 		t.Errorf("a folder with no notes: %+v, want a refusal warning that nothing under Cellar/ matches", none)
+	}
+}
+
+// TestAskTakesAWorkSlot: an ask without a model is retrieval and
+// extraction, CPU and memory work: with MaxWork 1 it waits while a search
+// holds the slot, then is answered.
+func TestAskTakesAWorkSlot(t *testing.T) {
+	h := start(t, notes, func(o *setup) { o.Server.MaxWork = 1 })
+	entered, release := make(chan struct{}), make(chan struct{})
+	var released sync.Once
+	// Before the harness's own cleanup, which waits for the search.
+	t.Cleanup(func() { released.Do(func() { close(release) }) })
+	h.srv.hook = func(typ string) {
+		if typ == proto.TypeSearchQuery {
+			close(entered)
+			<-release
+		}
+	}
+	c := h.dial()
+	searched := make(chan error, 1)
+	go func() {
+		_, err := c.Search(t.Context(), proto.SearchQuery{Query: "sourdough"})
+		searched <- err
+	}()
+	<-entered
+	asked := make(chan error, 1)
+	go func() {
+		var done proto.AskDone
+		asked <- c.Stream(t.Context(), proto.TypeAskQuery, proto.AskQuery{Question: "how do I keep the starter"}, func(proto.Envelope) error { return nil }, &done)
+	}()
+	for h.srv.waiting.Load() == 0 {
+		select {
+		case err := <-asked:
+			t.Fatalf("the ask was answered (%v) while the only work slot was held", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	released.Do(func() { close(release) })
+	if err := <-searched; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-asked; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAskWaitsForTheModelWithoutASlot: while the model works on an
+// answer, the ask holds no work slot: with MaxWork 1 a search is answered
+// meanwhile, and the ask is answered after.
+func TestAskWaitsForTheModelWithoutASlot(t *testing.T) {
+	fake := llmtest.New(t)
+	working, finish := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	fake.SetResponder(func(llmtest.Request) llmtest.Reply {
+		once.Do(func() { close(working) })
+		<-finish
+		return llmtest.Reply{Text: `{"answer": "Equal weights of flour and water [1].", "citations": [1], "notFound": false}`}
+	})
+	h := start(t, notes, func(o *setup) {
+		o.Server.MaxWork = 1
+		o.Config.Model = llm.Config{Provider: "openai", Endpoint: fake.URL, Model: "fake", Timeout: llm.Default().Timeout}
+	})
+	c := h.dial()
+	asked := make(chan error, 1)
+	var done proto.AskDone
+	go func() {
+		asked <- c.Stream(t.Context(), proto.TypeAskQuery, proto.AskQuery{Question: "how do I keep the starter"}, func(proto.Envelope) error { return nil }, &done)
+	}()
+	<-working
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	_, err := c.Search(ctx, proto.SearchQuery{Query: "tomatoes"})
+	close(finish)
+	if err != nil {
+		t.Fatalf("search while the model answers: %v", err)
+	}
+	if err := <-asked; err != nil || !done.Grounded {
+		t.Fatalf("ask: %v, %+v", err, done)
 	}
 }

@@ -61,6 +61,7 @@ type conn struct {
 	dl      sync.Mutex
 	pinged  bool // a ping is out and unanswered: the read deadline runs
 	closing bool // the read deadline is closing's
+	paused  bool // the reader waits for a request slot: no pong can be read
 }
 
 func newConn(s *Server, ws *websocket.Conn) *conn {
@@ -155,7 +156,10 @@ func (c *conn) serve() {
 			c.reply(env.ID, "", nil, &proto.Error{Code: proto.CodeNotReady, Message: "sidecar is shutting down"})
 			continue
 		}
-		c.sem <- struct{}{}
+		if !c.acquire(writerDone) {
+			c.s.end()
+			return
+		}
 		go func() {
 			defer func() { <-c.sem; c.s.end() }()
 			typ, payload, perr := c.s.handle(ctx, env, connStream{c: c, id: env.ID})
@@ -212,7 +216,11 @@ func (c *conn) handshake() bool {
 		return refuse(proto.CodeUnauthorized, "wrong token")
 	}
 	c.s.log.Info("client connected", "client", h.Client, "remote", c.ws.RemoteAddr().String())
-	c.reply("", proto.TypeWelcome, proto.Welcome{Protocol: version, Version: c.s.opts.Version, Vault: c.s.vault, Requests: proto.Requests()}, nil)
+	w := proto.Welcome{Protocol: version, Version: c.s.opts.Version, Vault: c.s.vault, Requests: proto.Requests()}
+	if h.Nonce != "" && c.s.opts.Secret != "" {
+		w.Proof = Proof(c.s.opts.Secret, h.Nonce)
+	}
+	c.reply("", proto.TypeWelcome, w, nil)
 	return true
 }
 
@@ -383,6 +391,40 @@ func (c *conn) closeDeadline() {
 	_ = c.ws.UnderlyingConn().SetReadDeadline(time.Now().Add(closeWait))
 }
 
+// acquire takes one of the connection's request slots. While it waits
+// the reader reads nothing, pongs included: the ping deadline is stopped
+// meanwhile, so that a client with maxInflight requests in flight is not
+// dropped as one that does not answer pings, and runs again in full when
+// reading resumes. It reports false when the writer stopped (the client
+// is gone) before a slot was free.
+func (c *conn) acquire(writerDone <-chan struct{}) bool {
+	select {
+	case c.sem <- struct{}{}:
+		return true
+	default:
+	}
+	c.dl.Lock()
+	c.paused = true
+	if c.pinged && !c.closing {
+		_ = c.ws.UnderlyingConn().SetReadDeadline(time.Time{})
+	}
+	c.dl.Unlock()
+	defer func() {
+		c.dl.Lock()
+		defer c.dl.Unlock()
+		c.paused = false
+		if c.pinged && !c.closing {
+			_ = c.ws.UnderlyingConn().SetReadDeadline(time.Now().Add(c.s.opts.PongWait))
+		}
+	}()
+	select {
+	case c.sem <- struct{}{}:
+		return true
+	case <-writerDone:
+		return false
+	}
+}
+
 // pinging starts the wait for a pong, before the ping is written (so that
 // the pong cannot come first). It reports false when a ping is already out
 // (its wait is not extended: a client that never answers is dropped) or the
@@ -394,7 +436,9 @@ func (c *conn) pinging() bool {
 		return false
 	}
 	c.pinged = true
-	_ = c.ws.UnderlyingConn().SetReadDeadline(time.Now().Add(c.s.opts.PongWait))
+	if !c.paused {
+		_ = c.ws.UnderlyingConn().SetReadDeadline(time.Now().Add(c.s.opts.PongWait))
+	}
 	return true
 }
 

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"slices"
 	"strings"
@@ -422,5 +425,29 @@ func TestWorkBoundAcrossConnections(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestWelcomeProvesTheSecret: a hello with a nonce gets welcome's proof
+// that the sidecar knows the state folder's secret, which the token (sent
+// in every hello, so known to whatever listens on the port) could not
+// give; the secret itself never crosses the wire.
+func TestWelcomeProvesTheSecret(t *testing.T) {
+	const secret = "0123456789abcdef0123456789abcdef"
+	h := start(t, notes, func(s *setup) { s.Server.Secret = secret })
+	ws := h.raw(nil)
+	send(t, ws, "", proto.TypeHello, proto.Hello{Protocol: proto.Version, Token: h.srv.Token(), Client: "raw", Nonce: "n1"})
+	env := recv(t, ws)
+	var w proto.Welcome
+	if err := env.Decode(&w); err != nil || env.Type != proto.TypeWelcome {
+		t.Fatalf("got %s %s", env.Type, env.Payload)
+	}
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte("quire welcome n1"))
+	if want := hex.EncodeToString(m.Sum(nil)); w.Proof != want {
+		t.Errorf("proof %q, want %q", w.Proof, want)
+	}
+	if strings.Contains(string(env.Payload), secret) {
+		t.Error("the welcome carries the secret")
 	}
 }

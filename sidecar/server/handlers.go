@@ -15,28 +15,75 @@ import (
 	"github.com/quire-app/quire/sidecar/search"
 )
 
-// handle answers one request: the reply's type and payload, or an error.
-// A streaming request's parts go out through st before this returns.
 // bounded reports whether a request type takes a slot of Options.MaxWork:
-// everything but ask and ingest, which wait on a model, not the CPU, and
-// would hold a slot for minutes.
+// everything but ingest, whose requests only queue work for the worker.
+// An ask is bounded too (its retrieval and extraction are CPU and memory
+// work), but gives its slot up while it waits on the model (see slot.aside).
 func bounded(typ string) bool {
-	return !strings.HasPrefix(typ, "ask.") && !strings.HasPrefix(typ, "ingest.")
+	return !strings.HasPrefix(typ, "ingest.")
 }
 
+// slot is one request's turn in the work bound across every connection
+// (Options.MaxWork). It is used by the request's goroutine only.
+type slot struct {
+	s    *Server
+	held bool
+}
+
+type slotKey struct{}
+
+// take waits for a turn, or reports false when ctx ends first.
+func (sl *slot) take(ctx context.Context) bool {
+	sl.s.waiting.Add(1)
+	defer sl.s.waiting.Add(-1)
+	select {
+	case sl.s.work <- struct{}{}:
+		sl.held = true
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (sl *slot) release() {
+	if sl.held {
+		sl.held = false
+		<-sl.s.work
+	}
+}
+
+// aside runs call, a wait on a model (another process or machine, not
+// this one's CPU), without the slot, and takes a turn again after it: a
+// slow model must not hold back every other request.
+func (sl *slot) aside(ctx context.Context, call func()) error {
+	sl.release()
+	call()
+	if !sl.take(ctx) {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// asideOf returns the request's slot.aside, or nil for an unbounded one.
+func asideOf(ctx context.Context) func(context.Context, func()) error {
+	if sl, ok := ctx.Value(slotKey{}).(*slot); ok {
+		return sl.aside
+	}
+	return nil
+}
+
+// handle answers one request: the reply's type and payload, or an error.
+// A streaming request's parts go out through st before this returns.
 func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (string, any, *proto.Error) {
 	if bounded(env.Type) {
 		// One bound across every connection, so that many pipelined
 		// searches queue instead of each holding its results in memory.
-		s.waiting.Add(1)
-		select {
-		case s.work <- struct{}{}:
-			s.waiting.Add(-1)
-			defer func() { <-s.work }()
-		case <-ctx.Done():
-			s.waiting.Add(-1)
+		sl := &slot{s: s}
+		if !sl.take(ctx) {
 			return "", nil, &proto.Error{Code: proto.CodeNotReady, Message: "request cancelled while waiting its turn"}
 		}
+		defer sl.release()
+		ctx = context.WithValue(ctx, slotKey{}, sl)
 	}
 	if s.hook != nil {
 		s.hook(env.Type)
@@ -70,7 +117,7 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 		var q proto.NoteGet
 		if err = decode(env, &q); err == nil {
 			var text string
-			if text, err = s.e.Note(ctx, q.Path); err == nil {
+			if text, err = s.e.Note(ctx, q.Path, q.MCP); err == nil {
 				payload = proto.NoteResult{Path: q.Path, Text: text}
 			}
 		}
@@ -186,7 +233,7 @@ func (s *Server) status(ctx context.Context) (proto.StatusResult, error) {
 }
 
 func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchResult, error) {
-	res, err := s.e.Search(ctx, engine.Query{Text: q.Query, K: q.K, Channel: search.Channel(q.Channel), Filter: search.Filter{Folder: q.Folder, Tag: q.Tag}})
+	res, err := s.e.Search(ctx, engine.Query{Text: q.Query, K: q.K, Channel: search.Channel(q.Channel), Filter: search.Filter{Folder: q.Folder, Tag: q.Tag}, MCP: q.MCP})
 	if err != nil {
 		return proto.SearchResult{}, err
 	}
@@ -218,7 +265,7 @@ func headingPath(p search.Passage) []string {
 }
 
 func (s *Server) related(ctx context.Context, q proto.RelatedQuery) (proto.RelatedResult, error) {
-	ps, warning, err := s.e.Related(ctx, engine.Related{Path: q.Path, Text: q.Text, K: q.K, Exclude: q.Exclude})
+	ps, warning, err := s.e.Related(ctx, engine.Related{Path: q.Path, Text: q.Text, From: q.From, K: q.K, Exclude: q.Exclude})
 	if err != nil {
 		return proto.RelatedResult{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -225,5 +226,57 @@ func TestSlowReaderKept(t *testing.T) {
 	send(t, ws, "s", proto.TypeStatusGet, proto.StatusGet{})
 	if env := recv(t, ws); env.ID != "s" || env.Type != proto.TypeStatusResult {
 		t.Fatalf("status after the slow read: got %s %s", env.Type, env.Payload)
+	}
+}
+
+// TestBusyClientKept: a client with maxInflight requests in flight is
+// not read until one ends, so its pongs wait unread; it answers them all
+// the same and must not be dropped as one that does not, however long its
+// requests take (here several PongWaits).
+func TestBusyClientKept(t *testing.T) {
+	counts := newClientCounts()
+	const pongWait = 300 * time.Millisecond
+	h := start(t, notes, func(s *setup) {
+		s.Server.PingInterval = 10 * time.Millisecond
+		s.Server.PongWait = pongWait
+		s.Server.OnClients = counts.set
+	})
+	release := make(chan struct{})
+	h.srv.hook = func(string) { <-release }
+	ws := h.raw(nil)
+	h.hello(ws)
+	_ = ws.SetReadDeadline(time.Time{}) // hello's
+	replies := make(chan proto.Envelope, 64)
+	go func() {
+		defer close(replies)
+		for {
+			var env proto.Envelope
+			if err := ws.ReadJSON(&env); err != nil {
+				return
+			}
+			if m, ok := proto.Lookup(env.Type); !ok || m.Kind != proto.KindEvent {
+				replies <- env
+			}
+		}
+	}()
+	counts.wait(t, 1, "after hello")
+	const n = maxInflight + 8
+	for i := range n {
+		send(t, ws, strconv.Itoa(i), proto.TypeStatusGet, proto.StatusGet{})
+	}
+	time.Sleep(5 * pongWait)
+	close(release)
+	for i := range n {
+		select {
+		case env, ok := <-replies:
+			if !ok {
+				t.Fatalf("dropped after %d of %d replies", i, n)
+			}
+			if env.Type != proto.TypeStatusResult {
+				t.Fatalf("reply %d: %s %s", i, env.Type, env.Payload)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%d of %d replies", i, n)
+		}
 	}
 }

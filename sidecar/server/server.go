@@ -10,7 +10,9 @@ package server
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -66,6 +68,9 @@ type Options struct {
 	// Token is the secret a client must send in hello; empty means a fresh
 	// random one (see [Server.Token]).
 	Token string
+	// Secret is the state folder's secret (state.Secret), with which
+	// welcome answers a hello's nonce (see Proof); empty answers none.
+	Secret string
 	// Log receives the server's log; nil discards it.
 	Log *slog.Logger
 	// FrameLimit is the largest frame answered; larger ones get too_large
@@ -83,8 +88,8 @@ type Options struct {
 	PingInterval time.Duration
 	PongWait     time.Duration
 	// MaxWork bounds the requests worked on at once across every
-	// connection (searches, related pages, notes, everything but the
-	// model-bound ask and ingest); the rest wait their turn. 0 means the
+	// connection (searches, related pages, notes, asks while they do not
+	// wait on a model: everything but ingest); the rest wait their turn. 0 means the
 	// number of CPUs Go may use, at least 2: more at once only adds memory,
 	// not speed.
 	MaxWork int
@@ -192,6 +197,15 @@ func NewToken() (string, error) {
 		return "", fmt.Errorf("make token: %w", err)
 	}
 	return hex.EncodeToString(b), nil
+}
+
+// Proof is welcome's answer to a hello's nonce: hex HMAC-SHA256 of
+// "quire welcome " + nonce, keyed by the state folder's secret. The plugin
+// checks it before it hands over an API key.
+func Proof(secret, nonce string) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte("quire welcome " + nonce))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // Token returns the secret clients must send in hello.

@@ -1,10 +1,14 @@
 package state
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // ConnFileName is the connection file's name in the state folder.
@@ -71,4 +75,32 @@ func RemoveConnFile(path string) error {
 		return err
 	}
 	return nil
+}
+
+// SecretFileName is the file in the state folder holding its secret.
+const SecretFileName = "secret"
+
+// Secret returns the secret of the state folder at dir, making one the
+// first time: 32 random bytes, hex, in a file only its owner can read
+// (mode 0600). A sidecar proves with it that it is this folder's engine
+// (proto.Welcome.Proof) without sending it: the token in the connection
+// file is sent in every hello, so whatever listens on its port learns it.
+// Call it with the folder's lock held.
+func Secret(dir string) (string, error) {
+	path := filepath.Join(dir, SecretFileName)
+	data, err := os.ReadFile(path)
+	if s := strings.TrimSpace(string(data)); err == nil && len(s) >= 32 {
+		return s, nil
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read secret: %w", err)
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make secret: %w", err)
+	}
+	s := hex.EncodeToString(b)
+	if err := WriteFile(path, []byte(s+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write secret: %w", err)
+	}
+	return s, nil
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,8 +18,9 @@ import (
 
 // Dir is a state folder.
 type Dir struct {
-	Path string
-	lock *os.File
+	Path  string
+	lock  *os.File
+	vault io.Closer // the vault's own lock (OpenFor), or nil
 }
 
 // DefaultName is the state folder's name inside a vault.
@@ -112,6 +114,32 @@ func Open(path string) (*Dir, error) {
 	return &Dir{Path: path, lock: f}, nil
 }
 
+// OpenFor opens the state folder at path (see Open) for the vault at
+// vaultDir and takes the vault's own lock too: two engines of one vault
+// with different state folders (the plugin's moved outside the vault,
+// quire mcp's in it) would both work Quire/Inbox/ and delete each
+// other's temporary files. A vault held by another engine is an error
+// wrapping ErrLocked; a vault folder that is missing takes no
+// lock (there is nothing to work on).
+func OpenFor(vaultDir, path string) (*Dir, error) {
+	d, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := lockVault(vaultDir)
+	switch {
+	case errors.Is(err, ErrLocked):
+		d.Close()
+		return nil, fmt.Errorf("vault %s is in use by another quire, with another state folder: %w", vaultDir, ErrLocked)
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		d.Close()
+		return nil, fmt.Errorf("lock vault: %w", err)
+	}
+	d.vault = v
+	return d, nil
+}
+
 // holder is the command this process writes in the lock files it takes.
 var holder atomic.Pointer[string]
 
@@ -137,6 +165,23 @@ func ReadHolder(path string) Holder {
 	return Holder{PID: n, Cmd: strings.TrimSpace(cmd)}
 }
 
+// Held reports whether a process (this one included) holds the lock of
+// the state folder at path. The lock, not the pid its file names, is the
+// truth: after a kill -9 the file keeps a pid that the system may give to
+// any other process. A free lock is taken for an instant to tell.
+func Held(path string) bool {
+	f, err := os.OpenFile(filepath.Join(path, "lock"), os.O_RDWR, 0)
+	if err != nil {
+		return false // no lock file: nothing ever held it
+	}
+	defer f.Close()
+	if err := lockFile(f); err != nil {
+		return true
+	}
+	_ = unlockFile(f)
+	return false
+}
+
 // Join returns a path inside the state folder.
 func (d *Dir) Join(name ...string) string {
 	return filepath.Join(append([]string{d.Path}, name...)...)
@@ -146,6 +191,10 @@ func (d *Dir) Join(name ...string) string {
 func (d *Dir) Close() error {
 	if d.lock == nil {
 		return nil
+	}
+	if d.vault != nil {
+		_ = d.vault.Close()
+		d.vault = nil
 	}
 	_ = d.lock.Truncate(0)
 	err := unlockFile(d.lock)

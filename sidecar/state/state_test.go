@@ -2,7 +2,9 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -52,5 +54,77 @@ func TestLockNamesHolder(t *testing.T) {
 	}
 	if h := ReadHolder(dir); h.PID != os.Getpid() || h.Cmd != "quire index" {
 		t.Errorf("ReadHolder = %+v", h)
+	}
+}
+
+// TestHeld: the lock says whether the folder is held, whatever pid its
+// file names.
+func TestHeld(t *testing.T) {
+	dir := t.TempDir()
+	if Held(dir) {
+		t.Error("held before any lock file")
+	}
+	d, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Held(dir) {
+		t.Error("not held while open")
+	}
+	d.Close()
+	if err := os.WriteFile(filepath.Join(dir, "lock"), []byte("1\nquire serve\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if Held(dir) {
+		t.Error("held after close, with a stale pid in the file")
+	}
+}
+
+// TestOneEnginePerVault: two state folders of one vault cannot both be
+// open for it; once the first is closed the second opens.
+func TestOneEnginePerVault(t *testing.T) {
+	vault := t.TempDir()
+	a, err := OpenFor(vault, filepath.Join(vault, DefaultName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	if b, err := OpenFor(vault, elsewhere); !errors.Is(err, ErrLocked) || !strings.Contains(fmt.Sprint(err), vault) {
+		if b != nil {
+			b.Close()
+		}
+		t.Fatalf("second state folder of the vault: %v, want ErrLocked naming the vault", err)
+	}
+	if Held(elsewhere) {
+		t.Error("the refused state folder's lock is still held")
+	}
+	// Another vault is free.
+	other, err := OpenFor(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	a.Close()
+	b, err := OpenFor(vault, elsewhere)
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	b.Close()
+}
+
+// TestSecret: a state folder's secret is made once, kept, and only its
+// owner can read it.
+func TestSecret(t *testing.T) {
+	dir := t.TempDir()
+	a, err := Secret(dir)
+	if err != nil || len(a) != 64 {
+		t.Fatalf("Secret = %q, %v", a, err)
+	}
+	b, err := Secret(dir)
+	if err != nil || b != a {
+		t.Errorf("second Secret = %q, %v; want the first", b, err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, SecretFileName)); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("secret file: %v, %v; want mode 0600", st, err)
 	}
 }

@@ -30,9 +30,15 @@ type Note struct {
 	Tags      []string
 	Lang      string
 	Hash      string // sha256 of Raw, hex
+	// Private is the private mark, `private: true` in the frontmatter:
+	// Quire puts it on what it writes from private notes (answers,
+	// sources), and the note is private wherever it lies (see Private).
+	Private bool
 	// Warning is set when the note was kept despite a problem (broken
 	// frontmatter): the body is indexed, the metadata is not.
 	Warning string
+	// Supersession says whether another note replaces this one.
+	Supersession Supersession
 }
 
 // Body returns the Markdown after the frontmatter.
@@ -122,9 +128,9 @@ func Parse(rel string, raw []byte) (*Note, error) {
 		start = 3
 	}
 	n.BodyStart = start
+	var meta map[string]any
 	if end, ok := frontmatterEnd(raw[start:]); ok {
 		n.BodyStart = start + end
-		var meta map[string]any
 		_, err := frontmatter.Parse(bytes.NewReader(raw[start:start+end]), &meta,
 			frontmatter.NewFormat("---", "---", yamlUnmarshal),
 			frontmatter.NewFormat("+++", "+++", toml.Unmarshal))
@@ -134,6 +140,7 @@ func Parse(rel string, raw []byte) (*Note, error) {
 			n.applyMeta(meta)
 		}
 	}
+	n.Supersession = supersession(meta, n.Body())
 	if n.Title == "" {
 		n.Title = firstH1(n.Body())
 	}
@@ -193,6 +200,7 @@ func (n *Note) applyMeta(meta map[string]any) {
 	for i, t := range n.Tags {
 		n.Tags[i] = strings.TrimPrefix(t, "#")
 	}
+	n.Private, _ = meta["private"].(bool)
 	if s, ok := first(meta, "lang", "language").(string); ok {
 		n.Lang = strings.ToLower(strings.TrimSpace(s))
 	}

@@ -98,6 +98,8 @@ export interface ConnectOptions {
    * plugin's own range.
    */
   peerProtocol?: number;
+  /** nonce, when set, asks the sidecar to prove in welcome that it knows the state folder's secret (see proofOf). */
+  nonce?: string;
 }
 
 /**
@@ -189,7 +191,7 @@ export class Client {
       socket.onopen = () => {
         const hello: Frame<"hello"> = {
           type: "hello",
-          payload: { ...helloProtocol(opts.peerProtocol ?? 0), token: opts.token, client: opts.clientName },
+          payload: { ...helloProtocol(opts.peerProtocol ?? 0), token: opts.token, client: opts.clientName, ...(opts.nonce ? { nonce: opts.nonce } : {}) },
         };
         socket.send(JSON.stringify(hello));
       };

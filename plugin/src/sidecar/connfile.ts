@@ -53,6 +53,34 @@ export function stateDir(vaultPath: string, configured: string): string {
   return joinPath(vaultPath, c);
 }
 
+/** SECRET_FILE_NAME is the state folder's secret (state.SecretFileName), which only its owner can read. */
+export const SECRET_FILE_NAME = "secret";
+
+/** secretPath is the secret file of a state folder. */
+export function secretPath(state: string): string {
+  return joinPath(state, SECRET_FILE_NAME);
+}
+
+/** newNonce returns a fresh random hello nonce. */
+export function newNonce(): string {
+  return hex(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+/**
+ * proofOf is what the engine of a state folder with this secret answers to
+ * a hello's nonce (server.Proof): hex HMAC-SHA256 of "quire welcome " +
+ * nonce, keyed by the secret.
+ */
+export async function proofOf(secret: string, nonce: string): Promise<string> {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return hex(new Uint8Array(await crypto.subtle.sign("HMAC", key, enc.encode(`quire welcome ${nonce}`))));
+}
+
+function hex(b: Uint8Array): string {
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
 /** connFilePath is where the sidecar serving stateFolder writes its connection file. */
 export function connFilePath(state: string): string {
   return joinPath(state, CONN_FILE_NAME);

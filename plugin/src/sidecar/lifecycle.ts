@@ -5,7 +5,7 @@
 // No Obsidian here: everything that touches the machine comes in through
 // SidecarDeps.
 import { Client, ClientError, type SocketFactory, lackingRequests } from "./client";
-import { type ConnFile, connFilePath, parseConnFile } from "./connfile";
+import { type ConnFile, connFilePath, newNonce, parseConnFile, proofOf, secretPath } from "./connfile";
 import { type Compat, type EngineSource, type Found, compat } from "./engine";
 
 /** ChildHandle is a process the plugin started (child_process in the app). */
@@ -45,8 +45,6 @@ export interface SidecarDeps {
   spawn(cmd: string, args: string[]): ChildHandle;
   /** isAlive reports whether a process id still runs (kill(pid, 0)). */
   isAlive(pid: number): boolean;
-  /** terminate asks another process to stop (an engine the plugin did not start, when it must be replaced). */
-  terminate(pid: number): void;
   socket: SocketFactory;
   /** notify shows the user a short sentence (a Notice in the app), with buttons when actions are given. */
   notify(message: string, actions?: Action[]): void;
@@ -102,6 +100,15 @@ const DEFAULT_TIMING: Timing = {
 export const MAX_RESTARTS = 3;
 
 /**
+ * EXIT_LOCKED is the engine's exit code when the vault or its state folder
+ * is in use by another quire (exitLocked in sidecar/cmd/quire): an engine
+ * serves the vault, it is no crash.
+ */
+export const EXIT_LOCKED = 3;
+
+const BUSY = "Quire runs for this vault but does not answer yet.";
+
+/**
  * EngineProblem is what the first-run panel helps with: no engine found;
  * one whose protocol this plugin cannot talk (too old, or too new for
  * this plugin); or one that serves but lacks some of the plugin's
@@ -152,7 +159,16 @@ export interface EngineInfo {
 export type SidecarState =
   | { kind: "connecting" }
   | { kind: "starting" }
-  | { kind: "online"; client: Client }
+  | {
+      kind: "online";
+      client: Client;
+      /**
+       * proven says the engine proved it knows the state folder's secret
+       * (welcome's proof): only then is it handed the API key. Anything may
+       * listen on the port a stale connection file names.
+       */
+      proven?: boolean;
+    }
   | {
       kind: "offline";
       /** reason is a short sentence for people. */
@@ -247,19 +263,16 @@ export class Sidecar {
     this.set({ kind: "connecting" });
     const got = await this.attach(run);
     if (run !== this.run || got === "online" || got === "incompatible") return;
-    if (got === "busy") {
-      // An engine runs for this vault but does not answer (yet): starting
-      // another would only fail on the index lock.
-      this.scheduleReconnect("Quire runs for this vault but does not answer yet.");
-      return;
-    }
-    await this.launch(run);
+    await this.launch(run, got === "busy" ? BUSY : undefined);
   }
 
   /**
    * replace stops the engine that runs now (the plugin's, or another one
    * when the user upgraded it by the panel's command) and starts the one
    * locate finds: the upgraded engine, once the panel has seen it.
+   * An engine the plugin did not start is only asked to stop over a
+   * welcomed connection: the pid in the connection file may since belong
+   * to any process, and is never signalled.
    */
   async replace(): Promise<void> {
     if (this.disposed) return;
@@ -271,10 +284,8 @@ export class Sidecar {
     const child = this.child && !this.childExited ? this.child : null;
     if (child) {
       await this.stopChild(child);
-    } else if (cf && cf.pid > 0 && this.deps.isAlive(cf.pid)) {
-      const client = this.client;
-      if (client) void client.request("shutdown", {}, { timeoutMs: this.timing.stopTimeoutMs }).catch(() => undefined);
-      else this.deps.terminate(cf.pid);
+    } else if (cf && cf.pid > 0 && this.client && this.deps.isAlive(cf.pid)) {
+      void this.client.request("shutdown", {}, { timeoutMs: this.timing.stopTimeoutMs }).catch(() => undefined);
       await this.waitGone(cf.pid);
     }
     this.client?.close();
@@ -373,6 +384,7 @@ export class Sidecar {
       return "incompatible";
     }
     let client: Client;
+    const nonce = newNonce();
     try {
       client = await Client.connect({
         url: `ws://127.0.0.1:${cf.port}/`,
@@ -383,6 +395,7 @@ export class Sidecar {
         // An engine from before protocol ranges writes no minProtocol and
         // accepts its own version alone: the hello names that one.
         peerProtocol: cf.minProtocol === 0 ? cf.protocol : 0,
+        nonce,
       });
     } catch (err) {
       this.deps.log("connect", err);
@@ -405,8 +418,14 @@ export class Sidecar {
     const source = ours && this.found ? this.found.source : "running";
     this.info = { version, source, path: ours && this.found ? this.found.path : "", pid: cf.pid, restarts: 0, lastExit: "", lacking };
     this.onlineSince = Date.now();
+    const proven = await this.proves(client.welcome.proof ?? "", nonce);
+    if (run !== this.run) {
+      client.close();
+      return "none";
+    }
+    if (!proven) this.deps.log("the engine did not prove it knows the state folder's secret: no API key goes to it", cf.port);
     client.onClose((reason) => this.dropped(client, reason));
-    this.set({ kind: "online", client });
+    this.set({ kind: "online", client, proven });
     if (lacking.length > 0) {
       // It works: only the features it lacks do not. The engine's version
       // alone (older or newer than the plugin's) is no reason to speak.
@@ -419,6 +438,13 @@ export class Sidecar {
       );
     }
     return "online";
+  }
+
+  /** proves checks welcome's proof against the state folder's secret, which the plugin reads from the file. */
+  private async proves(proof: string, nonce: string): Promise<boolean> {
+    if (proof === "") return false;
+    const secret = (await this.deps.readFile(secretPath(this.deps.stateDir())).catch(() => null))?.trim() ?? "";
+    return secret !== "" && (await proofOf(secret, nonce)) === proof;
   }
 
   /** incompatible goes offline saying which engine runs or was found and which side to update. */
@@ -443,8 +469,17 @@ export class Sidecar {
     this.noticeOnce(key, message, setup ? [{ label: problemAction(p), run: () => setup(p) }] : []);
   }
 
-  /** launch finds the engine and starts it, or goes offline saying why it cannot. */
-  private async launch(run: number): Promise<void> {
+  /**
+   * launch finds the engine and starts it, or goes offline saying why it
+   * cannot. With wait set (an engine's connection file names a live
+   * process that does not answer, or a reconnect), an engine is only
+   * started when the plugin finds one whose protocol range is compatible,
+   * and otherwise it keeps
+   * reconnecting with wait as the reason: that pid may be anyone's by now,
+   * so the lock decides, and the engine started to try it exits with
+   * EXIT_LOCKED when another holds it.
+   */
+  private async launch(run: number, wait?: string): Promise<void> {
     if (this.child && !this.childExited) {
       // Ours is still starting or restarting its listener: wait for it.
       await this.waitForChild(run, this.child);
@@ -452,6 +487,10 @@ export class Sidecar {
     }
     const found = await this.deps.locate();
     if (run !== this.run) return;
+    if (wait !== undefined && (!found || found.compat !== "ok")) {
+      this.scheduleReconnect(wait);
+      return;
+    }
     if (!found) {
       const configured = this.deps.configured?.() ?? "";
       const p: EngineProblem = { kind: "missing", configured };
@@ -487,6 +526,15 @@ export class Sidecar {
     this.childExited = true;
     this.deps.log("engine exited", code, why);
     if (this.disposed || this.stopping) return;
+    if (code === EXIT_LOCKED || code === 0) {
+      // Not a crash: another engine holds the vault (the one to attach
+      // to), or this one was asked to stop (by any client holding the
+      // token: quire mcp, the CLI). Reconnecting attaches to whichever
+      // engine serves the vault, or starts one once none does.
+      this.client?.close();
+      this.scheduleReconnect(code === 0 ? "Quire's engine was stopped." : BUSY);
+      return;
+    }
     this.lastExit = why;
     if (this.onlineSince > 0 && Date.now() - this.onlineSince >= this.timing.stableMs) this.restarts = 0;
     this.onlineSince = 0;
@@ -555,17 +603,18 @@ export class Sidecar {
   }
 
   /**
-   * reconnect only attaches: an engine that went away may be restarting or
-   * may have been stopped on purpose, and starting another behind the
-   * user's back could loop. The plugin's own engine, when it dies, is
-   * restarted by exited; the Start button calls start.
+   * reconnect attaches to the engine that serves the vault and, once none
+   * does (the old one has shut down, or its files name a process that is
+   * not it), starts one: a plugin that came up while the old engine was
+   * still shutting down would otherwise stay offline. The plugin's own
+   * engine, when it crashes, is restarted by exited, three times.
    */
   private async reconnect(run: number): Promise<void> {
     if (run !== this.run) return;
     this.set({ kind: "connecting" });
     const got = await this.attach(run);
     if (run !== this.run || got === "online" || got === "incompatible") return;
-    this.scheduleReconnect(got === "busy" ? "Quire runs for this vault but does not answer yet." : "Quire is not answering.");
+    await this.launch(run, got === "busy" ? BUSY : "Quire is not answering.");
   }
 
   private noticeOnce(key: string, message: string, actions: Action[] = []): void {

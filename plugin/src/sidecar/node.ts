@@ -8,6 +8,7 @@ import { constants, promises as fs } from "fs";
 import { type Platform, type Probe, readProbe } from "./engine";
 import type { ChildHandle } from "./lifecycle";
 import { type System, managerPlaces, parseOsRelease } from "./setup";
+import type { TrustDeps } from "./trust";
 
 /** readFileOrNull returns a file's text, or null when it does not exist. */
 export async function readFileOrNull(path: string): Promise<string | null> {
@@ -78,15 +79,6 @@ export function isAlive(pid: number): boolean {
   } catch (err) {
     // EPERM: it runs, as another user.
     return (err as { code?: string }).code === "EPERM";
-  }
-}
-
-/** terminate sends SIGTERM to pid (on Windows this ends it). */
-export function terminate(pid: number): void {
-  try {
-    process.kill(pid, "SIGTERM");
-  } catch {
-    // gone already
   }
 }
 
@@ -166,5 +158,19 @@ export function spawnProcess(cmd: string, args: string[], log: (msg: string) => 
       exitCbs.push(cb);
     },
     stderrTail: () => [...tail, partial].filter((l) => l.trim() !== ""),
+  };
+}
+
+/** trustDeps is the machine side of trustedCandidates: modes read and links resolved through fs, nothing written. */
+export function trustDeps(platform: string, vaultPath: string): TrustDeps {
+  return {
+    platform,
+    vaultPath,
+    mode(p) {
+      return fs.stat(p).then((s) => s.mode, () => null);
+    },
+    realpath(p) {
+      return fs.realpath(p).catch(() => p);
+    },
   };
 }

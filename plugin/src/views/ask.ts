@@ -26,6 +26,41 @@ import { headingLabel } from "../passage";
 /** ASK_VIEW is the Ask sidebar view's type. */
 export const ASK_VIEW = "quire-ask";
 
+/** FETCHING are the elements that load their address as soon as they are drawn. */
+const FETCHING = "img, picture, video, audio, source, track, iframe, embed, object, image, link, meta";
+
+/** remoteAddress: the address leaves this machine (a scheme other than the app's own, or //); app: and blob: are the vault's files as Obsidian draws them. */
+export function remoteAddress(url: string): boolean {
+  const u = url.trim().toLowerCase();
+  if (u.startsWith("//") || u.startsWith("\\\\")) return true;
+  const scheme = /^([a-z][a-z0-9+.-]*):/.exec(u);
+  return scheme !== null && !["app", "blob", "capacitor", "obsidian"].includes(scheme[1]!);
+}
+
+/**
+ * keepOwnAddresses cleans a rendered model answer: every element that
+ * would fetch a remote address (an image, a frame) is removed, and a link
+ * to a remote address that no cited passage holds becomes its text. A
+ * prompt-injected page could otherwise make an answer call its server.
+ * The engine drops them first; this holds against an older one.
+ */
+export function keepOwnAddresses(root: HTMLElement, passages: readonly string[]): number {
+  let removed = 0;
+  for (const el of Array.from(root.querySelectorAll(FETCHING))) {
+    const urls = ["src", "href", "srcset", "data", "poster", "content"].flatMap((k) => (el.getAttribute(k) ?? "").split(/[\s,]+/));
+    if (!urls.some(remoteAddress)) continue;
+    el.remove();
+    removed++;
+  }
+  for (const a of Array.from(root.querySelectorAll("a[href]"))) {
+    const href = a.getAttribute("href") ?? "";
+    if (!remoteAddress(href) || passages.some((p) => p.includes(href))) continue;
+    a.replaceWith(root.ownerDocument.createTextNode(a.textContent ?? ""));
+    removed++;
+  }
+  return removed;
+}
+
 /** AskPanelDeps is what an Ask panel needs; main.ts builds it. */
 export interface AskPanelDeps {
   client: AskDeps["client"];
@@ -355,6 +390,7 @@ export class AskPanel {
       const render = this.render;
       await MarkdownRenderer.render(this.app, a.answer, body, "", render);
       if (render !== this.render) return false; // a new conversation began while rendering
+      keepOwnAddresses(body, a.citations.map((c) => c.text));
       const byN = new Map(a.citations.map((c) => [c.number, toCitation(c)]));
       linkCitationMarkers(body, new Set(byN.keys()), (el, n) => {
         const c = byN.get(n);

@@ -237,7 +237,7 @@ export class RelatedView extends ItemView implements HoverParent {
         if (query.trim() === "") {
           notes = [];
         } else {
-          const res = await client.request("related.query", { text: query.slice(0, MAX_QUERY_TEXT), k: this.k + 1, ...this.excludeField() }, opts);
+          const res = await client.request("related.query", { text: query.slice(0, MAX_QUERY_TEXT), from: path, k: this.k + 1, ...this.excludeField() }, opts);
           notes = this.notExcluded(res.notes).filter((n) => n.path !== path).slice(0, this.k);
           warning = res.warning ?? "";
         }

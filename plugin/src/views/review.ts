@@ -1,4 +1,4 @@
-import { ItemView, type MetadataCache, type Vault, type Workspace, type WorkspaceLeaf } from "obsidian";
+import { type FileManager, ItemView, type MetadataCache, TFile, type Vault, type Workspace, type WorkspaceLeaf } from "obsidian";
 
 /** REVIEW_VIEW is the review list view's type. */
 export const REVIEW_VIEW = "quire-review";
@@ -20,7 +20,7 @@ export type ReviewStatus = "open" | "resolved" | "dismissed";
 
 /** ReviewDeps is what the review view needs; main.ts builds it. */
 export interface ReviewDeps {
-  vault: Pick<Vault, "getMarkdownFiles" | "on">;
+  vault: Pick<Vault, "getMarkdownFiles" | "on" | "cachedRead">;
   metadataCache: Pick<MetadataCache, "getFileCache">;
   /** folder is the generated-notes folder now ("Quire" unless configured). */
   folder(): string;
@@ -36,23 +36,82 @@ export function reviewFolder(folder: string): string {
   return `${f === "" ? "Quire" : f}/Review/`;
 }
 
-/** listReview lists the review notes under the folder, newest name last, with their reason from the frontmatter. */
-export function listReview(deps: Pick<ReviewDeps, "vault" | "metadataCache" | "folder">): ReviewItem[] {
+/** HASH_LINE is the frontmatter line that seals a page Quire wrote, as the engine writes and checks it (compile.seal). */
+const HASH_LINE = /^quire_hash: ?"?([0-9a-f]*)"?$/m;
+
+/** sha256 is the hex SHA-256 of text's UTF-8 bytes. */
+async function sha256(text: string): Promise<string> {
+  const sum = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(sum), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** unsealed is text with every quire_hash value emptied, as the engine took the hash. */
+function unsealed(text: string): string {
+  return text.replace(new RegExp(HASH_LINE.source, "gm"), 'quire_hash: ""');
+}
+
+/**
+ * quireReview reports whether text is a review note as Quire wrote it (or
+ * as markReview left it): marked generated, of kind review, and sealed by
+ * a quire_hash that matches its bytes. A note that only says so proves
+ * nothing; the user's notes under Review/ are neither listed nor changed.
+ */
+export async function quireReview(text: string): Promise<boolean> {
+  const front = /^---\n([\s\S]*?)\n---\n/.exec(text)?.[1] ?? "";
+  const hash = HASH_LINE.exec(front)?.[1] ?? "";
+  if (!/^quire: generated$/m.test(front) || !/^quire_kind: review$/m.test(front) || hash.length !== 64) return false;
+  return (await sha256(unsealed(text))) === hash;
+}
+
+/** reseal puts the quire_hash of text's bytes into it, as the engine seals a page. */
+export async function reseal(text: string): Promise<string> {
+  const hash = await sha256(unsealed(text));
+  return text.replace(HASH_LINE, `quire_hash: ${hash}`);
+}
+
+/**
+ * markReview records a decision in a review note's frontmatter (status and
+ * the day) and seals it again, so that it stays provably Quire's. A note
+ * that is not one of Quire's review notes is refused, unchanged.
+ */
+export async function markReview(
+  deps: { vault: Pick<Vault, "getAbstractFileByPath" | "cachedRead" | "read" | "modify">; fileManager: Pick<FileManager, "processFrontMatter"> },
+  path: string,
+  status: Exclude<ReviewStatus, "open">,
+): Promise<void> {
+  const f = deps.vault.getAbstractFileByPath(path);
+  if (!(f instanceof TFile)) throw new Error(`${path} is not in the vault`);
+  if (!(await quireReview(await deps.vault.read(f)))) throw new Error(`${path} is not a review note Quire wrote`);
+  await deps.fileManager.processFrontMatter(f, (fm: Record<string, unknown>) => {
+    fm["status"] = status;
+    fm["decided"] = new Date().toISOString().slice(0, 10);
+  });
+  await deps.vault.modify(f, await reseal(await deps.vault.read(f)));
+}
+
+/** listReview lists Quire's review notes under the folder (quireReview), newest name last, with their reason from the frontmatter. */
+export async function listReview(deps: Pick<ReviewDeps, "vault" | "metadataCache" | "folder">): Promise<ReviewItem[]> {
   const prefix = reviewFolder(deps.folder());
-  return deps.vault
-    .getMarkdownFiles()
-    .filter((f) => f.path.startsWith(prefix))
-    .map((f): ReviewItem => {
-      const fm = (deps.metadataCache.getFileCache(f)?.frontmatter ?? {}) as Record<string, unknown>;
-      return {
-        path: f.path,
-        title: f.basename,
-        reason: typeof fm["reason"] === "string" ? fm["reason"] : "",
-        about: typeof fm["about"] === "string" ? fm["about"] : "",
-        status: fm["status"] === "resolved" || fm["status"] === "dismissed" ? fm["status"] : "open",
-      };
-    })
-    .sort((a, b) => a.path.localeCompare(b.path));
+  const items: ReviewItem[] = [];
+  for (const f of deps.vault.getMarkdownFiles()) {
+    if (!f.path.startsWith(prefix)) continue;
+    let text: string;
+    try {
+      text = await deps.vault.cachedRead(f);
+    } catch {
+      continue; // gone since it was listed
+    }
+    if (!(await quireReview(text))) continue;
+    const fm = (deps.metadataCache.getFileCache(f)?.frontmatter ?? {}) as Record<string, unknown>;
+    items.push({
+      path: f.path,
+      title: f.basename,
+      reason: typeof fm["reason"] === "string" ? fm["reason"] : "",
+      about: typeof fm["about"] === "string" ? fm["about"] : "",
+      status: fm["status"] === "resolved" || fm["status"] === "dismissed" ? fm["status"] : "open",
+    });
+  }
+  return items.sort((a, b) => a.path.localeCompare(b.path));
 }
 
 /**
@@ -66,6 +125,8 @@ export class ReviewView extends ItemView {
   private timer: number | null = null;
   /** showAll lists resolved and dismissed items too; by default only open ones show. */
   private showAll = false;
+  /** seq numbers refreshes, so that only the latest draws. */
+  private seq = 0;
 
   constructor(
     leaf: WorkspaceLeaf,
@@ -101,7 +162,7 @@ export class ReviewView extends ItemView {
     this.register(() => {
       if (this.timer !== null) window.clearTimeout(this.timer);
     });
-    this.refresh();
+    await this.refresh();
   }
 
   /** refreshSoon lists again after a burst of vault events settles (metadata is parsed by then). */
@@ -109,13 +170,21 @@ export class ReviewView extends ItemView {
     if (this.timer !== null) window.clearTimeout(this.timer);
     this.timer = window.setTimeout(() => {
       this.timer = null;
-      this.refresh();
+      void this.refresh();
     }, 300);
   }
 
-  /** refresh lists the review items now. */
-  refresh(): void {
-    this.items = listReview(this.deps);
+  /** refresh lists the review items now; a later refresh supersedes one still reading. */
+  async refresh(): Promise<void> {
+    const seq = ++this.seq;
+    const items = await listReview(this.deps);
+    if (seq !== this.seq) return;
+    this.items = items;
+    this.draw();
+  }
+
+  /** draw shows the items listed. */
+  private draw(): void {
     const el = this.contentEl;
     el.empty();
     const open = this.items.filter((it) => it.status === "open");
@@ -126,7 +195,7 @@ export class ReviewView extends ItemView {
       const toggle = bar.createEl("button", { cls: "quire-review-filter", text: this.showAll ? "Show open only" : `Show all (${this.items.length})`, attr: { "aria-pressed": String(this.showAll) } });
       toggle.addEventListener("click", () => {
         this.showAll = !this.showAll;
-        this.refresh();
+        this.draw();
       });
     }
     if (shown.length === 0) {

@@ -35,6 +35,10 @@
         const r = await call("harnessFs", { op: "stat", path });
         return r.error ? fail(r, path) : { isFile: () => r.isFile, mode: r.mode };
       },
+      async realpath(path) {
+        const r = await call("harnessFs", { op: "realpath", path });
+        return r.error ? fail(r, path) : r.path;
+      },
       async access(path, mode) {
         const r = await call("harnessFs", { op: "access", path, mode });
         if (r.error) fail(r, path);

@@ -15,6 +15,7 @@
 //   HARNESS_KEEP=1      keep the temporary vaults and profile
 //   HARNESS_ONLY=engine run only the engine's first-run scenarios (engine.mjs)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import net from "node:net";
@@ -24,6 +25,12 @@ import { fileURLToPath } from "node:url";
 import esbuild from "esbuild";
 import { chromium } from "playwright-core";
 import { engineScenarios } from "./engine.mjs";
+
+/** sealed puts the quire_hash of text's bytes (hashed with the value emptied) into it, as the engine seals a page it writes. */
+function sealed(text) {
+  const hash = createHash("sha256").update(text.replace(/^quire_hash: .*$/m, 'quire_hash: ""'), "utf8").digest("hex");
+  return text.replace(/^quire_hash: .*$/m, `quire_hash: ${hash}`);
+}
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pluginDir = join(here, "..", "..");
@@ -376,6 +383,7 @@ async function main() {
         const st = await fsp.stat(path);
         return { isFile: st.isFile(), mode: st.mode };
       }
+      if (op === "realpath") return { path: await fsp.realpath(path) };
       if (op === "list") return { files: vaultFiles(path) };
       if (op === "write") {
         await fsp.writeFile(path, text);
@@ -1102,7 +1110,7 @@ async function main() {
       await fsp.mkdir(join(vaultD, "Quire", "Review"), { recursive: true });
       await fsp.writeFile(
         join(vaultD, "Quire", "Review", "Possible contradiction - Starter care.md"),
-        `---\nquire: generated\nquire_kind: review\nreason: The source Starter care may contradict Sourdough starter.\nabout: Kitchen/Sourdough starter.md\nquire_hash: 0\n---\n\n# Possible contradiction: Starter care\n`,
+        sealed(`---\nquire: generated\nquire_kind: review\nreason: The source Starter care may contradict Sourdough starter.\nabout: Kitchen/Sourdough starter.md\nquire_hash: ""\n---\n\n# Possible contradiction: Starter care\n`),
       );
       await pageD.evaluate(() => window.harness.command("open-review"));
       await pageD.waitForSelector(".quire-review-item", { timeout: 5000 });
@@ -1113,7 +1121,7 @@ async function main() {
       await waitFor(pageD, () => window.harness.mainNote()?.path === "Kitchen/Sourdough starter.md");
       // A second item, which the user resolves; the decision is recorded in the review note Quire wrote.
       const second = join(vaultD, "Quire", "Review", "Edited page - Rye.md");
-      await fsp.writeFile(second, `---\nquire: generated\nquire_kind: review\nreason: You edited Rye since Quire wrote it; the new version waits here.\nabout: Kitchen/Bread baking log.md\nquire_hash: 0\n---\n\n# Edited page: Rye\n`);
+      await fsp.writeFile(second, sealed(`---\nquire: generated\nquire_kind: review\nreason: You edited Rye since Quire wrote it; the new version waits here.\nabout: Kitchen/Bread baking log.md\nquire_hash: ""\n---\n\n# Edited page: Rye\n`));
       await waitFor(pageD, () => document.querySelectorAll(".quire-review-item.is-open").length === 2, undefined, 10_000);
       await shots(pageD, "review-open");
       await axeCheck(pageD, "review", ".quire-review");

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,9 +105,14 @@ func TestChaos(t *testing.T) {
 		}
 	}
 
-	// A fresh index of the same vault, in a state folder of its own.
+	// A fresh index of the same notes, in a state folder of its own: of a
+	// copy of the vault, since one engine at a time works a vault.
+	copied := t.TempDir()
+	if out, err := exec.Command("cp", "-R", v+"/.", copied).CombinedOutput(); err != nil {
+		t.Fatalf("copy the vault: %v: %s", err, out)
+	}
 	fresh := t.TempDir()
-	fc := startQuire(t, "serve", "--vault", v, "--state", fresh, "--port", "0")
+	fc := startQuire(t, "serve", "--vault", copied, "--state", fresh, "--port", "0")
 	fcl, _ := attachTo(t, fc, fresh)
 	want := settle(t, fcl)
 	if got.Notes != want.Notes || got.Chunks != want.Chunks {

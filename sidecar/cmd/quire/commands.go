@@ -362,11 +362,12 @@ func shown(s string) string {
 func cmdEval(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("eval", &c)
-	gold := fs.String("gold", "", "gold questions (benchmark JSON or JSON lines)")
+	gold := fs.String("gold", "", "gold questions (benchmark JSON, second-brain-evals questions.json, or JSON lines)")
 	k := fs.Int("k", 5, "cut-off for recall and nDCG")
 	channel := fs.String("channel", "bm25", "bm25, dense or hybrid")
 	misses := fs.Bool("misses", false, "list the questions whose span is not in the top k")
 	rewrite := fs.Bool("rewrite", false, "have the configured model turn each question into search terms first (measures ask.rewrite)")
+	rerank := fs.String("rerank", "", "off, builtin or endpoint: how the pool is reordered before the cut (default: search.rerank in config.yaml)")
 	askMode := fs.Bool("ask", false, "measure extracted answers instead of retrieval: answered (gold) and refused (--unanswerable) at each refusal threshold")
 	unanswerable := fs.String("unanswerable", "", "with --ask: questions the vault does not answer (JSON lines of {\"question\"})")
 	if _, err := parse(fs, &c, args); err != nil {
@@ -381,6 +382,12 @@ func cmdEval(ctx context.Context, args []string) error {
 	ch, err := search.ParseChannel(*channel)
 	if err != nil {
 		return usageErr("--channel: %v", err)
+	}
+	var rr search.Rerank
+	if *rerank != "" {
+		if rr, err = search.ParseRerank(*rerank); err != nil {
+			return usageErr("--rerank: %v", err)
+		}
 	}
 	qs, err := eval.Load(*gold)
 	if err != nil {
@@ -424,7 +431,7 @@ func cmdEval(ctx context.Context, args []string) error {
 		printAskReport(rep)
 		return nil
 	}
-	rep, logErr, err := e.Eval(ctx, engine.EvalRun{Gold: *gold, Questions: qs, K: *k, Channel: ch, Rewrite: *rewrite,
+	rep, logErr, err := e.Eval(ctx, engine.EvalRun{Gold: *gold, Questions: qs, K: *k, Channel: ch, Rewrite: *rewrite, Rerank: rr,
 		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", shown(w)) }})
 	if errors.Is(err, engine.ErrNoModel) {
 		return usageErr("--rewrite needs a model: set model.provider and model.model in %s", filepath.Join(e.State(), config.FileName))
@@ -460,8 +467,31 @@ func printReport(r *eval.Report) {
 	for _, d := range sortedKeys(r.ByDirection) {
 		row(d, r.ByDirection[d].N, r.ByDirection[d].Scores)
 	}
+	printGoldFiles(r)
 	for _, m := range r.Misses {
 		fmt.Printf("miss [%s] span rank %d, note rank %d: %s (%s)\n", m.Type, m.SpanRank, m.NoteRank, m.Query, m.Expected)
+	}
+}
+
+// printGoldFiles prints second-brain-evals' table for a questions.json
+// run: R@5, R@10 and reachability (a gold file in the pool of 50), as
+// shares and counts, overall and per type.
+func printGoldFiles(r *eval.Report) {
+	if r.GoldFiles == nil {
+		return
+	}
+	fmt.Printf("\nsecond-brain-evals (a gold file among the notes of the top k passages; reach: in the pool of %d)\n", eval.Pool)
+	fmt.Printf("%-14s %4s %14s %14s %14s\n", "type", "n", "R@5", "R@10", "reach")
+	row := func(name string, n int, g *eval.GoldFileScores) {
+		if g == nil {
+			return
+		}
+		cell := func(f float64, c int) string { return fmt.Sprintf("%3.0f%% (%d/%d)", 100*f, c, n) }
+		fmt.Printf("%-14s %4d %14s %14s %14s\n", name, n, cell(g.R5, g.Hits5), cell(g.R10, g.Hits10), cell(g.Reachability, g.InPool))
+	}
+	row("all", r.Queries, r.GoldFiles)
+	for _, t := range sortedKeys(r.ByType) {
+		row(t, r.ByType[t].N, r.ByType[t].GoldFiles)
 	}
 }
 

@@ -7,12 +7,13 @@ import (
 
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/rerank"
 	"github.com/quire-app/quire/sidecar/state"
 )
 
-// cmdDoctor checks the configured models with a tiny call each and says
-// what to fix. It reads the config only: it needs no index and works
-// while a sidecar runs.
+// cmdDoctor checks the configured models and reranker with a tiny call
+// each and says what to fix. It reads the config only: it needs no index
+// and works while a sidecar runs.
 func cmdDoctor(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("doctor", &c)
@@ -26,7 +27,7 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	for _, w := range warns {
 		fmt.Fprintln(os.Stderr, "quire: warning:", shown(w))
 	}
-	checks := llm.Doctor(ctx, cfg.Model)
+	checks := append(llm.Doctor(ctx, cfg.Model), rerank.Doctor(ctx, cfg.Rerank, nil))
 	if c.json {
 		return printJSON(checks)
 	}
@@ -46,6 +47,9 @@ func cmdDoctor(ctx context.Context, args []string) error {
 	}
 	if cfg.Model.Provider != "" && !cfg.Model.Local() {
 		fmt.Printf("note: %s is not on this machine: passages of your notes are sent there (folders under `private:` never are)\n", shown(cfg.Model.Endpoint))
+	}
+	if cfg.Rerank.Provider != "" && !cfg.Rerank.Local() {
+		fmt.Printf("note: the reranker at %s is not on this machine: passages of your notes are sent there (folders under `private:` never are)\n", shown(cfg.Rerank.BaseURL()))
 	}
 	if failed > 0 {
 		return fmt.Errorf("doctor: %d check(s) failed", failed)

@@ -42,6 +42,12 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 
+// exitLocked is the exit code when the vault or its state folder is in
+// use by another quire: the plugin, which starts an engine to find out
+// whether the lock is free, then attaches to that one instead of counting
+// a crash.
+const exitLocked = 3
+
 func usageErr(format string, a ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
 }
@@ -66,6 +72,9 @@ func main() {
 				fmt.Fprint(os.Stderr, "\n"+usage)
 			}
 			os.Exit(ee.code)
+		}
+		if errors.Is(err, state.ErrLocked) {
+			os.Exit(exitLocked)
 		}
 		os.Exit(1)
 	}

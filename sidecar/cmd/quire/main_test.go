@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/eval"
+	"github.com/quire-app/quire/sidecar/internal/secondbrain"
 	"github.com/quire-app/quire/sidecar/llm/llmtest"
 )
 
@@ -315,6 +319,34 @@ func TestDoctor(t *testing.T) {
 	}
 }
 
+// TestDoctorReranker: doctor sends the configured reranker a tiny request
+// and fails, saying why, when it does not answer.
+func TestDoctorReranker(t *testing.T) {
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/rerank" {
+			http.Error(w, "not here", http.StatusNotFound)
+			return
+		}
+		w.Write([]byte(`[{"index": 1, "score": 0.2}, {"index": 0, "score": 0.9}]`))
+	}))
+	defer fake.Close()
+	v := writeVault(t)
+	os.MkdirAll(filepath.Join(v, ".quire"), 0o700)
+	write := func(cfg string) {
+		os.WriteFile(filepath.Join(v, ".quire", "config.yaml"), []byte(cfg), 0o644)
+	}
+	write("rerank:\n  provider: tei\n  endpoint: " + fake.URL + "\n")
+	if out, err := runCLI(t, "doctor", "--vault", v); err != nil || !strings.Contains(out, "ok   reranker: tei at "+fake.URL+"/rerank, on this machine: scored 2 texts") {
+		t.Errorf("doctor with a working reranker: %v\n%s", err, out)
+	}
+	write("rerank:\n  provider: llamacpp\n  endpoint: " + fake.URL + "\n  remote: \"true\"\n")
+	out, err := runCLI(t, "doctor", "--vault", v)
+	if err == nil || !strings.Contains(out, "FAIL reranker: rerank "+fake.URL+"/v1/rerank: status 404: not here") ||
+		!strings.Contains(out, "note: the reranker at "+fake.URL+" is not on this machine") {
+		t.Errorf("doctor with a reranker that is not there: err %v, want a failure naming it:\n%s", err, out)
+	}
+}
+
 func TestStatusSaysWhenNotesLeaveTheMachine(t *testing.T) {
 	v := writeVault(t)
 	os.MkdirAll(filepath.Join(v, ".quire"), 0o700)
@@ -388,4 +420,44 @@ func TestDoctorShowsControlsEscaped(t *testing.T) {
 	if !strings.Contains(out, `m\nok   forged\x1b[2J`) {
 		t.Errorf("doctor lacks the escaped model name:\n%s", out)
 	}
+}
+
+// TestEvalSecondBrain: quire eval reads the second-brain dev vault's
+// questions.json and reports second-brain-evals' R@5, R@10 and
+// reachability per type, and recall at 1 to 50, whatever they are today
+// (the figures are logged, not asserted: a ranking change moves them).
+func TestEvalSecondBrain(t *testing.T) {
+	v, err := secondbrain.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(v.Dir, ".quire"), 0o700)
+	os.WriteFile(filepath.Join(v.Dir, ".quire", "config.yaml"), []byte("dense:\n  embedder: none\n"), 0o644)
+	out, err := runCLI(t, "eval", "--vault", v.Dir, "--gold", v.QuestionsFile, "--json", "--channel", "bm25")
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, out)
+	}
+	var rep eval.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Queries != len(v.Questions) || rep.GoldFiles == nil {
+		t.Fatalf("%d questions, gold-file scores %+v; want %d and scores", rep.Queries, rep.GoldFiles, len(v.Questions))
+	}
+	for _, typ := range []string{"current", "superseded", "last_week", "overview", "fact"} {
+		m := rep.ByType[typ]
+		if m == nil || m.GoldFiles == nil {
+			t.Errorf("no %s scores in %s", typ, out)
+			continue
+		}
+		t.Logf("%-10s n=%d R@1 %.2f R@5 %.2f R@10 %.2f reach %.2f MRR %.3f", typ, m.N, m.RecallAt.At1, m.GoldFiles.R5, m.GoldFiles.R10, m.GoldFiles.Reachability, m.SpanMRR)
+	}
+	if g := rep.GoldFiles; g.Reachability < g.R10 || g.R10 < g.R5 || rep.RecallAt.At5 != g.R5 || rep.RecallAt.At10 != g.R10 || rep.RecallAt.At50 != g.Reachability {
+		t.Errorf("scores out of order or disagreeing: %+v, recall at %+v", g, rep.RecallAt)
+	}
+	text, err := runCLI(t, "eval", "--vault", v.Dir, "--gold", v.QuestionsFile, "--channel", "bm25")
+	if err != nil || !strings.Contains(text, "second-brain-evals") || !strings.Contains(text, "\nlast_week ") {
+		t.Errorf("eval's table: %v\n%s", err, text)
+	}
+	t.Logf("\n%s", text)
 }

@@ -283,8 +283,8 @@ func (v *sharedBackend) Search(ctx context.Context, q engine.Query) (search.Resu
 	return with(ctx, v, func(b mcp.Backend) (search.Result, error) { return b.Search(ctx, q) })
 }
 
-func (v *sharedBackend) Note(ctx context.Context, path string) (string, error) {
-	return with(ctx, v, func(b mcp.Backend) (string, error) { return b.Note(ctx, path) })
+func (v *sharedBackend) Note(ctx context.Context, path string, forMCP bool) (string, error) {
+	return with(ctx, v, func(b mcp.Backend) (string, error) { return b.Note(ctx, path, forMCP) })
 }
 
 func (v *sharedBackend) Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error) {

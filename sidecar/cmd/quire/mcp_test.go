@@ -16,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/mcp"
@@ -285,5 +286,61 @@ func TestMCPHTTPTokenByDefault(t *testing.T) {
 	}
 	if again, fresh, _, err := mcpToken(filepath.Join(v, ".quire")); err != nil || fresh || again != strings.TrimSpace(string(b)) {
 		t.Errorf("second start: token %q fresh %v %v, want the kept one", again, fresh, err)
+	}
+}
+
+// TestMCPStaleFilesOfALivePid: after a kill -9 the lock file and
+// sidecar.json keep the engine's pid, which the system may give to any
+// process (here this test's own). The free lock is the truth: `quire mcp`
+// starts a sidecar at once instead of waiting for that process.
+func TestMCPStaleFilesOfALivePid(t *testing.T) {
+	v := writeVault(t)
+	st := t.TempDir()
+	keywordsOnly(t, st)
+	t.Setenv("QUIRE_TEST_AS_QUIRE", "1")
+	pid := os.Getpid()
+	if err := os.WriteFile(filepath.Join(st, "lock"), []byte(fmt.Sprintf("%d\nquire serve --idle 2s\n", pid)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close() // nothing answers there
+	if err := state.WriteConnFile(filepath.Join(st, state.ConnFileName), state.ConnFile{Port: port, Token: "stale", PID: pid, Protocol: proto.Version}); err != nil {
+		t.Fatal(err)
+	}
+	b := &sharedBackend{c: common{vault: v, state: st}, idle: 2 * time.Second}
+	defer b.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := b.Status(ctx); err != nil {
+		t.Fatalf("status with stale files naming a live pid: %v; sidecar log:\n%s", err, readLog(st))
+	}
+	if cf, err := state.ReadConnFile(filepath.Join(st, state.ConnFileName)); err != nil || cf.PID == pid {
+		t.Errorf("connection file %+v, %v: want a new sidecar's", cf, err)
+	}
+	b.close()
+	waitReleased(t, st, 30*time.Second)
+}
+
+// TestServeLockedExitCode: `quire serve` on a vault another quire holds
+// (here through another state folder) exits with exitLocked, which the
+// plugin tells from a crash.
+func TestServeLockedExitCode(t *testing.T) {
+	v := writeVault(t)
+	d, err := state.OpenFor(v, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	c := startQuire(t, "serve", "--vault", v, "--state", t.TempDir())
+	var ee *exec.ExitError
+	if err := c.wait(t, 30*time.Second); !errors.As(err, &ee) || ee.ExitCode() != exitLocked {
+		t.Errorf("quire serve on a held vault: %v, want exit code %d; stderr:\n%s", err, exitLocked, c.stderr)
+	}
+	if !strings.Contains(c.stderr.String(), "in use by another quire") {
+		t.Errorf("stderr does not say the vault is in use:\n%s", c.stderr)
 	}
 }

@@ -70,7 +70,11 @@ func cmdServe(ctx context.Context, args []string) error {
 		// Keyword search still works; hybrid queries say they fell back.
 		log.Warn("search by meaning is off", "err", err)
 	}
-	opts := server.Options{Engine: e, Version: version, Log: log, OnShutdown: stopServe}
+	secret, err := state.Secret(e.State())
+	if err != nil {
+		return err
+	}
+	opts := server.Options{Engine: e, Version: version, Secret: secret, Log: log, OnShutdown: stopServe}
 	if *idle > 0 {
 		w := newIdleStop(*idle, func() {
 			log.Info("no client for a while: stopping", "idle", idle.String())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -164,15 +165,18 @@ func peakRSS(pid int) int {
 	return 0
 }
 
-// BenchmarkServePipelined is the load case of a red-team finding:
+// BenchmarkServePipelined is the load case of red-team findings:
 // QUIRE_LOAD_CLIENTS (default 10) connections each send
 // QUIRE_LOAD_PIPELINE (default 100) search.query at once with k=100, on
-// QUIRE_LOAD_CHANNEL (default hybrid, the heaviest: every query embedded).
-// It reports the sidecar's peak RSS and fails on any error, or when the
-// peak passes 600 MB. scripts/bench-server pipelined wraps it.
+// QUIRE_LOAD_CHANNEL (default hybrid, the heaviest: every query embedded),
+// or ask.query (extracted: no model) when QUIRE_LOAD_KIND is ask. It
+// reports the sidecar's peak RSS and the connections dropped (a status
+// call on each afterwards fails), and fails on any error or drop, or when
+// the peak passes 600 MB. scripts/bench-server pipelined wraps it.
 func BenchmarkServePipelined(b *testing.B) {
 	clients := envInt("QUIRE_LOAD_CLIENTS", 10)
 	pipeline := envInt("QUIRE_LOAD_PIPELINE", 100)
+	kind := cmp.Or(os.Getenv("QUIRE_LOAD_KIND"), "search")
 	channel := proto.Channel(os.Getenv("QUIRE_LOAD_CHANNEL"))
 	if channel == "" {
 		channel = proto.ChannelHybrid
@@ -209,8 +213,16 @@ func BenchmarkServePipelined(b *testing.B) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					q := proto.SearchQuery{Query: loadQueries[(i+n)%len(loadQueries)], K: 100, Channel: channel}
-					if _, err := cl.Search(context.Background(), q); err != nil {
+					text := loadQueries[(i+n)%len(loadQueries)]
+					var err error
+					if kind == "ask" {
+						var done proto.AskDone
+						err = cl.Stream(context.Background(), proto.TypeAskQuery, proto.AskQuery{Question: text, Channel: channel},
+							func(proto.Envelope) error { return nil }, &done)
+					} else {
+						_, err = cl.Search(context.Background(), proto.SearchQuery{Query: text, K: 100, Channel: channel})
+					}
+					if err != nil {
 						errs.Add(1)
 						firstEr.CompareAndSwap(nil, err.Error())
 					}
@@ -221,12 +233,24 @@ func BenchmarkServePipelined(b *testing.B) {
 		elapsed := time.Since(began)
 		b.StopTimer()
 		rss := peakRSS(c.cmd.Process.Pid)
+		dropped := 0
+		for _, cl := range conns {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			if _, err := cl.Status(ctx); err != nil {
+				dropped++
+			}
+			cancel()
+		}
 		b.ReportMetric(float64(errs.Load()), "errors")
+		b.ReportMetric(float64(dropped), "dropped")
 		b.ReportMetric(float64(rss)/1024, "peak-RSS-MB")
-		b.Logf("%d connections × %d pipelined search.query k=100, channel %s: %s, %d errors, sidecar peak RSS %d MB (%d MB before)",
-			clients, pipeline, channel, elapsed.Round(time.Millisecond), errs.Load(), rss/1024, base/1024)
+		b.Logf("%d connections × %d pipelined %s, channel %s: %s, %d errors, %d connections dropped, sidecar peak RSS %d MB (%d MB before)",
+			clients, pipeline, kind, channel, elapsed.Round(time.Millisecond), errs.Load(), dropped, rss/1024, base/1024)
 		if n := errs.Load(); n > 0 {
 			b.Errorf("%d requests failed, first: %v", n, firstEr.Load())
+		}
+		if dropped > 0 {
+			b.Errorf("%d of %d connections dropped", dropped, clients)
 		}
 		if rss > 600*1024 {
 			b.Errorf("peak RSS %d MB, over 600 MB", rss/1024)

@@ -72,6 +72,11 @@ func (c *compiler) apply(ctx context.Context, d draft) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if c.privateSrc {
+		// index.md and log.md are not private: a line there would carry
+		// the private note's title (its note's name too) out of it.
+		return nil
+	}
 	// A kept summary already has its index line, with its one-liner.
 	if !keep {
 		if err := c.updateIndex(notePath, d); err != nil {
@@ -222,7 +227,7 @@ func (c *compiler) conflictReview(cf conflict, title string) error {
 
 // review writes a review item, once: a rerun finds it there and leaves it.
 func (c *compiler) review(name, reason, about, title, body string) error {
-	b, err := renderReview(reason, about, c.sourceVaultPath(), title, body)
+	b, err := renderReview(reason, about, c.sourceVaultPath(), title, body, c.privateSrc)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/extract"
 	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // Model answers a chat; *llm.Client is one. JSON output is asked for with
@@ -68,12 +68,16 @@ type Options struct {
 	// are dropped. nil means only related pages and the pages this compile
 	// creates resolve.
 	Exists func(target string) bool
-	// Private lists vault-relative folders whose notes never reach a
-	// remote model (llm.Config.Local false): their pages are not shown to
-	// it, and no generated note quotes them (a later ask would send the
-	// quote on). A source file inside one is not sent to a remote model
-	// either.
-	Private []string
+	// Private holds the notes that never reach a remote model
+	// (llm.Config.Local false): their pages are not shown to it, and no
+	// generated note quotes them (a later ask would send the quote on). A
+	// source file that is one (PrivateSource) is not sent to a remote
+	// model either, and stays private in what is made from it.
+	Private vault.Private
+	// LocalRelated is Related by channels that keep the query on this
+	// machine, for a private source's search; nil means no connections
+	// for one.
+	LocalRelated func(ctx context.Context, query string, k int) ([]Page, error)
 	// MaxCalls caps model calls for this source (reading, merging and
 	// planning; config ingest.max_calls). 0 means DefaultMaxCalls; below 2
 	// counts as 2 (one read, one plan).
@@ -149,7 +153,10 @@ type compiler struct {
 	related   []Page
 	existing  string // the source note already written for this hash, folder-relative
 	searchErr string // why no related pages could be found, for the note
-	res       Result
+	// privateSrc: the source is a private note (PrivateSource), and what
+	// is made from it is private too.
+	privateSrc bool
+	res        Result
 }
 
 func compile(ctx context.Context, src Source, opt Options) (Result, error) {
@@ -171,7 +178,7 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 	}
 	defer dir.close()
 	c := &compiler{src: src, opt: opt, dir: dir, captured: src.Captured, hash12: src.Hash[:min(12, len(src.Hash))],
-		created: map[string]string{}}
+		created: map[string]string{}, privateSrc: PrivateSource(opt.Private, opt.Vault, src.Origin)}
 	if c.captured.IsZero() {
 		c.captured = time.Now()
 	}
@@ -196,7 +203,7 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 	var d draft
 	if opt.Model == nil {
 		d = c.unsummarised(ctx, "No model is configured")
-	} else if c.remote() && c.privateSource() {
+	} else if c.remote() && c.privateSrc {
 		d = c.unsummarised(ctx, "The source lies in a private folder and the model is not on this machine")
 	} else {
 		d, err = c.summarise(ctx)
@@ -306,6 +313,12 @@ func (c *compiler) summarise(ctx context.Context) (draft, error) {
 	}
 
 	d := c.checked(p, merged)
+	if c.privateSrc {
+		// Concept and entity pages are shared by every source and would
+		// carry the private text out; it stays in the source note, which
+		// is marked private.
+		d.Concepts, d.Entities, d.Conflicts = nil, nil, nil
+	}
 	d.SearchErr = c.searchErr
 	d.Summarised = true
 	d.Model = c.opt.Model.Config().Model
@@ -340,10 +353,15 @@ func (c *compiler) metadata() []string {
 // review items and this source's note. A failing search is not fatal: the
 // note just has no connections.
 func (c *compiler) findRelated(ctx context.Context, query string) error {
-	if c.opt.Related == nil {
+	related := c.opt.Related
+	if c.privateSrc {
+		// The query is the private source's text.
+		related = c.opt.LocalRelated
+	}
+	if related == nil {
 		return nil
 	}
-	pages, err := c.opt.Related(ctx, query, maxConnections)
+	pages, err := related(ctx, query, maxConnections)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -356,7 +374,7 @@ func (c *compiler) findRelated(ctx context.Context, query string) error {
 		own = c.dir.vaultPath(c.existing)
 	}
 	for _, p := range pages {
-		if c.private(p.Path) {
+		if c.opt.Private.Holds(p.Path) {
 			if c.remote() {
 				continue
 			}
@@ -381,29 +399,11 @@ func (c *compiler) remote() bool {
 	return c.opt.Model != nil && !c.opt.Model.Config().Local()
 }
 
-// private reports whether the vault-relative path lies in a private
-// folder (case ignored, as macOS and Windows do).
-func (c *compiler) private(p string) bool {
-	for _, dir := range c.opt.Private {
-		dir = strings.Trim(strings.ReplaceAll(dir, "\\", "/"), "/")
-		if dir != "" && len(p) > len(dir) && p[len(dir)] == '/' && strings.EqualFold(p[:len(dir)], dir) {
-			return true
-		}
-	}
-	return false
-}
-
-// privateSource reports whether the source is a file of the vault that
-// lies in a private folder.
-func (c *compiler) privateSource() bool {
-	if c.opt.Vault == "" || c.src.Origin == "" || strings.Contains(c.src.Origin, "://") {
-		return false
-	}
-	rel, err := filepath.Rel(c.opt.Vault, c.src.Origin)
-	if err != nil || !filepath.IsLocal(rel) {
-		return false
-	}
-	return c.private(filepath.ToSlash(rel))
+// PrivateSource reports whether the source named origin (a URL or an
+// absolute file path) is a private note of the vault at vaultDir, by its
+// real path (vault.Private.HoldsFile).
+func PrivateSource(p vault.Private, vaultDir, origin string) bool {
+	return vaultDir != "" && origin != "" && !strings.Contains(origin, "://") && p.HoldsFile(vaultDir, origin)
 }
 
 // resolve finds the page a link names: a concept or entity this compile

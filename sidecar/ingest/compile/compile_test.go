@@ -147,7 +147,7 @@ func makePDF(t testing.TB, n int) []byte {
 }
 
 func TestCompilePDF(t *testing.T) {
-	doc, err := extract.PDF(makePDF(t, 6), "soil-report.pdf")
+	doc, err := extract.PDF(context.Background(), makePDF(t, 6), "soil-report.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -705,5 +705,19 @@ func TestSearchConnections(t *testing.T) {
 	}
 	if want := "similar passage: “A loaf rises in the oven when the gas in its crumb…”"; got[1].Reason != want {
 		t.Errorf("reason 1 = %q, want %q", got[1].Reason, want)
+	}
+}
+
+// TestNoteSaysPagesUnread: a PDF read in part (past extract.MaxPDFPages)
+// says in its note how many of its pages were read.
+func TestNoteSaysPagesUnread(t *testing.T) {
+	doc := &extract.Doc{Title: "A long dump", Markdown: "Soil holds water.\n", Text: "Soil holds water.", Pages: 100000, PagesRead: 2000}
+	vault := t.TempDir()
+	res, err := Compile(context.Background(), source(doc, "/home/u/dump.pdf"), Options{Vault: vault, Folder: "Quire"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note := readFile(t, vault, res.Note); !strings.Contains(note, "Pages: 100000 (only the first 2000 were read)") {
+		t.Errorf("note does not say which pages were read:\n%s", note)
 	}
 }

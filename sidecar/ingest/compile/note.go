@@ -37,7 +37,10 @@ type sourceMeta struct {
 	Model       string   `yaml:"model,omitempty"`
 	Unread      float64  `yaml:"unread,omitempty"`
 	Tags        []string `yaml:"tags"`
-	Hash        string   `yaml:"quire_hash"`
+	// Private is the private mark (vault.Note.Private) of a note made
+	// from a private source.
+	Private bool   `yaml:"private,omitempty"`
+	Hash    string `yaml:"quire_hash"`
 }
 
 // pageFront is a concept or entity page's frontmatter.
@@ -57,7 +60,9 @@ type reviewFront struct {
 	Reason string `yaml:"reason"`
 	About  string `yaml:"about,omitempty"`
 	Source string `yaml:"source_note,omitempty"`
-	Hash   string `yaml:"quire_hash"`
+	// Private marks an item made from a private source.
+	Private bool   `yaml:"private,omitempty"`
+	Hash    string `yaml:"quire_hash"`
 }
 
 // item is a checked concept or entity: its name as the source writes it,
@@ -112,7 +117,7 @@ func renderSource(c *compiler, d draft) ([]byte, error) {
 		Title: d.Title, Source: c.src.Origin, URL: doc.URL, Author: doc.Author, Published: doc.Date,
 		Site: doc.Site, Lang: doc.Lang, Pages: doc.Pages,
 		Captured: c.captured.UTC().Format(time.RFC3339), ContentHash: c.src.Hash, Raw: c.src.Raw,
-		Summarised: d.Summarised, Model: d.Model, Unread: round2(d.Unread), Tags: d.Tags,
+		Summarised: d.Summarised, Model: d.Model, Unread: round2(d.Unread), Tags: d.Tags, Private: c.privateSrc,
 	}
 	if meta.Tags == nil {
 		meta.Tags = []string{}
@@ -188,7 +193,11 @@ func renderSource(c *compiler, d draft) ([]byte, error) {
 		about = append(about, "Site: "+plain(doc.Site))
 	}
 	if doc.Pages > 0 {
-		about = append(about, "Pages: "+strconv.Itoa(doc.Pages))
+		pages := "Pages: " + strconv.Itoa(doc.Pages)
+		if doc.PagesRead > 0 && doc.PagesRead < doc.Pages {
+			pages += fmt.Sprintf(" (only the first %d were read)", doc.PagesRead)
+		}
+		about = append(about, pages)
 	}
 	if c.src.Raw != "" {
 		about = append(about, "Original: "+rawLink(c.src.Raw))
@@ -311,9 +320,10 @@ func extendPage(doc []byte, hash12, sec string) ([]byte, error) {
 	return seal(meta, strings.TrimRight(body, "\n")+"\n\n"+sec)
 }
 
-// renderReview writes a review item.
-func renderReview(reason, about, sourcePath, title, body string) ([]byte, error) {
-	meta := reviewFront{Quire: Marker, Kind: "review", Reason: reason, About: about, Source: sourcePath}
+// renderReview writes a review item; private marks one made from a
+// private source.
+func renderReview(reason, about, sourcePath, title, body string, private bool) ([]byte, error) {
+	meta := reviewFront{Quire: Marker, Kind: "review", Reason: reason, About: about, Source: sourcePath, Private: private}
 	return seal(meta, "\n# "+escapeText(title)+"\n\n"+escapeText(reason)+"\n\n"+body)
 }
 

@@ -17,8 +17,7 @@ import (
 // "Kitchen"): there it would move Inbox/ files, append to a log.md and
 // drop raw/ from the index. A folder is Quire's when it does not exist,
 // holds nothing outside Inbox/ (a fresh folder the user dropped sources
-// into), or already holds a page Quire wrote (index.md, log.md, or a
-// source note with the generated mark).
+// into), or is Quire's by proof (owned).
 
 // ForeignError is returned for a generated folder that holds files Quire
 // did not write and no page of Quire's; Paths names some of them.
@@ -155,20 +154,24 @@ func (f *folder) sweep() {
 	}
 }
 
-// owned reports whether the folder already holds a page Quire wrote.
+// owned reports whether the folder is Quire's by proof: its own record
+// (OwnerFile, which Adopt writes), or a page whose quire_hash matches its
+// bytes (ours). A note that only says so (quire: generated or answer,
+// which any note can say, and a saved answer carries no hash) proves
+// nothing: one such note moved into a folder of the user's must not
+// make Quire adopt it and work the user's files there.
 func owned(root string) bool {
 	if st, err := os.Lstat(filepath.Join(root, OwnerFile)); err == nil && st.Mode().IsRegular() {
 		return true
 	}
 	for _, n := range []string{"index.md", "log.md"} {
 		if b, err := vault.ReadFile(root, n, 1<<20); err == nil {
-			m, _, ok := parsePage(b)
-			if ok && m.Quire == Marker || n == "log.md" && logOurs(b) {
+			if _, sealed := ours(b); sealed {
 				return true
 			}
 		}
 	}
-	for _, dir := range []string{"Sources", "Answers", "Concepts", "Entities"} {
+	for _, dir := range []string{"Sources", "Concepts", "Entities"} {
 		ents, err := os.ReadDir(filepath.Join(root, dir))
 		if err != nil {
 			continue
@@ -184,7 +187,7 @@ func owned(root string) bool {
 			if err != nil {
 				continue
 			}
-			if m, _, ok := parsePage(b); ok && (m.Quire == Marker || m.Quire == "answer") {
+			if _, sealed := ours(b); sealed {
 				return true
 			}
 		}

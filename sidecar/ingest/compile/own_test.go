@@ -137,3 +137,44 @@ func TestLongSourceNoteCapped(t *testing.T) {
 		t.Errorf("the note does not keep the text's start, cut at a paragraph:\n…%s", body[len(body)-300:])
 	}
 }
+
+// TestOwnershipByProofOnly: a folder of the user's that holds a note
+// saying it is Quire's (an old answer moved there, a source note with the
+// mark but not Quire's bytes) is not adopted, and nothing there moves;
+// Quire's own record (OwnerFile) or a page whose hash matches is proof.
+func TestOwnershipByProofOnly(t *testing.T) {
+	sealed, err := seal(pageFront{Quire: Marker, Kind: "concept", Title: "Rye"}, "\n# Rye\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		owned bool
+	}{
+		{"an answer moved in", map[string]string{"Kitchen/Answers/Old.md": "---\nquire: answer\nquestion: x\n---\n# x\n"}, false},
+		{"a claimed source note", map[string]string{"Kitchen/Sources/Bread.md": "---\nquire: generated\nquire_kind: source\nquire_hash: " + strings.Repeat("0", 64) + "\n---\n# Bread\n"}, false},
+		{"a claimed log", map[string]string{"Kitchen/log.md": logIntro + "- what I cooked\n"}, false},
+		{"a sealed page", map[string]string{"Kitchen/Concepts/Rye.md": string(sealed)}, true},
+		{"Quire's record", map[string]string{"Kitchen/" + OwnerFile: "Quire writes its notes in this folder.\n"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vault := t.TempDir()
+			files := map[string]string{"Kitchen/Inbox/recipe.md": "# Bread\n", "Kitchen/Shopping.md": "# Flour\n"}
+			for p, b := range tc.files {
+				files[p] = b
+			}
+			writeVault(t, vault, files)
+			err := Adopt(vault, "Kitchen")
+			var fe *ForeignError
+			if tc.owned != (err == nil) || !tc.owned && !errors.As(err, &fe) {
+				t.Fatalf("Adopt: %v, want owned %v", err, tc.owned)
+			}
+			if !tc.owned {
+				if _, err := os.Stat(filepath.Join(vault, "Kitchen", OwnerFile)); err == nil {
+					t.Error("the user's folder was marked as Quire's")
+				}
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // privateMarker is planted in a note of a private folder; it must reach no
@@ -31,7 +32,7 @@ func TestPrivatePagesNeverReachRemoteModel(t *testing.T) {
 			}
 			search, exists := related(breadPage, journalPage)
 			res, err := Compile(context.Background(), source(articleDoc(t), "https://crumb.example/posts/sourdough-rise"),
-				Options{Vault: vault, Folder: "Quire", Model: model, Related: search, Exists: exists, Private: []string{"journal/"}})
+				Options{Vault: vault, Folder: "Quire", Model: model, Related: search, Exists: exists, Private: privateOf(t, "journal/")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +68,7 @@ func TestPrivatePagesNotQuotedWithoutModel(t *testing.T) {
 	vault := t.TempDir()
 	search, exists := related(journalPage)
 	res, err := Compile(context.Background(), source(articleDoc(t), "https://crumb.example/x"),
-		Options{Vault: vault, Folder: "Quire", Related: search, Exists: exists, Private: []string{"Journal"}})
+		Options{Vault: vault, Folder: "Quire", Related: search, Exists: exists, Private: privateOf(t, "Journal")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,4 +81,14 @@ func TestPrivatePagesNotQuotedWithoutModel(t *testing.T) {
 			t.Errorf("%s quotes the private note:\n%s", p, body)
 		}
 	}
+}
+
+// privateOf reads private: entries as the engine hands them over.
+func privateOf(t *testing.T, entries ...string) vault.Private {
+	t.Helper()
+	p, err := vault.ParsePrivate(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -49,7 +50,7 @@ func BenchmarkPDF(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for b.Loop() {
-		doc, err := PDF(data, "report.pdf")
+		doc, err := PDF(context.Background(), data, "report.pdf")
 		if err != nil || doc.Pages != pages {
 			b.Fatal(err)
 		}

@@ -25,6 +25,7 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -56,6 +57,9 @@ type Doc struct {
 
 	Images []Image // image links of a web page, figures of a PDF
 	Pages  int     // page count of a PDF, 0 otherwise
+	// PagesRead is how many of a PDF's first pages Markdown holds: fewer
+	// than Pages past MaxPDFPages.
+	PagesRead int
 
 	// Removed counts the images and links Any left out of Markdown: on a
 	// private or local address, or past MaxImages.
@@ -136,8 +140,9 @@ func (e *Error) Unwrap() []error {
 // Any extracts a source whose kind is given by its content type (from the
 // HTTP response, may be empty), else by the extension of name, else by
 // sniffing the bytes. pageURL is the final URL of a fetched page (used to
-// make links absolute), empty for a file.
-func Any(data []byte, name, contentType, pageURL string) (*Doc, error) {
+// make links absolute), empty for a file. ctx ends a long extraction (a
+// PDF is read page by page).
+func Any(ctx context.Context, data []byte, name, contentType, pageURL string) (*Doc, error) {
 	label := name
 	if label == "" {
 		label = pageURL
@@ -148,7 +153,7 @@ func Any(data []byte, name, contentType, pageURL string) (*Doc, error) {
 	case kindHTML:
 		doc, err = HTML(data, pageURL, contentType)
 	case kindPDF:
-		doc, err = PDF(data, label)
+		doc, err = PDF(ctx, data, label)
 	case kindMarkdown:
 		doc, err = Markdown(data, label)
 	case kindText:

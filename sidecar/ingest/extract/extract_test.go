@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func TestAny(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := Any(tt.data, tt.file, tt.contentType, tt.url)
+			doc, err := Any(context.Background(), tt.data, tt.file, tt.contentType, tt.url)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("got %v, want %v", err, tt.wantErr)

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -35,7 +36,7 @@ func FuzzPDF(f *testing.F) {
 	f.Add(makePDF(f, true))
 	f.Add(good[:len(good)/2])
 	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := PDF(data, "fuzz.pdf")
+		doc, err := PDF(context.Background(), data, "fuzz.pdf")
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error %T is not *Error: %v", err, err)
@@ -52,7 +53,7 @@ func FuzzPDF(f *testing.F) {
 // sources): each PDF has its own MuPDF context.
 func TestPDFConcurrent(t *testing.T) {
 	data := makePDF(t, false)
-	want, err := PDF(data, "a.pdf")
+	want, err := PDF(context.Background(), data, "a.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestPDFConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 3 {
-				got, err := PDF(data, "a.pdf")
+				got, err := PDF(context.Background(), data, "a.pdf")
 				if err != nil {
 					t.Error(err)
 					return

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func TestDropLocal(t *testing.T) {
 		fmt.Fprintf(&page, `<p><img src="https://cdn.example/%d.png" alt="pic"></p>`, i)
 	}
 	page.WriteString(`</article></body></html>`)
-	doc, err := Any([]byte(page.String()), "", "text/html", "https://bread.example/crumb")
+	doc, err := Any(context.Background(), []byte(page.String()), "", "text/html", "https://bread.example/crumb")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestDropLocal(t *testing.T) {
 	// A Markdown clip: the same in its links, images and HTML.
 	clip := "---\ntitle: Clip\n---\nSee [home](http://192.168.1.1/) and <http://127.0.0.1/a>, ![x](http://[fe80::1]/i.png),\n" +
 		"<img src=\"http://localhost/p.png\"> and http://127.0.0.1:9/raw but [ok](https://ok.example/).\n"
-	doc, err = Any([]byte(clip), "clip.md", "", "")
+	doc, err = Any(context.Background(), []byte(clip), "clip.md", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestDropLocalNamesAndNesting(t *testing.T) {
 		"[deep [er [still]] text](http://10.0.0.1/) and [wiki](http://intranet/page) and [nested [x]](//nas.home.arpa/y)\n\n" +
 		"[fine [nested] link](https://bread.example/a) ![fine](https://cdn.example/p.png)\n\n" +
 		"![[Journal/secret]](http://10.0.0.2/a.png) [[Journal/diary]](http://router/)\n"
-	doc, err := Any([]byte(clip), "clip.md", "", "")
+	doc, err := Any(context.Background(), []byte(clip), "clip.md", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

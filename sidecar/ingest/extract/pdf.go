@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"image"
@@ -31,6 +32,16 @@ const minFigureSide = 64
 // maxFigureBytes skips images too large for a note's attachments folder.
 const maxFigureBytes = 8 << 20
 
+// MaxPDFPages is how many pages of a PDF are read at most: a book has a
+// few hundred; past that a source is a dump no note can summarise, and
+// reading a hundred thousand pages took MuPDF a minute and 382 MB.
+const MaxPDFPages = 2000
+
+// maxPDFHTML bounds the bytes of MuPDF's page HTML kept (text and
+// figures as data: URIs), whatever the page count: a few pages of huge
+// text or images stop the reading too.
+const maxPDFHTML = 64 << 20
+
 // PageMarker is the line that starts page n (1-based) in a PDF's Markdown.
 // It is an HTML comment, so Obsidian does not show it and Doc.Text does not
 // contain it, while the reading step can still tell which page a passage
@@ -59,15 +70,17 @@ func PageOf(line string) (int, bool) {
 // A PDF that needs a password is ErrEncrypted; one that is not a PDF, is
 // cut short (no %%EOF at its end: an interrupted download) or that MuPDF
 // cannot open or lay out is ErrBroken; one with no text layer (a scan) is
-// ErrEmpty.
-func PDF(data []byte, name string) (*Doc, error) {
+// ErrEmpty. Past MaxPDFPages pages, or maxPDFHTML bytes of MuPDF's page
+// HTML, the rest is not read: Doc.PagesRead says how many were. ctx is
+// checked between pages.
+func PDF(ctx context.Context, data []byte, name string) (*Doc, error) {
 	if name == "" {
 		name = "document.pdf"
 	}
 	if err := checkPDFBytes(data, name); err != nil {
 		return nil, err
 	}
-	raw, err := readPDF(data, name)
+	raw, err := readPDF(ctx, data, name)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +108,8 @@ func checkPDFBytes(data []byte, name string) error {
 // font size, images as data: URIs).
 type rawPDF struct {
 	meta  map[string]string
-	pages []string
+	pages []string // the pages read, from the first
+	total int      // the PDF's page count
 }
 
 // line is one line of text as laid out on a page.
@@ -123,7 +137,7 @@ func layoutPDF(raw *rawPDF, name string) (*Doc, error) {
 	dropRunning(pages)
 	body, levels := fontClasses(pages)
 
-	doc := &Doc{Pages: len(pages)}
+	doc := &Doc{Pages: max(raw.total, len(pages)), PagesRead: len(pages)}
 	slug := Slug(name)
 	var md strings.Builder
 	var firstHeading string

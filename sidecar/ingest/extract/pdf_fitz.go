@@ -3,6 +3,7 @@
 package extract
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,7 +22,7 @@ const PDFSupported = true
 // Without cgo this file is left out (see pdf_nocgo.go): go-fitz's pure-Go
 // fallback loads a shared libmupdf at start and panics when there is none,
 // which would stop the whole sidecar, not just PDF ingest.
-func readPDF(data []byte, name string) (raw *rawPDF, err error) {
+func readPDF(ctx context.Context, data []byte, name string) (raw *rawPDF, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			raw, err = nil, &Error{Name: name, Kind: ErrBroken, Detail: fmt.Sprintf("MuPDF crashed: %v", r)}
@@ -47,11 +48,22 @@ func readPDF(data []byte, name string) (raw *rawPDF, err error) {
 		// go-fitz returns fixed-size buffers with their trailing NULs.
 		raw.meta[k] = strings.TrimSpace(strings.TrimRight(v, "\x00"))
 	}
-	for i := range n {
+	raw.total = n
+	read := 0
+	for i := range min(n, MaxPDFPages) {
+		// A page takes MuPDF a while; a cancelled ingest (or an engine
+		// whose parent is gone) must not wait for a hundred thousand.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if read >= maxPDFHTML {
+			break
+		}
 		h, err := doc.HTML(i, false)
 		if err != nil {
 			return nil, &Error{Name: name, Kind: ErrBroken, Detail: fmt.Sprintf("page %d cannot be read", i+1), Err: err}
 		}
+		read += len(h)
 		raw.pages = append(raw.pages, h)
 	}
 	return raw, nil

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -79,7 +80,7 @@ func addImage(p *fpdf.Fpdf, name string, w, h int, x, y float64) {
 }
 
 func TestPDF(t *testing.T) {
-	doc, err := PDF(makePDF(t, false), "Soil Report.pdf")
+	doc, err := PDF(context.Background(), makePDF(t, false), "Soil Report.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestPDF(t *testing.T) {
 }
 
 func TestMoveImage(t *testing.T) {
-	doc, err := PDF(makePDF(t, false), "Soil Report.pdf")
+	doc, err := PDF(context.Background(), makePDF(t, false), "Soil Report.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestPDFErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := PDF(tt.data, tt.name)
+			doc, err := PDF(context.Background(), tt.data, tt.name)
 			if !errors.Is(err, tt.kind) {
 				t.Fatalf("got %v (doc %v), want %v", err, doc != nil, tt.kind)
 			}
@@ -197,7 +198,7 @@ func TestPDFErrors(t *testing.T) {
 
 // A PDF that needs a password says so in words a user can act on.
 func TestPDFEncryptedMessage(t *testing.T) {
-	_, err := PDF(makePDF(t, true), "Quire/Inbox/locked.pdf")
+	_, err := PDF(context.Background(), makePDF(t, true), "Quire/Inbox/locked.pdf")
 	want := "extract Quire/Inbox/locked.pdf: password protected: the PDF needs a password to open; remove it and add the file again"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
@@ -217,7 +218,7 @@ func TestPDFOwnerPasswordOnly(t *testing.T) {
 	if err := p.Output(&out); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := PDF(out.Bytes(), "restricted.pdf")
+	doc, err := PDF(context.Background(), out.Bytes(), "restricted.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestPDFRunningHeads(t *testing.T) {
 	if err := p.Output(&out); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := PDF(out.Bytes(), "review.pdf")
+	doc, err := PDF(context.Background(), out.Bytes(), "review.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +292,7 @@ func TestPDFRepeatedBodyKept(t *testing.T) {
 	if err := p.Output(&out); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := PDF(out.Bytes(), "same.pdf")
+	doc, err := PDF(context.Background(), out.Bytes(), "same.pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +315,7 @@ func TestPDFWithoutCgo(t *testing.T) {
 	if PDFSupported {
 		t.Skip("built with cgo")
 	}
-	if _, err := PDF([]byte("%PDF-1.4\n%%EOF\n"), "a.pdf"); !errors.Is(err, ErrUnsupported) {
+	if _, err := PDF(context.Background(), []byte("%PDF-1.4\n%%EOF\n"), "a.pdf"); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("got %v, want ErrUnsupported", err)
 	}
 }
@@ -337,7 +338,7 @@ func TestPDFDamagedNeverPanics(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	cases := 0
 	for n := 64; n < len(good); n += len(good) / 40 {
-		PDF(append(append([]byte{}, good[:n]...), "\n%%EOF"...), "cut.pdf")
+		PDF(context.Background(), append(append([]byte{}, good[:n]...), "\n%%EOF"...), "cut.pdf")
 		cases++
 	}
 	for range 60 {
@@ -345,7 +346,7 @@ func TestPDFDamagedNeverPanics(t *testing.T) {
 		for range 1 + rnd.IntN(20) {
 			d[rnd.IntN(len(d))] = byte(rnd.IntN(256))
 		}
-		doc, err := PDF(d, "flipped.pdf")
+		doc, err := PDF(context.Background(), d, "flipped.pdf")
 		if err == nil && doc == nil {
 			t.Fatal("nil doc without an error")
 		}
@@ -355,3 +356,35 @@ func TestPDFDamagedNeverPanics(t *testing.T) {
 }
 
 func time2024() time.Time { return time.Date(2024, 5, 17, 10, 0, 0, 0, time.UTC) }
+
+// TestPDFPageCap: a PDF longer than MaxPDFPages is read to that page and
+// says so; a cancelled context stops the reading between pages.
+func TestPDFPageCap(t *testing.T) {
+	needPDF(t)
+	p := fpdf.New("P", "pt", "A4", "")
+	p.SetFont("Helvetica", "", 12)
+	const pages = MaxPDFPages + 3
+	for i := range pages {
+		p.AddPage()
+		p.Text(72, 72, fmt.Sprintf("Page text number %d.", i+1))
+	}
+	var out bytes.Buffer
+	if err := p.Output(&out); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := PDF(context.Background(), out.Bytes(), "long.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Pages != pages || doc.PagesRead != MaxPDFPages {
+		t.Errorf("Pages %d, PagesRead %d; want %d and %d", doc.Pages, doc.PagesRead, pages, MaxPDFPages)
+	}
+	if strings.Contains(doc.Markdown, PageMarker(MaxPDFPages+1)) || !strings.Contains(doc.Markdown, PageMarker(MaxPDFPages)) {
+		t.Errorf("the Markdown does not end at page %d", MaxPDFPages)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := PDF(ctx, out.Bytes(), "long.pdf"); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v, want context.Canceled", err)
+	}
+}

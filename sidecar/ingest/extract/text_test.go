@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -142,7 +143,7 @@ func TestTextEncodings(t *testing.T) {
 		{"controls", "", []byte("Rye\x00 notes\x1b\r\n\r\nRye grows\x0b in cold soil,\x07 čau.\x7f")},
 	}
 	for _, tt := range tests {
-		doc, err := Any(tt.data, tt.name+".txt", tt.contentType, "")
+		doc, err := Any(context.Background(), tt.data, tt.name+".txt", tt.contentType, "")
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue

@@ -226,10 +226,13 @@ func (w *Worker) savedOriginal(note string) string {
 	if yaml.Unmarshal(b[4:4+end], &meta) != nil {
 		return ""
 	}
+	// The note is the user's to edit: the original it names is read only
+	// from raw/, where Quire keeps originals, never from a note of theirs.
+	rawDir := path.Join(w.folder(), "raw") + "/"
 	for _, k := range []string{"raw", "original"} {
 		s, _ := meta[k].(string)
 		s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "[["), "]]")
-		if s == "" || !filepath.IsLocal(filepath.FromSlash(s)) {
+		if s == "" || !filepath.IsLocal(filepath.FromSlash(s)) || path.Clean(s) != s || !strings.HasPrefix(s, rawDir) {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(w.opts.Vault, filepath.FromSlash(s))); err == nil {

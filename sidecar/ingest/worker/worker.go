@@ -62,6 +62,10 @@ var ErrSource = errors.New("cannot ingest")
 // ErrNoModel is returned by Add for a resummarise when no model is set.
 var ErrNoModel = errors.New("no model configured")
 
+// ErrNotIngested is a resummarise of a source the queue has no finished
+// item for: Quire summarises again only what it ingested itself.
+var ErrNotIngested = errors.New("not ingested by Quire")
+
 // Options configure a Worker. Queue, Fetch and Vault are required.
 type Options struct {
 	Queue *ingest.Queue
@@ -158,6 +162,17 @@ func (w *Worker) add(source string, resummarise, retry bool) (ingest.Item, int, 
 		return ingest.Item{}, 0, fmt.Errorf("resummarise %s: %w", source, ErrNoModel)
 	}
 	q := w.opts.Queue
+	if resummarise {
+		// By the queue's record, never by a note's word: a note naming
+		// any file would otherwise have Quire read it to the model.
+		old, ok, err := q.Find(source)
+		if err != nil {
+			return ingest.Item{}, 0, err
+		}
+		if !ok || old.State != ingest.StateDone && old.State != ingest.StateFailed {
+			return ingest.Item{}, 0, fmt.Errorf("resummarise %s: %w", source, ErrNotIngested)
+		}
+	}
 	it, err := q.Add(source)
 	var dup *ingest.DuplicateError
 	if resummarise && errors.As(err, &dup) && (dup.Existing.State == ingest.StateDone || dup.Existing.State == ingest.StateFailed) {
@@ -380,7 +395,7 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 	}
 
 	step(ingest.StepExtracting, 0, 0)
-	doc, err := extract.Any(src.data, src.name, src.contentType, src.pageURL)
+	doc, err := extract.Any(ctx, src.data, src.name, src.contentType, src.pageURL)
 	if err != nil {
 		return compile.Result{}, err
 	}
@@ -395,9 +410,14 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 	if err := compile.Adopt(w.opts.Vault, folder); err != nil {
 		return compile.Result{}, err
 	}
-	rawPath, err := saveOnce(w.opts.Vault, path.Join(folder, "raw"), rawName(doc, src), src.data)
-	if err != nil {
-		return compile.Result{}, err
+	opt := w.compileOptions()
+	var rawPath string
+	if !compile.PrivateSource(opt.Private, w.opts.Vault, it.Source) {
+		// A private note's original stays where it lies, in its private
+		// folder: a copy under raw/ would take it out.
+		if rawPath, err = saveOnce(w.opts.Vault, path.Join(folder, "raw"), rawName(doc, src), src.data); err != nil {
+			return compile.Result{}, err
+		}
 	}
 	label := src.name
 	if label == "" {
@@ -407,7 +427,6 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 		return compile.Result{}, err
 	}
 
-	opt := w.compileOptions()
 	opt.Vault, opt.Folder = w.opts.Vault, folder
 	if w.opts.MaxCalls > 0 {
 		opt.MaxCalls = w.opts.MaxCalls

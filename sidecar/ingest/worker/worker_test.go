@@ -299,6 +299,56 @@ func TestResummarise(t *testing.T) {
 	}
 }
 
+// TestResummariseOnlyWhatQuireIngested: "summarise again" of a file Quire
+// never ingested is refused, whatever a note says; and of one it did, an
+// original the (edited) note names outside raw/ is not read: the source is
+// fetched again instead.
+func TestResummariseOnlyWhatQuireIngested(t *testing.T) {
+	r := newRig(t, func(o *Options, _ *rig) {
+		o.Compile = func() compile.Options { return compile.Options{Model: fakeModel{}} }
+	})
+	secret := filepath.Join(t.TempDir(), "taxes.txt")
+	if err := os.WriteFile(secret, []byte("My income was 1234.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(r.vault, "Journal"), 0o755)
+	if err := os.WriteFile(filepath.Join(r.vault, "Journal", "diary.md"), []byte("# Diary\n\nsecret diary text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.run()
+	if _, _, err := r.w.Add(secret, true); !errors.Is(err, ErrNotIngested) {
+		t.Fatalf("resummarise of a file never ingested: %v, want ErrNotIngested", err)
+	}
+	if items, _ := r.w.Queue().List(); len(items) != 0 {
+		t.Errorf("the queue holds %+v, want nothing", items)
+	}
+
+	r.site.serve("/soil", "text/html", article("Soil", "x"))
+	first := r.add("http://site.example/soil")
+	d := wantDone(t, r.ev.finished(t, first.ID))
+	note := filepath.Join(r.vault, filepath.FromSlash(d.Note))
+	b, err := os.ReadFile(note)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), "raw: Quire/raw/", "raw: Journal/diary.md\nold: Quire/raw/", 1)
+	if edited == string(b) {
+		t.Fatalf("the note names no original:\n%s", b)
+	}
+	if err := os.WriteFile(note, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hits := r.site.hits.Load()
+	it, _, err := r.w.Add("http://site.example/soil", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDone(t, r.ev.finished(t, it.ID))
+	if r.site.hits.Load() == hits {
+		t.Error("resummarise read the note the edited source note names instead of fetching the page")
+	}
+}
+
 type fakeModel struct{}
 
 func (fakeModel) Stream(context.Context, []llm.Message, llm.Options, func(string)) (llm.Reply, error) {

@@ -1,0 +1,112 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/internal/secondbrain"
+	"github.com/quire-app/quire/sidecar/search"
+)
+
+// openSecondBrain opens the engine, keywords only, with the reranker on
+// (or off), on a fresh second-brain dev vault.
+func openSecondBrain(t *testing.T, rerank string) (*engine.Engine, secondbrain.Vault) {
+	t.Helper()
+	dir := t.TempDir()
+	v, err := secondbrain.Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateDir := filepath.Join(dir, "state")
+	os.MkdirAll(stateDir, 0o755)
+	os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("dense:\n  embedder: none\nsearch:\n  rerank: "+rerank+"\n"), 0o644)
+	e, err := engine.Open(engine.Setup{Vault: v.Dir, State: stateDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if _, err := e.Reindex(context.Background(), false, nil); err != nil {
+		t.Fatal(err)
+	}
+	return e, v
+}
+
+// rankOf is the rank of the first passage of note p, or -1.
+func rankOf(ps []search.Passage, p string) int {
+	for i, x := range ps {
+		if x.Path == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestSuccessorOutranksSuperseded: for a question about the shed plan,
+// the current plan (v3, at the end of v1 → v2 → v3) comes before both
+// plans it replaced, and status names the broken chain.
+func TestSuccessorOutranksSuperseded(t *testing.T) {
+	e, v := openSecondBrain(t, "off")
+	ctx := context.Background()
+	for _, q := range []string{"What is the plan for the garden shed?", "How much will the garden shed cost?", "shed plan v1"} {
+		r, err := e.Search(ctx, engine.Query{Text: q, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		succ := rankOf(r.Passages, v.Successor)
+		for _, old := range v.Superseded {
+			if o := rankOf(r.Passages, old); o >= 0 && (succ < 0 || succ > o) {
+				t.Errorf("%q: %s at %d, before its successor %s at %d", q, old, o, v.Successor, succ)
+			}
+		}
+		if succ < 0 {
+			t.Errorf("%q: successor %s not in the top 10", q, v.Successor)
+		}
+	}
+	st, err := e.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := false
+	for _, w := range st.Warnings {
+		said = said || w.Path == v.BrokenChain && strings.Contains(w.Reason, v.BrokenTarget)
+	}
+	if !said {
+		t.Errorf("status does not name the broken chain %s → %s: %+v", v.BrokenChain, v.BrokenTarget, st.Warnings)
+	}
+}
+
+// TestHubDoesNotHideTheLeaf: for the dev vault's fact questions, whose
+// answers sit in leaves that hub notes (maps of content) link to, the
+// leaf holding the fact is among the first three notes: the hubs, which
+// share the leaves' words through their links, do not push it out.
+func TestHubDoesNotHideTheLeaf(t *testing.T) {
+	e, v := openSecondBrain(t, "builtin")
+	n := 0
+	for _, q := range v.Questions {
+		if q.Type != "fact" {
+			continue
+		}
+		n++
+		r, err := e.Search(context.Background(), engine.Query{Text: q.Question, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var notes []string
+		for _, p := range r.Passages {
+			if !slices.Contains(notes, p.Path) {
+				notes = append(notes, p.Path)
+			}
+		}
+		if i := slices.Index(notes, q.Gold[0]); i < 0 || i > 2 {
+			t.Errorf("%q: %s is note %d of %v", q.Question, q.Gold[0], i, notes)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no fact questions")
+	}
+}
