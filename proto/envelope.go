@@ -39,10 +39,43 @@ import (
 	"strings"
 )
 
-// Version is the protocol version that hello and welcome carry. It changes
-// when a field is renamed or removed or changes meaning, never when one is
-// added.
+// Version is the newest protocol version this build speaks, the one hello
+// and welcome carry. It changes when a field is renamed or removed or
+// changes meaning, never when one is added: an added request is found in
+// [Welcome.Requests] instead.
 const Version = 1
+
+// MinVersion is the oldest protocol version this build still speaks. The
+// plugin comes from Obsidian's updater and the engine from the system's
+// package manager, each on its own schedule: two peers talk whenever their
+// ranges overlap, at the newest version both speak (see [Negotiate]).
+const MinVersion = 1
+
+// Negotiate returns the protocol version a peer that speaks peerMin to
+// peerMax talks with this build: the newest one both speak. A peerMin of
+// 0 (a peer from before ranges, whose hello names one version) means
+// peerMax alone. The error says which side is too old.
+func Negotiate(peerMin, peerMax int) (int, error) {
+	if peerMin <= 0 || peerMin > peerMax {
+		peerMin = peerMax
+	}
+	v := min(peerMax, Version)
+	if v < max(peerMin, MinVersion) {
+		if peerMax < MinVersion {
+			return 0, fmt.Errorf("protocol %s not supported: this sidecar speaks %s; update the client", span(peerMin, peerMax), span(MinVersion, Version))
+		}
+		return 0, fmt.Errorf("protocol %s not supported: this sidecar speaks %s; update the sidecar", span(peerMin, peerMax), span(MinVersion, Version))
+	}
+	return v, nil
+}
+
+// span writes a version range as people read it: "1" or "1-3".
+func span(lo, hi int) string {
+	if lo == hi {
+		return fmt.Sprint(hi)
+	}
+	return fmt.Sprintf("%d-%d", lo, hi)
+}
 
 // Handshake message types.
 const (
@@ -98,9 +131,13 @@ func IsDone(typ string) bool {
 // it does not arrive in time, carries the wrong token or an unsupported
 // protocol.
 type Hello struct {
-	// Protocol is the client's protocol version, [Version] when built
-	// against this package.
+	// Protocol is the newest protocol version the client speaks, [Version]
+	// when built against this package.
 	Protocol int `json:"protocol"`
+	// MinProtocol is the oldest protocol version the client speaks,
+	// [MinVersion] when built against this package; 0 (a client from
+	// before ranges) means Protocol alone.
+	MinProtocol int `json:"minProtocol,omitempty"`
 	// Token is the per-launch secret from the sidecar's connection file.
 	Token string `json:"token"`
 	// Client names the client for logs, e.g. "obsidian-plugin 0.1.0".
@@ -114,8 +151,14 @@ type Hello struct {
 
 // Welcome accepts a client after a valid hello.
 type Welcome struct {
-	// Protocol is the sidecar's protocol version.
+	// Protocol is the protocol version of this connection: the newest one
+	// both sides speak.
 	Protocol int `json:"protocol"`
+	// Requests lists the request types this sidecar answers, so that a
+	// newer client can say which of its features an older sidecar lacks
+	// rather than fail on them. A sidecar from before the list sends none:
+	// it answers the requests of protocol 1 as first released.
+	Requests []string `json:"requests,omitempty"`
 	// Version is the sidecar's release version, e.g. "0.1.0".
 	Version string `json:"version"`
 	// Vault is the absolute path of the vault this sidecar serves, so that

@@ -95,3 +95,15 @@ func Lookup(typ string) (Message, bool) {
 	}
 	return Message{}, false
 }
+
+// Requests lists the request types of [Messages], in its order: what a
+// sidecar built against this package answers, sent in [Welcome.Requests].
+func Requests() []string {
+	var out []string
+	for _, m := range Messages {
+		if m.Kind == KindRequest {
+			out = append(out, m.Type)
+		}
+	}
+	return out
+}

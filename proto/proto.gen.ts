@@ -492,10 +492,16 @@ export interface ErrorPayload {
  */
 export interface Hello {
   /**
-   * Protocol is the client's protocol version, [Version] when built
-   * against this package.
+   * Protocol is the newest protocol version the client speaks, [Version]
+   * when built against this package.
    */
   protocol: number;
+  /**
+   * MinProtocol is the oldest protocol version the client speaks,
+   * [MinVersion] when built against this package; 0 (a client from
+   * before ranges) means Protocol alone.
+   */
+  minProtocol?: number;
   /**
    * Token is the per-launch secret from the sidecar's connection file.
    */
@@ -1166,9 +1172,17 @@ export interface Fingerprint {
  */
 export interface Welcome {
   /**
-   * Protocol is the sidecar's protocol version.
+   * Protocol is the protocol version of this connection: the newest one
+   * both sides speak.
    */
   protocol: number;
+  /**
+   * Requests lists the request types this sidecar answers, so that a
+   * newer client can say which of its features an older sidecar lacks
+   * rather than fail on them. A sidecar from before the list sends none:
+   * it answers the requests of protocol 1 as first released.
+   */
+  requests?: string[];
   /**
    * Version is the sidecar's release version, e.g. "0.1.0".
    */
@@ -1206,8 +1220,11 @@ export interface Envelope {
   };
 }
 
-/** PROTOCOL_VERSION is the protocol version that hello and welcome carry. */
+/** PROTOCOL_VERSION is the newest protocol version this build speaks, the one hello carries. */
 export const PROTOCOL_VERSION = 1;
+
+/** MIN_PROTOCOL_VERSION is the oldest protocol version this build still speaks (hello's minProtocol). */
+export const MIN_PROTOCOL_VERSION = 1;
 
 /** MessageKind says what part a message type plays in a conversation. */
 export type MessageKind = "handshake" | "request" | "reply" | "part" | "done" | "event";

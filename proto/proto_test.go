@@ -399,3 +399,53 @@ func lowerCamel(s string) bool {
 	}
 	return true
 }
+
+// TestNegotiate pairs this build with peers older and newer than it: any
+// overlap of ranges talks at the newest common version, and a refusal
+// says which side to update.
+func TestNegotiate(t *testing.T) {
+	tests := []struct {
+		name             string
+		peerMin, peerMax int
+		want             int
+		update           string // "" when accepted
+	}{
+		{"same range", MinVersion, Version, Version, ""},
+		{"a peer from before ranges (hello names one version)", 0, Version, Version, ""},
+		{"a newer peer that still speaks ours", MinVersion, Version + 3, Version, ""},
+		{"a newer peer that no longer speaks ours", Version + 1, Version + 3, 0, "update the sidecar"},
+		{"an older peer below our range", 0, MinVersion - 1, 0, "update the client"},
+		{"a backwards range is read as its newest version", Version + 2, Version, Version, ""},
+	}
+	for _, tt := range tests {
+		got, err := Negotiate(tt.peerMin, tt.peerMax)
+		if tt.update == "" {
+			if err != nil || got != tt.want {
+				t.Errorf("%s: Negotiate(%d, %d) = %d, %v; want %d", tt.name, tt.peerMin, tt.peerMax, got, err, tt.want)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.update) {
+			t.Errorf("%s: Negotiate(%d, %d) = %d, %v; want an error saying %q", tt.name, tt.peerMin, tt.peerMax, got, err, tt.update)
+		}
+	}
+}
+
+// TestRequestsAreTheRequestKinds checks that Requests lists each request
+// of Messages once and nothing else.
+func TestRequestsAreTheRequestKinds(t *testing.T) {
+	got := Requests()
+	seen := map[string]bool{}
+	for _, typ := range got {
+		m, ok := Lookup(typ)
+		if !ok || m.Kind != KindRequest || seen[typ] {
+			t.Errorf("Requests has %q (known %v, kind %s, twice %v)", typ, ok, m.Kind, seen[typ])
+		}
+		seen[typ] = true
+	}
+	for _, m := range Messages {
+		if m.Kind == KindRequest && !seen[m.Type] {
+			t.Errorf("Requests lacks %s", m.Type)
+		}
+	}
+}

@@ -42,8 +42,11 @@ const rows = schema["x-messages"]
   .join("\n");
 
 const runtime = `
-/** PROTOCOL_VERSION is the protocol version that hello and welcome carry. */
+/** PROTOCOL_VERSION is the newest protocol version this build speaks, the one hello carries. */
 export const PROTOCOL_VERSION = ${schema["x-protocolVersion"]};
+
+/** MIN_PROTOCOL_VERSION is the oldest protocol version this build still speaks (hello's minProtocol). */
+export const MIN_PROTOCOL_VERSION = ${schema["x-minProtocolVersion"]};
 
 /** MessageKind says what part a message type plays in a conversation. */
 export type MessageKind = "handshake" | "request" | "reply" | "part" | "done" | "event";

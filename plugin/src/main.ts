@@ -11,10 +11,10 @@ import { wikiLink } from "./search";
 import { PushedNotices } from "./notices";
 import { type QuireSettings, QuireSettingTab, type SecretStorageLike, keyStore, mergeSettings, relatedExcludes } from "./settings";
 import { stateDir } from "./sidecar/connfile";
-import { DEFAULT_RELEASE_URL, ENGINE_VERSION, type Platform, RELEASE_BUILDS, candidates, enginesDir, findEngine, platformKey } from "./sidecar/engine";
-import { Installer } from "./sidecar/install";
+import { PLUGIN_VERSION, type Platform, candidates, findEngine } from "./sidecar/engine";
 import { type EngineProblem, Sidecar } from "./sidecar/lifecycle";
-import { downloadEngine, isAlive, isExecutable, probeVersion, pruneEngines, readFileOrNull, spawnProcess, trustDeps } from "./sidecar/node";
+import { detectSystem, isAlive, isExecutable, probeVersion, readFileOrNull, spawnProcess, trustDeps, unsafeDir } from "./sidecar/node";
+import { installFor } from "./sidecar/setup";
 import { trustedCandidates } from "./sidecar/trust";
 import { EngineModal, LogModal, openQuireSettings } from "./views/engine";
 import { StatusTracker } from "./sidecar/status";
@@ -40,53 +40,55 @@ export default class QuirePlugin extends Plugin {
     const vaultPath = vault.adapter instanceof FileSystemAdapter ? vault.adapter.getBasePath() : "";
     const log = (msg: string, ...detail: unknown[]) => console.debug(`[${this.manifest.id}] ${msg}`, ...detail);
 
-    // The engine: found (settings, the plugin's own copy, PATH, install
-    // folders) or downloaded for this exact version, checked by SHA-256.
+    // The engine: one the user installed with their system's package
+    // manager, found (settings, PATH, the package managers' places), never
+    // downloaded; any version whose protocol range overlaps the plugin's.
     const platform: Platform = { platform: process.platform, arch: process.arch, env: process.env };
-    const installer = new Installer({
-      platform,
-      version: ENGINE_VERSION,
-      key: platformKey(platform),
-      builds: RELEASE_BUILDS,
-      releaseUrl: () => this.settings.releaseUrl || DEFAULT_RELEASE_URL,
-      download: downloadEngine,
-      log,
-    });
-    let panel: EngineModal | null = null;
+    // A PATH candidate inside the vault or where any user can write is never run (trustedCandidates).
+    const locate = async () => {
+      const found = await trustedCandidates(candidates(platform, this.settings.binaryPath, vaultPath), trustDeps(process.platform, vaultPath));
+      return findEngine({ isExecutable, unsafeDir, probe: (p) => probeVersion(p) }, found);
+    };
+    // The panel, or its opening while the system is read: one at a time.
+    let panel: EngineModal | Promise<void> | null = null;
     const openEngineModal = (problem: EngineProblem) => {
       if (panel) return;
-      panel = new EngineModal(this.app, {
-        installer,
-        problem,
-        installed: async () => {
-          await sidecar.replace();
-          // Once the new engine serves, the panel has nothing left to say.
-          if (sidecar.state.kind === "online") {
-            panel?.close();
-            new Notice(`Quire's engine ${ENGINE_VERSION} is installed and running.`, 6000);
-            const dir = enginesDir(platform);
-            if (dir) void pruneEngines(dir, ENGINE_VERSION).then((gone) => gone.length > 0 && log("removed older engines", gone));
-          }
-        },
-        openSettings: () => openQuireSettings(this.app, this.manifest.id),
+      const opening = detectSystem(platform).then((system) => {
+        if (panel !== opening) return;
+        const m = new EngineModal(this.app, {
+          problem,
+          install: installFor(system, PLUGIN_VERSION),
+          copy: (text) => navigator.clipboard.writeText(text),
+          check: async (asked) => {
+            // An engine that runs (maybe for another front end) is stopped only when the user asks.
+            if (problem.kind !== "missing" && problem.source === "running" && !asked) return false;
+            const found = await locate();
+            if (!found || found.compat !== "ok") return false;
+            // A lacking engine that serves is still the same one until its version changes.
+            if (problem.kind === "lacking" && found.version === problem.version) return false;
+            if (problem.kind === "missing") await sidecar.start({ explicit: true });
+            else await sidecar.replace();
+            if (sidecar.state.kind !== "online") return false;
+            new Notice(`Quire's engine ${sidecar.engine?.version ?? found.version} is running.`, 6000);
+            return true;
+          },
+          openSettings: () => openQuireSettings(this.app, this.manifest.id),
+        });
+        const close = m.onClose.bind(m);
+        m.onClose = () => {
+          close();
+          panel = null;
+        };
+        panel = m;
+        m.open();
       });
-      const m = panel;
-      const close = m.onClose.bind(m);
-      m.onClose = () => {
-        close();
-        panel = null;
-      };
-      m.open();
+      panel = opening;
     };
     const sidecar: Sidecar = new Sidecar({
       vaultPath,
       stateDir: () => stateDir(vaultPath, this.settings.stateFolder),
-      locate: async () => {
-        const found = await trustedCandidates(candidates(platform, this.settings.binaryPath, ENGINE_VERSION), trustDeps(process.platform, vaultPath));
-        return findEngine({ isExecutable, probe: (p) => probeVersion(p) }, found, ENGINE_VERSION);
-      },
+      locate,
       configured: () => this.settings.binaryPath.trim(),
-      version: ENGINE_VERSION,
       parentPid: process.pid,
       readFile: readFileOrNull,
       spawn: (cmd, args) => spawnProcess(cmd, args, (line) => log(line)),
@@ -99,7 +101,9 @@ export default class QuirePlugin extends Plugin {
       clientName: `obsidian-plugin ${this.manifest.version}`,
     });
     this.register(() => {
-      installer.cancel();
+      if (panel instanceof EngineModal) panel.close();
+      // A panel still reading the system opens no more.
+      panel = null;
       sidecar.stop();
     });
     const tracker = new StatusTracker(sidecar);

@@ -1,7 +1,6 @@
 import { type App, type Plugin, PluginSettingTab, Setting, type TextComponent, normalizePath } from "obsidian";
 import type { ConfigResult, Settings } from "../../proto/proto.gen";
 import { configErrorText, parseIgnore } from "./config";
-import { DEFAULT_RELEASE_URL } from "./sidecar/engine";
 
 /** QuireSettings is what the plugin stores in its data.json. */
 export interface QuireSettings {
@@ -9,8 +8,6 @@ export interface QuireSettings {
   binaryPath: string;
   /** stateFolder is where the sidecar keeps its index; empty means `<vault>/.quire`. */
   stateFolder: string;
-  /** releaseUrl is where engine builds are downloaded from; empty means Quire's GitHub releases. */
-  releaseUrl: string;
   /**
    * apiKey is the model server's key, kept here only where Obsidian has no
    * secret storage (before 1.11.4); it goes only to Quire's engine
@@ -28,7 +25,6 @@ export interface QuireSettings {
 export const DEFAULT_SETTINGS: Readonly<QuireSettings> = {
   binaryPath: "",
   stateFolder: "",
-  releaseUrl: "",
   apiKey: "",
   relatedExclude: "",
 };
@@ -177,7 +173,7 @@ export class QuireSettingTab extends PluginSettingTab {
     new Setting(containerEl)
       .setName("Quire program")
       .setDesc(
-        "Full path of the Quire program, started when Quire does not run for this vault yet. Leave empty to use the engine Quire downloaded, or one on the system path or in the usual install folders. Saved when you leave the field or press Enter.",
+        "Full path of the Quire program, started when Quire does not run for this vault yet. Leave empty to use the one your package manager installed, found on the system path or in the package managers' folders. Saved when you leave the field or press Enter.",
       )
       .addText((text) => {
         text.setPlaceholder("/usr/local/bin/quire").setValue(this.store.settings.binaryPath);
@@ -190,14 +186,6 @@ export class QuireSettingTab extends PluginSettingTab {
       .addText((text) => {
         text.setPlaceholder(".quire").setValue(this.store.settings.stateFolder);
         commitOnLeave(text, (value) => value !== this.store.settings.stateFolder && void this.store.save({ stateFolder: value }));
-      });
-
-    new Setting(containerEl)
-      .setName("Engine download address")
-      .setDesc("Where the engine is downloaded from: <address>/<version>/<file>. Leave empty for Quire's GitHub releases. Whatever the address, the file must match the checksum built into the plugin.")
-      .addText((text) => {
-        text.setPlaceholder(DEFAULT_RELEASE_URL).setValue(this.store.settings.releaseUrl);
-        commitOnLeave(text, (value) => value !== this.store.settings.releaseUrl && void this.store.save({ releaseUrl: value }));
       });
 
     new Setting(containerEl).setName("Related pages").setHeading();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MESSAGES, type MessageType } from "../../proto/proto.gen";
-import { Client, ClientError, Latest, isSuperseded } from "../src/sidecar/client";
+import { Client, ClientError, Latest, PROTOCOL1_REQUESTS, helloProtocol, isSuperseded, lackingRequests } from "../src/sidecar/client";
 import { FakeServer, FakeSocket } from "./fake-sidecar";
 
 async function connected(server = new FakeServer()): Promise<{ client: Client; server: FakeServer; sock: FakeSocket }> {
@@ -15,9 +15,40 @@ afterEach(() => {
 describe("Client handshake", () => {
   it("says hello with the protocol version and token, and resolves on welcome", async () => {
     const { client, sock } = await connected();
-    expect(sock.sent[0]).toEqual({ type: "hello", payload: { protocol: 1, token: "secret", client: "test" } });
+    expect(sock.sent[0]).toEqual({ type: "hello", payload: { protocol: 1, minProtocol: 1, token: "secret", client: "test" } });
     expect(client.welcome.version).toBe("0.1.0");
     expect(client.isOpen).toBe(true);
+  });
+
+  it("pairs with engines older and newer than the plugin whose protocol range overlaps its own", async () => {
+    // A newer engine that still speaks protocol 1: welcomed at 1.
+    const newer = new FakeServer();
+    newer.speaks = [1, 4];
+    expect((await connected(newer)).client.welcome.protocol).toBe(1);
+    // An engine from before ranges accepts its one version alone: the plugin names it, having read it in sidecar.json.
+    const old = new FakeServer();
+    old.speaks = "exact 1";
+    const c = await Client.connect({ url: "ws://x/", token: "secret", clientName: "t", socket: old.factory, peerProtocol: 1 });
+    expect(old.last.sent[0]).toMatchObject({ payload: { protocol: 1, minProtocol: 1 } });
+    expect(lackingRequests(c.welcome)).toEqual([]);
+    // An engine that no longer speaks this plugin's protocol is refused, saying which side to update.
+    const gone = new FakeServer();
+    gone.speaks = [3, 4];
+    await expect(connected(gone)).rejects.toMatchObject({ code: "unsupported_version", message: expect.stringContaining("update the client") });
+  });
+
+  it("a plugin of protocols 1-3 names an engine's one version to an engine from before ranges, and its own range to others", () => {
+    expect(helloProtocol(1, 1, 3)).toEqual({ protocol: 1, minProtocol: 1 });
+    expect(helloProtocol(0, 1, 3)).toEqual({ protocol: 3, minProtocol: 1 });
+    expect(helloProtocol(5, 1, 3)).toEqual({ protocol: 3, minProtocol: 1 });
+  });
+
+  it("lackingRequests names the plugin's requests an older engine does not answer; one from before the list answers protocol 1's", () => {
+    expect(lackingRequests({ requests: ["status.get", "search.query"] })).toContain("ask.query");
+    expect(lackingRequests({ requests: PROTOCOL1_REQUESTS.filter((t) => t !== "answer.save") })).toEqual(["answer.save"]);
+    expect(lackingRequests({})).toEqual([]);
+    const all = Object.keys(MESSAGES).filter((t) => MESSAGES[t as MessageType].kind === "request");
+    for (const t of PROTOCOL1_REQUESTS) expect(all).toContain(t);
   });
 
   it("rejects with the sidecar's error code on a bad token", async () => {

@@ -1,107 +1,108 @@
 import { describe, expect, it } from "vitest";
-import { type Candidate, type Platform, assetName, candidates, dataDir, downloadedPath, findEngine, formatBytes, platformKey } from "../src/sidecar/engine";
+import { MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from "../../proto/proto.gen";
+import { type Candidate, type Platform, type Probe, candidates, compat, findEngine, installPlaces, readProbe } from "../src/sidecar/engine";
 
-const linux: Platform = { platform: "linux", arch: "x64", env: { HOME: "/home/ada", PATH: "/usr/bin:/home/ada/go/bin::/usr/bin" } };
+const linux: Platform = { platform: "linux", arch: "x64", env: { HOME: "/home/ada", PATH: "/usr/bin:/home/ada/go/bin::/usr/bin:/home/ada/Notes/bin:/home/ada/Notes" } };
 const mac: Platform = { platform: "darwin", arch: "arm64", env: { HOME: "/Users/ada", PATH: "/usr/bin" } };
 const win: Platform = {
   platform: "win32",
   arch: "x64",
-  env: { USERPROFILE: "C:\\Users\\ada", LOCALAPPDATA: "C:\\Users\\ada\\AppData\\Local", Path: "C:\\Windows;C:\\tools\\" },
+  env: { USERPROFILE: "C:\\Users\\ada", LOCALAPPDATA: "C:\\Users\\ada\\AppData\\Local", Path: "C:\\Windows;C:\\tools\\;c:\\users\\ada\\vault\\.bin" },
 };
 
 describe("engine discovery", () => {
-  it("looks in order: the configured path, the plugin's own copy, PATH, then the usual install places (Linux)", () => {
-    expect(candidates(linux, " /opt/quire/quire ", "0.1.0")).toEqual<Candidate[]>([
+  it("looks in order: the configured path, PATH less the vault's folders, then where the distribution, Homebrew and the archive put it (Linux)", () => {
+    expect(candidates(linux, " /opt/quire/quire ", "/home/ada/Notes")).toEqual<Candidate[]>([
       { path: "/opt/quire/quire", source: "settings" },
-      { path: "/home/ada/.local/share/quire/engines/0.1.0/quire", source: "downloaded" },
       { path: "/usr/bin/quire", source: "path" },
       { path: "/home/ada/go/bin/quire", source: "path" },
+      { path: "/usr/local/bin/quire", source: "install" },
+      { path: "/home/linuxbrew/.linuxbrew/bin/quire", source: "install" },
       { path: "/home/ada/.local/bin/quire", source: "install" },
-      { path: "/usr/local/bin/quire", source: "install" },
     ]);
   });
 
-  it("on macOS the copy is in Application Support and Homebrew's folder is looked at", () => {
-    expect(candidates(mac, "", "0.1.0")).toEqual<Candidate[]>([
-      { path: "/Users/ada/Library/Application Support/quire/engines/0.1.0/quire", source: "downloaded" },
+  it("on macOS Homebrew's prefixes come first (Apple silicon, then Intel)", () => {
+    expect(candidates(mac, "", "/Users/ada/Notes")).toEqual<Candidate[]>([
       { path: "/usr/bin/quire", source: "path" },
-      { path: "/Users/ada/.local/bin/quire", source: "install" },
-      { path: "/usr/local/bin/quire", source: "install" },
       { path: "/opt/homebrew/bin/quire", source: "install" },
+      { path: "/usr/local/bin/quire", source: "install" },
+      { path: "/Users/ada/.local/bin/quire", source: "install" },
     ]);
   });
 
-  it("on Windows: quire.exe, %LOCALAPPDATA% for the copy and Programs\\quire for an install", () => {
-    expect(candidates(win, "", "0.1.0")).toEqual<Candidate[]>([
-      { path: "C:\\Users\\ada\\AppData\\Local\\quire\\engines\\0.1.0\\quire.exe", source: "downloaded" },
+  it("on Windows: quire.exe, winget's links, Scoop's shims and the archive's folder; a vault folder on Path is passed over whatever its case", () => {
+    expect(candidates(win, "", "C:\\Users\\ada\\Vault")).toEqual<Candidate[]>([
       { path: "C:\\Windows\\quire.exe", source: "path" },
       { path: "C:\\tools\\quire.exe", source: "path" },
+      { path: "C:\\Users\\ada\\AppData\\Local\\Microsoft\\WinGet\\Links\\quire.exe", source: "install" },
+      { path: "C:\\Users\\ada\\scoop\\shims\\quire.exe", source: "install" },
       { path: "C:\\Users\\ada\\AppData\\Local\\Programs\\quire\\quire.exe", source: "install" },
     ]);
+    expect(installPlaces({ ...win, env: { ...win.env, SCOOP: "D:\\scoop" } })).toContain("D:\\scoop\\shims\\quire.exe");
+  });
+});
+
+describe("protocol ranges", () => {
+  it("reads quire version --json; an engine from before ranges speaks protocol 1 alone, one that cannot say speaks none", () => {
+    expect(readProbe('{"version":"0.2.0","protocol":3,"minProtocol":1}')).toEqual<Probe>({ version: "0.2.0", protocol: 3, minProtocol: 1 });
+    expect(readProbe('{"version":"0.1.0","os":"linux"}')).toEqual<Probe>({ version: "0.1.0", protocol: 1, minProtocol: 1 });
+    expect(readProbe("flag provided but not defined: -json")).toEqual<Probe>({ version: "", protocol: 0, minProtocol: 0 });
   });
 
-  it("keeps the engine in the user's data folder, never in a vault", () => {
-    expect(dataDir({ ...linux, env: { ...linux.env, XDG_DATA_HOME: "/data" } })).toBe("/data/quire");
-    expect(dataDir({ ...linux, env: {} })).toBeNull();
-    expect(downloadedPath(win, "0.2.0")).toBe("C:\\Users\\ada\\AppData\\Local\\quire\\engines\\0.2.0\\quire.exe");
-  });
-
-  it("names this machine's build and asset as .goreleaser.yaml does", () => {
-    expect(platformKey(linux)).toBe("linux_amd64");
-    expect(platformKey(mac)).toBe("darwin_arm64");
-    expect(platformKey({ platform: "freebsd", arch: "x64" })).toBeNull();
-    expect(platformKey({ platform: "linux", arch: "ia32" })).toBeNull();
-    expect(assetName("0.1.0", "windows_amd64")).toBe("quire_0.1.0_windows_amd64.exe.gz");
-    expect(assetName("0.1.0", "linux_arm64")).toBe("quire_0.1.0_linux_arm64.gz");
-  });
-
-  it("formats sizes for people", () => {
-    expect(formatBytes(512)).toBe("512 B");
-    expect(formatBytes(36_014_545)).toBe("36.0 MB");
+  it("any overlap talks; otherwise it says which side is too old", () => {
+    expect(compat(MIN_PROTOCOL_VERSION, PROTOCOL_VERSION)).toBe("ok");
+    expect(compat(1, PROTOCOL_VERSION + 5)).toBe("ok");
+    expect(compat(PROTOCOL_VERSION + 1, PROTOCOL_VERSION + 5)).toBe("plugin-too-old");
+    expect(compat(0, MIN_PROTOCOL_VERSION - 1)).toBe("engine-too-old");
+    expect(compat(0, 0)).toBe("engine-too-old");
   });
 });
 
 describe("findEngine", () => {
-  const list = candidates(linux, "/opt/quire/quire", "0.1.0");
-  const world = (engines: Record<string, string>) => {
+  const list = candidates(linux, "/opt/quire/quire", "/home/ada/Notes");
+  const v = (version: string, minProtocol = MIN_PROTOCOL_VERSION, protocol = PROTOCOL_VERSION): Probe => ({ version, protocol, minProtocol });
+  const world = (engines: Record<string, Probe | "crash">, unsafe: string[] = []) => {
     const probed: string[] = [];
     return {
       probed,
       deps: {
         isExecutable: async (p: string) => p in engines,
+        unsafeDir: async (d: string) => unsafe.includes(d),
         probe: async (p: string) => {
           probed.push(p);
-          const v = engines[p]!;
-          if (v === "crash") throw new Error("exec format error");
-          return v;
+          const e = engines[p]!;
+          if (e === "crash") throw new Error("exec format error");
+          return e;
         },
       },
     };
   };
 
-  it("takes the first candidate of the wanted version, in discovery order", async () => {
-    const { deps, probed } = world({ "/usr/local/bin/quire": "0.1.0", "/home/ada/go/bin/quire": "0.1.0", "/usr/bin/quire": "0.1.0" });
-    expect(await findEngine(deps, list, "0.1.0")).toEqual({ path: "/usr/bin/quire", source: "path", version: "0.1.0" });
+  it("takes the first candidate it can talk to, in discovery order, whatever its version", async () => {
+    const { deps, probed } = world({ "/usr/local/bin/quire": v("0.1.0"), "/home/ada/go/bin/quire": v("0.3.0"), "/usr/bin/quire": v("0.0.7") });
+    expect(await findEngine(deps, list)).toEqual({ path: "/usr/bin/quire", source: "path", ...v("0.0.7"), compat: "ok" });
     expect(probed).toEqual(["/usr/bin/quire"]);
   });
 
-  it("the configured path comes first when it is the wanted version", async () => {
-    const { deps } = world({ "/opt/quire/quire": "0.1.0", "/home/ada/.local/share/quire/engines/0.1.0/quire": "0.1.0" });
-    expect(await findEngine(deps, list, "0.1.0")).toMatchObject({ source: "settings" });
+  it("an engine it cannot talk to gives way to a later one it can", async () => {
+    const { deps } = world({ "/opt/quire/quire": v("9.0.0", PROTOCOL_VERSION + 1, PROTOCOL_VERSION + 2), "/home/linuxbrew/.linuxbrew/bin/quire": v("0.2.0") });
+    expect(await findEngine(deps, list)).toMatchObject({ source: "install", path: "/home/linuxbrew/.linuxbrew/bin/quire", compat: "ok" });
   });
 
-  it("an older engine in settings or on PATH gives way to the plugin's download of the right version", async () => {
-    const { deps } = world({ "/opt/quire/quire": "0.0.9", "/usr/bin/quire": "0.0.9", "/home/ada/.local/share/quire/engines/0.1.0/quire": "0.1.0" });
-    expect(await findEngine(deps, list, "0.1.0")).toMatchObject({ source: "downloaded", version: "0.1.0" });
+  it("with none it can talk to, returns the first one found, which the lifecycle then reports", async () => {
+    const { deps } = world({ "/usr/local/bin/quire": v("9.0.0", PROTOCOL_VERSION + 1, PROTOCOL_VERSION + 2), "/home/ada/go/bin/quire": "crash" });
+    expect(await findEngine(deps, list)).toEqual({ path: "/home/ada/go/bin/quire", source: "path", version: "", protocol: 0, minProtocol: 0, compat: "engine-too-old" });
   });
 
-  it("with none of the wanted version, returns the first one found, whose version the lifecycle then reports", async () => {
-    const { deps } = world({ "/usr/local/bin/quire": "0.0.9", "/home/ada/go/bin/quire": "crash" });
-    expect(await findEngine(deps, list, "0.1.0")).toEqual({ path: "/home/ada/go/bin/quire", source: "path", version: "" });
+  it("passes over a quire in a PATH folder that every user may write to", async () => {
+    const { deps, probed } = world({ "/usr/bin/quire": v("6.6.6"), "/usr/local/bin/quire": v("0.1.0") }, ["/usr/bin"]);
+    expect(await findEngine(deps, list)).toMatchObject({ path: "/usr/local/bin/quire", source: "install" });
+    expect(probed).toEqual(["/usr/local/bin/quire"]);
   });
 
   it("returns null when nothing is there", async () => {
     const { deps } = world({});
-    expect(await findEngine(deps, list, "0.1.0")).toBeNull();
+    expect(await findEngine(deps, list)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 // A fake sidecar end for the client and lifecycle tests: sockets that the
 // test drives by hand, and a server that answers hello like the real one.
+import { MESSAGES, type MessageType } from "../../proto/proto.gen";
 import { Client, type Socket } from "../src/sidecar/client";
 import { proofOf } from "../src/sidecar/connfile";
 import type { SidecarState } from "../src/sidecar/lifecycle";
@@ -49,6 +50,14 @@ export class FakeServer {
   /** version is what welcome says; protocolError makes hello fail with unsupported_version. */
   version = "0.1.0";
   protocolError = false;
+  /**
+   * speaks is the engine's protocol range, negotiated as the Go server
+   * does (proto.Negotiate); "exact 1" is an engine from before ranges,
+   * which accepts a hello of protocol 1 alone and lists no requests.
+   */
+  speaks: [number, number] | "exact 1" = [1, 1];
+  /** requests is what welcome lists (an engine of the range kind); undefined lists every request. */
+  requests: string[] | undefined = undefined;
   /** secret is the state folder's secret welcome proves it knows; "" answers no proof (an older engine, or a stranger). */
   secret = "";
   factory = (url: string): Socket => {
@@ -66,13 +75,17 @@ export class FakeServer {
           s.drop(1008, "bad token");
           return;
         }
-        if (this.protocolError) {
-          s.push({ type: "error", payload: { code: "unsupported_version", message: "protocol 2 only" } });
+        const hello = f.payload as { protocol: number; minProtocol?: number };
+        const version = this.negotiate(hello.minProtocol ?? 0, hello.protocol);
+        if (this.protocolError || typeof version === "string") {
+          const message = typeof version === "string" ? version : "protocol 2 only";
+          s.push({ type: "error", payload: { code: "unsupported_version", message } });
           s.drop(1008, "unsupported version");
           return;
         }
+        const requests = this.speaks === "exact 1" ? {} : { requests: this.requests ?? Object.keys(MESSAGES).filter((t) => MESSAGES[t as MessageType].kind === "request") };
         const nonce = (f.payload as { nonce?: string }).nonce ?? "";
-        const welcome = { protocol: 1, version: this.version, vault: "/v" };
+        const welcome = { protocol: version, version: this.version, vault: "/v", ...requests };
         if (nonce === "" || this.secret === "") s.push({ type: "welcome", payload: welcome });
         else void proofOf(this.secret, nonce).then((proof) => s.push({ type: "welcome", payload: { ...welcome, proof } }));
         return;
@@ -81,6 +94,16 @@ export class FakeServer {
     };
     return s;
   };
+  /** negotiate is proto.Negotiate's rule: the newest common version, or the refusal's message. */
+  private negotiate(min: number, max: number): number | string {
+    if (this.speaks === "exact 1") return max === 1 ? 1 : `protocol ${max} not supported; this sidecar speaks 1`;
+    const [lo, hi] = this.speaks;
+    const peerMin = min <= 0 || min > max ? max : min;
+    const v = Math.min(max, hi);
+    if (v >= Math.max(peerMin, lo)) return v;
+    return `protocol ${peerMin}-${max} not supported: this sidecar speaks ${lo}-${hi}; ${max < lo ? "update the client" : "update the sidecar"}`;
+  }
+
   /** last is the newest socket. */
   get last(): FakeSocket {
     const s = this.sockets.at(-1);

@@ -52,8 +52,8 @@ interface World {
 }
 
 const CONN = "/vault/.quire/sidecar.json";
-const connFile = (pid: number, port = 4000, token = "secret", protocol = 1, version = "0.1.0") => JSON.stringify({ port, token, pid, protocol, version });
-const ENGINE: Found = { path: "/bin/quire", source: "path", version: "0.1.0" };
+const connFile = (pid: number, port = 4000, token = "secret", protocol = 1, version = "0.1.0", minProtocol = 1) => JSON.stringify({ port, token, pid, protocol, minProtocol, version });
+const ENGINE: Found = { path: "/bin/quire", source: "path", version: "0.1.0", protocol: 1, minProtocol: 1, compat: "ok" };
 
 function newWorld(): World {
   return {
@@ -78,7 +78,6 @@ function newSidecar(w: World, opts: { setup?: boolean } = {}): Sidecar {
     stateDir: () => "/vault/.quire",
     locate: async () => w.found,
     configured: () => w.configured,
-    version: "0.1.0",
     parentPid: 77,
     readFile: async (p) => w.files.get(p) ?? null,
     spawn: (cmd, args) => {
@@ -141,7 +140,7 @@ describe("Sidecar lifecycle", () => {
     expect(w.server.last.url).toBe("ws://127.0.0.1:4321/");
     expect(w.spawned).toEqual([]);
     expect(sc.startedProcess).toBe(false);
-    expect(sc.engine).toMatchObject({ version: "0.1.0", source: "running", pid: 42, mismatch: false });
+    expect(sc.engine).toMatchObject({ version: "0.1.0", source: "running", pid: 42, lacking: [] });
   });
 
   it("with no engine anywhere, the first automatic start opens the first-run panel once; later starts say it in a notice with a button to it", async () => {
@@ -156,7 +155,7 @@ describe("Sidecar lifecycle", () => {
     await sc.start({ explicit: true });
     expect(w.setups).toHaveLength(1);
     expect(w.notices).toHaveLength(1);
-    expect(w.notices[0]!.message).toContain("Download it, or set its path in Settings → Quire");
+    expect(w.notices[0]!.message).toContain("Install it with your system's package manager, or set its path in Settings → Quire");
     expect(w.notices[0]!.actions.map((a) => a.label)).toEqual(["Set up the engine"]);
     w.notices[0]!.actions[0]!.run();
     expect(w.setups).toHaveLength(2);
@@ -168,7 +167,7 @@ describe("Sidecar lifecycle", () => {
     const sc = newSidecar(w, { setup: false });
     await sc.start();
     expect(sc.state).toMatchObject({ kind: "offline", problem: { kind: "missing", configured: "/opt/nowhere/quire" } });
-    expect(w.notices.map((n) => n.message)).toEqual(["Quire: the quire program was not found at /opt/nowhere/quire. Set its path in Settings → Quire."]);
+    expect(w.notices.map((n) => n.message)).toEqual(["Quire: the quire program was not found at /opt/nowhere/quire. Install it with your system's package manager, or set its path in Settings → Quire."]);
     await sc.start();
     expect(w.notices).toHaveLength(1); // once, not on every retry
   });
@@ -361,63 +360,94 @@ describe("Sidecar lifecycle", () => {
     expect(w.server.last.closed).toBe(true);
   });
 
-  it("a running engine of another protocol (connection file) is said plainly and no second engine is started on its locked vault", async () => {
-    w.files.set(CONN, connFile(42, 4000, "secret", 99, "9.0.0"));
+  it("a running engine whose protocol range is past the plugin's (connection file) says to update the plugin, and no second engine is started on its locked vault", async () => {
+    w.files.set(CONN, connFile(42, 4000, "secret", 99, "9.0.0", 98));
     w.alive.add(42);
     w.found = ENGINE;
     const sc = newSidecar(w);
     await sc.start();
-    expect(sc.state).toMatchObject({ kind: "offline", problem: { kind: "mismatch", version: "9.0.0", want: "0.1.0", source: "running", pid: 42 } });
-    expect(sc.state.kind === "offline" && sc.state.reason).toBe("The Quire engine running for this vault (pid 42) is version 9.0.0; this plugin needs 0.1.0.");
+    expect(sc.state).toMatchObject({ kind: "offline", problem: { kind: "incompatible", compat: "plugin-too-old", version: "9.0.0", source: "running", pid: 42 } });
+    expect(sc.state.kind === "offline" && sc.state.reason).toBe(
+      "The Quire engine running for this vault (pid 42) is version 9.0.0, newer than this plugin can talk to: update the plugin (Settings → Community plugins → Check for updates).",
+    );
     expect(w.setups).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(w.spawned).toEqual([]);
     expect(w.server.sockets).toEqual([]);
   });
 
-  it("an engine that refuses the handshake's protocol is a mismatch too, with no second engine", async () => {
-    w.files.set(CONN, connFile(42, 4000, "secret", 1, "0.2.0"));
+  it("a newer engine whose range still holds the plugin's protocol works, and its version alone is no reason to speak", async () => {
+    w.files.set(CONN, connFile(42, 4000, "secret", 4, "0.9.0", 1));
     w.alive.add(42);
-    w.found = ENGINE;
-    w.server.protocolError = true;
+    w.server.speaks = [1, 4];
+    w.server.version = "0.9.0";
     const sc = newSidecar(w);
-    await sc.start({ explicit: true });
-    expect(sc.state).toMatchObject({ kind: "offline", problem: { kind: "mismatch", version: "0.2.0" } });
-    expect(w.notices).toHaveLength(1);
-    expect(w.notices[0]!.message).toContain("is version 0.2.0; this plugin needs 0.1.0");
-    expect(w.notices[0]!.actions.map((a) => a.label)).toEqual(["Update the engine"]);
-    await vi.advanceTimersByTimeAsync(60_000);
-    expect(w.spawned).toEqual([]);
+    await sc.start();
+    expect(sc.state.kind).toBe("online");
+    expect(sc.engine).toMatchObject({ version: "0.9.0", lacking: [] });
+    expect(w.server.last.sent[0]).toMatchObject({ type: "hello", payload: { protocol: 1, minProtocol: 1 } });
+    expect(w.notices).toEqual([]);
+    sc.stop();
   });
 
-  it("a running engine of the same protocol but another version works, with a notice offering the update", async () => {
-    w.files.set(CONN, connFile(42, 4000, "secret", 1, "0.0.9"));
+  it("an engine from before protocol ranges (no minProtocol, no request list) works with a newer plugin", async () => {
+    w.files.set(CONN, JSON.stringify({ port: 4000, token: "secret", pid: 42, protocol: 1, version: "0.0.9" }));
     w.alive.add(42);
+    w.server.speaks = "exact 1";
     w.server.version = "0.0.9";
     const sc = newSidecar(w);
     await sc.start();
     expect(sc.state.kind).toBe("online");
-    expect(sc.engine).toMatchObject({ version: "0.0.9", mismatch: true });
-    expect(w.notices.map((n) => n.message)).toEqual(["Quire's engine is version 0.0.9; this plugin is 0.1.0. It works, but update the engine to match."]);
-    w.notices[0]!.actions[0]!.run();
-    expect(w.setups).toEqual([{ kind: "mismatch", version: "0.0.9", want: "0.1.0", source: "running", pid: 42 }]);
+    expect(sc.engine).toMatchObject({ version: "0.0.9", lacking: [] });
+    expect(w.notices).toEqual([]);
     sc.stop();
   });
 
-  it("an engine found on disk of another version is not started; the update replaces it with the downloaded one", async () => {
-    w.found = { path: "/usr/local/bin/quire", source: "install", version: "0.0.9" };
+  it("an older engine that lacks some of the plugin's requests works, and says which, with the upgrade", async () => {
+    w.files.set(CONN, connFile(42, 4000, "secret", 1, "0.0.9"));
+    w.alive.add(42);
+    w.server.version = "0.0.9";
+    w.server.requests = ["status.get", "search.query", "related.query", "note.get", "index.rebuild", "ingest.add", "queue.list", "config.get", "config.set", "shutdown"];
+    const sc = newSidecar(w);
+    await sc.start();
+    expect(sc.state.kind).toBe("online");
+    expect(sc.engine).toMatchObject({ version: "0.0.9", lacking: ["ask.query", "answer.save"] });
+    expect(w.notices.map((n) => n.message)).toEqual(["Quire's engine 0.0.9 is older than this plugin and lacks ask.query, answer.save; the rest works. Upgrade the engine for them."]);
+    expect(w.notices[0]!.actions.map((a) => a.label)).toEqual(["Upgrade the engine"]);
+    w.notices[0]!.actions[0]!.run();
+    expect(w.setups).toEqual([{ kind: "lacking", version: "0.0.9", lacking: ["ask.query", "answer.save"], source: "running", pid: 42 }]);
+    sc.stop();
+  });
+
+  it("an engine that refuses the handshake as too old for it says to update the plugin; one the plugin finds too old says to upgrade it", async () => {
+    w.files.set(CONN, connFile(42, 4000, "secret", 1, "0.2.0"));
+    w.alive.add(42);
+    w.found = ENGINE;
+    w.server.speaks = [2, 3];
+    const sc = newSidecar(w);
+    await sc.start({ explicit: true });
+    expect(sc.state).toMatchObject({ kind: "offline", problem: { kind: "incompatible", compat: "plugin-too-old", version: "0.2.0" } });
+    expect(w.notices).toHaveLength(1);
+    expect(w.notices[0]!.actions.map((a) => a.label)).toEqual(["What to do"]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(w.spawned).toEqual([]);
+  });
+
+  it("an engine found on disk that the plugin cannot talk to is not started; once an upgraded one is found, replace starts it", async () => {
+    w.found = { path: "/usr/local/bin/quire", source: "install", version: "0.0.1", protocol: 0, minProtocol: 0, compat: "engine-too-old" };
     serveOnSpawn(w);
     const sc = newSidecar(w);
     await sc.start();
-    expect(sc.state).toMatchObject({ kind: "offline", problem: { kind: "mismatch", version: "0.0.9", source: "install", path: "/usr/local/bin/quire" } });
-    expect(sc.state.kind === "offline" && sc.state.reason).toBe("The Quire engine at /usr/local/bin/quire is version 0.0.9; this plugin needs 0.1.0.");
+    expect(sc.state).toMatchObject({ kind: "offline", problem: { kind: "incompatible", compat: "engine-too-old", version: "0.0.1", source: "install", path: "/usr/local/bin/quire" } });
+    expect(sc.state.kind === "offline" && sc.state.reason).toBe("The Quire engine at /usr/local/bin/quire is version 0.0.1, too old for this plugin: upgrade the engine.");
     expect(w.spawned).toEqual([]);
-    // The first-run panel downloaded the right build: discovery now finds it first.
-    w.found = { path: "/home/u/.local/share/quire/engines/0.1.0/quire", source: "downloaded", version: "0.1.0" };
+    // The user ran the panel's upgrade command: discovery now finds a newer engine.
+    w.found = { ...ENGINE, path: "/usr/local/bin/quire", source: "install", version: "0.2.0" };
+    w.server.version = "0.2.0";
     await sc.replace();
     expect(sc.state.kind).toBe("online");
-    expect(w.spawned.map((s) => s.cmd)).toEqual(["/home/u/.local/share/quire/engines/0.1.0/quire"]);
-    expect(sc.engine).toMatchObject({ source: "downloaded", version: "0.1.0" });
+    expect(w.spawned.map((s) => s.cmd)).toEqual(["/usr/local/bin/quire"]);
+    expect(sc.engine).toMatchObject({ source: "install", version: "0.2.0" });
     sc.stop();
   });
 
@@ -435,7 +465,7 @@ describe("Sidecar lifecycle", () => {
         old.exit(0, "exit code 0");
       }, 50);
     };
-    w.found = { path: "/new/quire", source: "downloaded", version: "0.1.0" };
+    w.found = { ...ENGINE, path: "/new/quire", version: "0.2.0" };
     const done = sc.replace();
     await vi.advanceTimersByTimeAsync(200);
     await done;
@@ -503,11 +533,11 @@ describe("Sidecar lifecycle", () => {
     expect(sc.state.kind).toBe("online");
     expect(w.spawned).toHaveLength(1);
 
-    // Update the engine, with the stale files back and the new engine not answering: nothing is signalled.
+    // The panel's replace after an upgrade, with the stale files back and the new engine not answering: nothing is signalled.
     w.files.set(CONN, connFile(42));
     w.server.up = false;
     w.server.last.drop();
-    w.found = { path: "/new/quire", source: "downloaded", version: "0.1.0" };
+    w.found = { ...ENGINE, path: "/new/quire", version: "0.2.0" };
     w.spawned[0]!.child.exit(2, "crash");
     const done = sc.replace();
     await vi.advanceTimersByTimeAsync(6000);
@@ -568,6 +598,26 @@ describe("Sidecar lifecycle", () => {
     expect(sc.state).toMatchObject({ kind: "offline", reason: "Quire is not answering." });
     expect(w.setups).toEqual([]);
     expect(w.notices).toEqual([]);
+    w.files.set(CONN, connFile(43));
+    w.alive.add(43);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(sc.state.kind).toBe("online");
+    sc.stop();
+  });
+
+  it("with only an engine it cannot talk to on disk, a reconnect starts nothing and keeps reconnecting, and attaches when one is back", async () => {
+    w.files.set(CONN, connFile(42));
+    w.alive.add(42);
+    const sc = newSidecar(w);
+    await sc.start();
+    w.found = { ...ENGINE, version: "9.0.0", protocol: 9, minProtocol: 9, compat: "plugin-too-old" };
+    w.alive.delete(42);
+    w.files.delete(CONN);
+    w.server.last.drop(1001, "sidecar shutting down");
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sc.state).toMatchObject({ kind: "offline", reason: "Quire is not answering." });
+    expect(w.spawned).toEqual([]);
+    expect(w.setups).toEqual([]);
     w.files.set(CONN, connFile(43));
     w.alive.add(43);
     await vi.advanceTimersByTimeAsync(2000);

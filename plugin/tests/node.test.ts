@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isExecutable, probeVersion, pruneEngines, spawnProcess } from "../src/sidecar/node";
+import { detectSystem, isExecutable, probeVersion, spawnProcess, unsafeDir } from "../src/sidecar/node";
 
 let dir = "";
 beforeEach(async () => {
@@ -40,10 +40,37 @@ describe.skipIf(process.platform === "win32")("engine processes", () => {
     expect(await ended).toBe("killed by SIGKILL");
   });
 
-  it("probeVersion reads `quire version --json`, and says \"\" for an engine that cannot say", async () => {
-    expect(await probeVersion(await script("new", `[ "$1 $2" = "version --json" ] && echo '{"version":"0.1.0","os":"linux"}'`))).toBe("0.1.0");
-    expect(await probeVersion(await script("old", "echo 'flag provided but not defined: -json' >&2; exit 2"))).toBe("");
-    expect(await probeVersion(join(dir, "missing"))).toBe("");
+  it("probeVersion reads `quire version --json` with its protocol range, and says nothing for an engine that cannot say", async () => {
+    const none = { version: "", protocol: 0, minProtocol: 0 };
+    expect(await probeVersion(await script("new", `[ "$1 $2" = "version --json" ] && echo '{"version":"0.2.0","protocol":2,"minProtocol":1}'`))).toEqual({ version: "0.2.0", protocol: 2, minProtocol: 1 });
+    expect(await probeVersion(await script("ranges", `[ "$1 $2" = "version --json" ] && echo '{"version":"0.1.0","os":"linux"}'`))).toEqual({ version: "0.1.0", protocol: 1, minProtocol: 1 });
+    expect(await probeVersion(await script("old", "echo 'flag provided but not defined: -json' >&2; exit 2"))).toEqual(none);
+    expect(await probeVersion(join(dir, "missing"))).toEqual(none);
+  });
+
+  it("unsafeDir is true for a folder every user may write to, as /tmp", async () => {
+    const shared = join(dir, "shared");
+    await fs.mkdir(shared);
+    await fs.chmod(shared, 0o1777);
+    expect(await unsafeDir(shared)).toBe(true);
+    expect(await unsafeDir(dir)).toBe(false);
+    expect(await unsafeDir(join(dir, "missing"))).toBe(false);
+  });
+
+  it("detectSystem finds a package manager by its program and reads the distribution", async () => {
+    const s = await detectSystem({ platform: "win32", arch: "x64", env: { LOCALAPPDATA: dir, USERPROFILE: join(dir, "none") } });
+    expect([...s.managers]).toEqual([]);
+    // The Windows path is joined with "\\", which on this POSIX machine is one file name in dir's parent.
+    const flat = join(dir, "..", `${dir.split("/").at(-1)}\\Microsoft\\WindowsApps\\winget.exe`);
+    await fs.writeFile(flat, "");
+    try {
+      expect([...(await detectSystem({ platform: "win32", arch: "x64", env: { LOCALAPPDATA: dir } })).managers]).toEqual(["winget"]);
+    } finally {
+      await fs.rm(flat, { force: true });
+    }
+    // This machine's own /etc/os-release (every Linux with systemd has one).
+    const linux = await detectSystem({ platform: "linux", arch: "x64", env: {} });
+    expect(linux.distro?.id).toMatch(/^[a-z0-9._-]+$/);
   });
 
   it("isExecutable wants a file this user may run", async () => {
@@ -54,22 +81,3 @@ describe.skipIf(process.platform === "win32")("engine processes", () => {
   });
 });
 
-describe("pruneEngines", () => {
-  it("removes the engines downloaded for other versions, and only the files it downloads", async () => {
-    const put = async (rel: string) => {
-      await fs.mkdir(join(dir, rel, ".."), { recursive: true });
-      await fs.writeFile(join(dir, rel), "x");
-    };
-    await put("0.0.9/quire");
-    await put("0.1.0/quire");
-    await put("0.0.8/quire.exe");
-    await put("0.0.8/notes.txt");
-    await put("mine/quire");
-    expect(await pruneEngines(dir, "0.1.0")).toEqual(["0.0.9"]);
-    expect((await fs.readdir(dir)).sort()).toEqual(["0.0.8", "0.1.0", "mine"]);
-    expect(await fs.readdir(join(dir, "0.0.8"))).toEqual(["notes.txt"]);
-    expect(await fs.readdir(join(dir, "0.1.0"))).toEqual(["quire"]);
-    expect(await fs.readdir(join(dir, "mine"))).toEqual(["quire"]);
-    expect(await pruneEngines(join(dir, "missing"), "0.1.0")).toEqual([]);
-  });
-});

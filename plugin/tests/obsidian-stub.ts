@@ -184,6 +184,7 @@ export class Vault extends Events {
   async modify(file: TFile, data: string): Promise<void> {
     if (!this.files.has(file.path)) throw new Error(`no file ${file.path}`);
     this.writeForTest(file.path, data);
+    // A write the plugin makes, as processFrontMatter's: the harness copies it to disk.
     this.onWriteForTest?.(file.path, data);
   }
   /** writeForTest adds or changes a file as the sidecar writing into the vault would, firing create or modify. */

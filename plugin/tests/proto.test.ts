@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import Ajv2020Module from "ajv/dist/2020.js";
-import { type Frame, MESSAGES, type MessageType, PROTOCOL_VERSION, isDone } from "../../proto/proto.gen";
+import { type Frame, MESSAGES, MIN_PROTOCOL_VERSION, type MessageType, PROTOCOL_VERSION, isDone } from "../../proto/proto.gen";
 
 const protoDir = new URL("../../proto/", import.meta.url);
 const testdata = new URL("testdata/", protoDir);
@@ -20,13 +20,14 @@ interface MessageRow {
 const schema = JSON.parse(readFileSync(new URL("schema.json", protoDir), "utf8")) as {
   $id: string;
   "x-protocolVersion": number;
+  "x-minProtocolVersion": number;
   "x-messages": MessageRow[];
 };
 
 // ajv ships CommonJS; under ESM its class is the default export's default.
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as typeof Ajv2020Module;
 const ajv = new Ajv2020({ allErrors: true, strict: true });
-ajv.addVocabulary(["x-messages", "x-protocolVersion"]);
+ajv.addVocabulary(["x-messages", "x-protocolVersion", "x-minProtocolVersion"]);
 ajv.addFormat("date-time", (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(s));
 ajv.addSchema(schema);
 
@@ -99,6 +100,7 @@ describe("the validator", () => {
 describe("generated TypeScript", () => {
   it("agrees with the schema's message table", () => {
     expect(PROTOCOL_VERSION).toBe(schema["x-protocolVersion"]);
+    expect(MIN_PROTOCOL_VERSION).toBe(schema["x-minProtocolVersion"]);
     for (const row of schema["x-messages"]) {
       const info = MESSAGES[row.type];
       expect(info.kind).toBe(row.kind);

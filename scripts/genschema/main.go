@@ -57,6 +57,7 @@ type document struct {
 	Title       string                        `json:"title"`
 	Description string                        `json:"description"`
 	Version     int                           `json:"x-protocolVersion"`
+	MinVersion  int                           `json:"x-minProtocolVersion"`
 	Messages    []messageInfo                 `json:"x-messages"`
 	Type        string                        `json:"type"`
 	Properties  map[string]*jsonschema.Schema `json:"properties"`
@@ -120,6 +121,7 @@ func generate(src string) ([]byte, error) {
 		Title:       "Payloads",
 		Description: fmt.Sprintf("Quire wire protocol version %d, generated from package proto by scripts/gen-proto: do not edit. The root maps each message type to its payload; x-messages lists each type's kind and reply.", proto.Version),
 		Version:     proto.Version,
+		MinVersion:  proto.MinVersion,
 		Type:        "object",
 		Properties:  map[string]*jsonschema.Schema{},
 		Defs:        map[string]*jsonschema.Schema{},

@@ -68,7 +68,7 @@ func Dial(ctx context.Context, url, token, name string, header http.Header) (*Cl
 	if dl, ok := ctx.Deadline(); ok {
 		_ = ws.SetReadDeadline(dl)
 	}
-	if err := c.write("", proto.TypeHello, proto.Hello{Protocol: proto.Version, Token: token, Client: name}); err != nil {
+	if err := c.write("", proto.TypeHello, proto.Hello{Protocol: proto.Version, MinProtocol: proto.MinVersion, Token: token, Client: name}); err != nil {
 		ws.Close()
 		return nil, err
 	}

@@ -205,9 +205,9 @@ func (c *conn) handshake() bool {
 	if err := env.Decode(&h); err != nil {
 		return refuse(proto.CodeInvalidRequest, "malformed hello")
 	}
-	if h.Protocol != proto.Version {
-		return refuse(proto.CodeUnsupportedVersion,
-			fmt.Sprintf("protocol %d not supported; this sidecar speaks %d", h.Protocol, proto.Version))
+	version, err := proto.Negotiate(h.MinProtocol, h.Protocol)
+	if err != nil {
+		return refuse(proto.CodeUnsupportedVersion, err.Error())
 	}
 	if h.Token == "" {
 		return refuse(proto.CodeUnauthorized, "missing token")
@@ -216,7 +216,7 @@ func (c *conn) handshake() bool {
 		return refuse(proto.CodeUnauthorized, "wrong token")
 	}
 	c.s.log.Info("client connected", "client", h.Client, "remote", c.ws.RemoteAddr().String())
-	w := proto.Welcome{Protocol: proto.Version, Version: c.s.opts.Version, Vault: c.s.vault}
+	w := proto.Welcome{Protocol: version, Version: c.s.opts.Version, Vault: c.s.vault, Requests: proto.Requests()}
 	if h.Nonce != "" && c.s.opts.Secret != "" {
 		w.Proof = Proof(c.s.opts.Secret, h.Nonce)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,9 +40,12 @@ func TestHandshakeRefused(t *testing.T) {
 		{"token prefix", func(ws *websocket.Conn) {
 			send(t, ws, "", proto.TypeHello, proto.Hello{Protocol: proto.Version, Token: h.srv.Token()[:31], Client: "t"})
 		}, proto.CodeUnauthorized, "wrong token"},
-		{"other protocol", func(ws *websocket.Conn) {
-			send(t, ws, "", proto.TypeHello, proto.Hello{Protocol: proto.Version + 1, Token: h.srv.Token(), Client: "t"})
-		}, proto.CodeUnsupportedVersion, "not supported"},
+		{"a newer client that no longer speaks our protocol", func(ws *websocket.Conn) {
+			send(t, ws, "", proto.TypeHello, proto.Hello{Protocol: proto.Version + 2, MinProtocol: proto.Version + 1, Token: h.srv.Token(), Client: "t"})
+		}, proto.CodeUnsupportedVersion, "update the sidecar"},
+		{"a client from before protocol 1", func(ws *websocket.Conn) {
+			send(t, ws, "", proto.TypeHello, proto.Hello{Protocol: proto.MinVersion - 1, Token: h.srv.Token(), Client: "t"})
+		}, proto.CodeUnsupportedVersion, "update the client"},
 		{"not json", func(ws *websocket.Conn) {
 			_ = ws.WriteMessage(websocket.TextMessage, []byte("hello?"))
 		}, proto.CodeUnauthorized, "first frame must be hello"},
@@ -65,6 +69,44 @@ func TestHandshakeRefused(t *testing.T) {
 			}
 			wantClosed(t, ws, websocket.ClosePolicyViolation, tt.reason)
 		})
+	}
+}
+
+// TestHandshakePairs welcomes clients older and newer than the sidecar
+// whose protocol ranges overlap its own, at the newest version both speak,
+// and lists the requests it answers so that a newer client can tell what
+// an older sidecar lacks.
+func TestHandshakePairs(t *testing.T) {
+	h := start(t, notes)
+	tests := []struct {
+		name  string
+		hello proto.Hello
+	}{
+		{"a client from before ranges (one version, no minProtocol)", proto.Hello{Protocol: proto.Version}},
+		{"a client of this build", proto.Hello{Protocol: proto.Version, MinProtocol: proto.MinVersion}},
+		{"a newer client that still speaks this version", proto.Hello{Protocol: proto.Version + 3, MinProtocol: proto.MinVersion}},
+	}
+	for _, tt := range tests {
+		ws := h.raw(nil)
+		tt.hello.Token, tt.hello.Client = h.srv.Token(), "t"
+		send(t, ws, "", proto.TypeHello, tt.hello)
+		env := recv(t, ws)
+		var w proto.Welcome
+		if env.Type != proto.TypeWelcome || env.Decode(&w) != nil {
+			t.Errorf("%s: got %s %s, want welcome", tt.name, env.Type, env.Payload)
+			continue
+		}
+		if w.Protocol != proto.Version {
+			t.Errorf("%s: welcome protocol %d, want %d", tt.name, w.Protocol, proto.Version)
+		}
+		if !slices.Equal(w.Requests, proto.Requests()) {
+			t.Errorf("%s: welcome requests %v, want %v", tt.name, w.Requests, proto.Requests())
+		}
+		send(t, ws, "1", proto.TypeStatusGet, proto.StatusGet{})
+		if env := recv(t, ws); env.Type != proto.TypeStatusResult {
+			t.Errorf("%s: status.get answered %s %s", tt.name, env.Type, env.Payload)
+		}
+		ws.Close()
 	}
 }
 

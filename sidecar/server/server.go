@@ -36,9 +36,13 @@ import (
 // without one come from the CLI or tests.
 const ObsidianOrigin = "app://obsidian.md"
 
-// Protocol is the protocol version the server speaks, for the connection
-// file.
-const Protocol = proto.Version
+// Protocol and MinProtocol are the newest and oldest protocol versions the
+// server speaks, for the connection file and `quire version --json`, where
+// the plugin reads them before it connects.
+const (
+	Protocol    = proto.Version
+	MinProtocol = proto.MinVersion
+)
 
 // Defaults for [Options].
 const (

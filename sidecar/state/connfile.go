@@ -25,8 +25,11 @@ type ConnFile struct {
 	// PID is the sidecar's process id; a file whose process is gone is
 	// stale.
 	PID int `json:"pid"`
-	// Protocol is the protocol version the sidecar speaks.
+	// Protocol is the newest protocol version the sidecar speaks.
 	Protocol int `json:"protocol"`
+	// MinProtocol is the oldest one it speaks (absent from sidecars from
+	// before ranges, which speak Protocol alone).
+	MinProtocol int `json:"minProtocol,omitempty"`
 	// Version is the sidecar's release version.
 	Version string `json:"version"`
 }

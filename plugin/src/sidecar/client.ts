@@ -5,6 +5,7 @@ import {
   type ErrorCode,
   type Frame,
   MESSAGES,
+  MIN_PROTOCOL_VERSION,
   type MessageType,
   PROTOCOL_VERSION,
   type Payloads,
@@ -90,8 +91,55 @@ export interface ConnectOptions {
   socket: SocketFactory;
   /** timeoutMs bounds the handshake. */
   timeoutMs?: number;
+  /**
+   * peerProtocol is the one protocol version an engine from before ranges
+   * speaks (its connection file's, with no minProtocol): the hello names
+   * it when this plugin speaks it too. 0 (a range engine) sends the
+   * plugin's own range.
+   */
+  peerProtocol?: number;
   /** nonce, when set, asks the sidecar to prove in welcome that it knows the state folder's secret (see proofOf). */
   nonce?: string;
+}
+
+/**
+ * PROTOCOL1_REQUESTS are the requests every protocol-1 engine answers:
+ * those of its first release, before welcome listed them. A request added
+ * to the protocol since is a feature such an engine lacks.
+ */
+export const PROTOCOL1_REQUESTS: readonly string[] = [
+  "status.get",
+  "search.query",
+  "related.query",
+  "ask.query",
+  "answer.save",
+  "note.get",
+  "index.rebuild",
+  "ingest.add",
+  "queue.list",
+  "config.get",
+  "config.set",
+  "shutdown",
+];
+
+/**
+ * lackingRequests lists the requests this plugin can send that the
+ * welcomed engine does not answer (its welcome's list, or protocol 1's
+ * for an engine from before the list), in the protocol's order.
+ */
+export function lackingRequests(w: Pick<Welcome, "requests">): string[] {
+  const served = new Set(w.requests ?? PROTOCOL1_REQUESTS);
+  return (Object.keys(MESSAGES) as MessageType[]).filter((t) => MESSAGES[t].kind === "request" && !served.has(t));
+}
+
+/**
+ * helloProtocol is the range the hello names: the plugin's own [min, max],
+ * or a pre-range engine's one version (peer, 0 for none) when the plugin
+ * speaks it.
+ */
+export function helloProtocol(peer: number, min = MIN_PROTOCOL_VERSION, max = PROTOCOL_VERSION): { protocol: number; minProtocol: number } {
+  if (peer >= min && peer <= max) return { protocol: peer, minProtocol: peer };
+  return { protocol: max, minProtocol: min };
 }
 
 type EventHandler = (payload: unknown) => void;
@@ -143,7 +191,7 @@ export class Client {
       socket.onopen = () => {
         const hello: Frame<"hello"> = {
           type: "hello",
-          payload: { protocol: PROTOCOL_VERSION, token: opts.token, client: opts.clientName, ...(opts.nonce ? { nonce: opts.nonce } : {}) },
+          payload: { ...helloProtocol(opts.peerProtocol ?? 0), token: opts.token, client: opts.clientName, ...(opts.nonce ? { nonce: opts.nonce } : {}) },
         };
         socket.send(JSON.stringify(hello));
       };

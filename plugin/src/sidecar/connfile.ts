@@ -7,6 +7,8 @@ export interface ConnFile {
   token: string;
   pid: number;
   protocol: number;
+  /** minProtocol is the oldest protocol the engine speaks; 0 for an engine from before ranges, which speaks protocol alone. */
+  minProtocol: number;
   version: string;
 }
 
@@ -35,6 +37,7 @@ export function parseConnFile(text: string): ConnFile | null {
     token,
     pid: typeof r["pid"] === "number" ? r["pid"] : 0,
     protocol: typeof r["protocol"] === "number" ? r["protocol"] : 0,
+    minProtocol: typeof r["minProtocol"] === "number" ? r["minProtocol"] : 0,
     version: typeof r["version"] === "string" ? r["version"] : "",
   };
 }

@@ -1,48 +1,24 @@
-// Where the quire engine comes from. The plugin looks, in order, at the
-// path in its settings, its own downloaded copy, PATH and the usual
-// install places; when none holds the engine of its exact version, it
-// offers to download that build from the project's release, checked
-// against a SHA-256 compiled into main.js at release time. No Node and no
-// Obsidian here: the machine comes in through EngineDeps.
+// Where the quire engine comes from. Obsidian's developer policies forbid
+// a plugin to install or update itself or its dependencies, so the plugin
+// only finds an engine the user installed with their system's tools: the
+// path in its settings, PATH (less the folders that are not safe to run
+// from), and the places package managers put programs. It starts any
+// engine whose protocol range overlaps its own, whatever its version. No
+// Node and no Obsidian here: the machine comes in through EngineDeps.
 import manifest from "../../../manifest.json";
+import { MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from "../../../proto/proto.gen";
 
-/** ENGINE_VERSION is the engine version this plugin speaks to: its own (one number for both). */
-export const ENGINE_VERSION: string = manifest.version;
-
-/** DEFAULT_RELEASE_URL is where release builds are downloaded from: <url>/<version>/<asset>. */
-export const DEFAULT_RELEASE_URL = "https://github.com/quire-app/quire/releases/download";
-
-/** EngineBuild is one downloadable engine: the gzipped binary of a release. */
-export interface EngineBuild {
-  /** file is the release asset's name, e.g. quire_0.1.0_linux_amd64.gz. */
-  file: string;
-  /** sha256 is the asset's SHA-256 in hex, as in the release's checksums file. */
-  sha256: string;
-  /** size is the asset's size in bytes. */
-  size: number;
-}
-
-/**
- * RELEASE_BUILDS maps a platform ("linux_amd64") to its build. scripts/release
- * fills it in when it bundles main.js (esbuild define, from the engines it
- * just built); a development build has none and can only use an engine it
- * finds.
- */
-export const RELEASE_BUILDS: Readonly<Record<string, EngineBuild>> = typeof __QUIRE_ENGINES__ === "undefined" ? {} : __QUIRE_ENGINES__;
-
-// esbuild.config.mjs replaces this name with the table (its `define`); in
-// a build without QUIRE_ENGINE_DIR, and in tests, it stays undefined.
-declare const __QUIRE_ENGINES__: Record<string, EngineBuild> | undefined;
+/** PLUGIN_VERSION is this plugin's release, whose engine packages the install commands name. */
+export const PLUGIN_VERSION: string = manifest.version;
 
 /** EngineSource says where an engine was found, for the status view. */
-export type EngineSource = "settings" | "downloaded" | "path" | "install" | "running";
+export type EngineSource = "settings" | "path" | "install" | "running";
 
 /** SOURCE_TEXT words each source for people. */
 export const SOURCE_TEXT: Record<EngineSource, string> = {
   settings: "the path in settings",
-  downloaded: "downloaded by the plugin",
   path: "found on PATH",
-  install: "found in an install folder",
+  install: "found where a package manager installs it",
   running: "already running",
 };
 
@@ -59,18 +35,6 @@ export interface Platform {
   env: Record<string, string | undefined>;
 }
 
-/** platformKey names this machine's build ("linux_amd64"), or null when there is none for it. */
-export function platformKey(p: Pick<Platform, "platform" | "arch">): string | null {
-  const os = { linux: "linux", darwin: "darwin", win32: "windows" }[p.platform];
-  const arch = { x64: "amd64", arm64: "arm64" }[p.arch];
-  return os && arch ? `${os}_${arch}` : null;
-}
-
-/** assetName is the release asset of the gzipped engine, as .goreleaser.yaml names it. */
-export function assetName(version: string, key: string): string {
-  return `quire_${version}_${key}${key.startsWith("windows_") ? ".exe" : ""}.gz`;
-}
-
 /** exeName is the engine's file name on this platform. */
 export function exeName(p: Pick<Platform, "platform">): string {
   return p.platform === "win32" ? "quire.exe" : "quire";
@@ -85,99 +49,146 @@ export function joinPath(p: Pick<Platform, "platform">, ...parts: string[]): str
     .join(sep);
 }
 
+/** isInside reports whether path is dir or below it (Windows paths compare without case). */
+export function isInside(p: Pick<Platform, "platform">, path: string, dir: string): boolean {
+  if (dir.trim() === "") return false;
+  const norm = (s: string) => {
+    const t = s.replace(/[\\/]+/g, "/").replace(/\/+$/, "");
+    return p.platform === "win32" ? t.toLowerCase() : t;
+  };
+  const a = norm(path);
+  const b = norm(dir);
+  return a === b || a.startsWith(`${b}/`);
+}
+
 /**
- * dataDir is the user's data folder for Quire, outside any vault (sync
- * tools, iCloud and git must not copy a large executable): Windows
- * %LOCALAPPDATA%\quire, macOS ~/Library/Application Support/quire, else
- * $XDG_DATA_HOME/quire or ~/.local/share/quire. Null when the environment
- * names no home.
+ * installPlaces lists where the package managers Quire ships for put the
+ * program, per system: Homebrew's prefixes (Apple silicon, Intel, Linux),
+ * the distributions' /usr/bin, Scoop's shims and winget's links, and the
+ * folders the archive's install command unpacks into.
  */
-export function dataDir(p: Platform): string | null {
+export function installPlaces(p: Platform): string[] {
   const e = p.env;
+  const home = e["HOME"] ?? e["USERPROFILE"] ?? "";
+  const exe = exeName(p);
   if (p.platform === "win32") {
-    const base = e["LOCALAPPDATA"] || (e["USERPROFILE"] ? joinPath(p, e["USERPROFILE"], "AppData", "Local") : "");
-    return base ? joinPath(p, base, "quire") : null;
+    const out: string[] = [];
+    const profile = e["USERPROFILE"] ?? "";
+    const local = e["LOCALAPPDATA"] || (profile ? joinPath(p, profile, "AppData", "Local") : "");
+    const scoop = e["SCOOP"] || (profile ? joinPath(p, profile, "scoop") : "");
+    if (local) out.push(joinPath(p, local, "Microsoft", "WinGet", "Links", exe));
+    if (scoop) out.push(joinPath(p, scoop, "shims", exe));
+    if (local) out.push(joinPath(p, local, "Programs", "quire", exe));
+    return out;
   }
-  const home = e["HOME"] ?? "";
-  if (p.platform === "darwin") return home ? joinPath(p, home, "Library", "Application Support", "quire") : null;
-  if (e["XDG_DATA_HOME"]) return joinPath(p, e["XDG_DATA_HOME"], "quire");
-  return home ? joinPath(p, home, ".local", "share", "quire") : null;
-}
-
-/** enginesDir is the folder of the engines the plugin downloaded, one folder per version. */
-export function enginesDir(p: Platform): string | null {
-  const d = dataDir(p);
-  return d ? joinPath(p, d, "engines") : null;
-}
-
-/** downloadedPath is where the plugin keeps the engine of version it downloaded. */
-export function downloadedPath(p: Platform, version: string): string | null {
-  const d = enginesDir(p);
-  return d ? joinPath(p, d, version, exeName(p)) : null;
+  const out =
+    p.platform === "darwin"
+      ? [`/opt/homebrew/bin/${exe}`, `/usr/local/bin/${exe}`]
+      : [`/usr/bin/${exe}`, `/usr/local/bin/${exe}`, `/home/linuxbrew/.linuxbrew/bin/${exe}`];
+  if (home) out.push(joinPath(p, home, ".local", "bin", exe));
+  return out;
 }
 
 /**
- * candidates lists where to look, in order: the configured path, the
- * plugin's own copy, every PATH folder, then the usual install places.
+ * candidates lists where to look, in order: the configured path, every
+ * PATH folder that is not inside the vault (a note folder is no place to
+ * run a program from, and a synced vault would carry one to every
+ * device), then the install places.
  */
-export function candidates(p: Platform, configured: string, version: string): Candidate[] {
+export function candidates(p: Platform, configured: string, vaultPath: string): Candidate[] {
   const out: Candidate[] = [];
   const add = (path: string | null, source: EngineSource) => {
     if (path && !out.some((c) => c.path === path)) out.push({ path, source });
   };
   add(configured.trim() || null, "settings");
-  add(downloadedPath(p, version), "downloaded");
   const exe = exeName(p);
   const sep = p.platform === "win32" ? ";" : ":";
   const pathVar = p.env["PATH"] ?? p.env["Path"] ?? "";
-  for (const dir of pathVar.split(sep)) if (dir.trim() !== "") add(joinPath(p, dir.trim(), exe), "path");
-  const home = p.env["HOME"] ?? p.env["USERPROFILE"] ?? "";
-  if (p.platform === "win32") {
-    const local = p.env["LOCALAPPDATA"];
-    if (local) add(joinPath(p, local, "Programs", "quire", exe), "install");
-  } else {
-    if (home) add(joinPath(p, home, ".local", "bin", exe), "install");
-    add(`/usr/local/bin/${exe}`, "install");
-    if (p.platform === "darwin") add(`/opt/homebrew/bin/${exe}`, "install");
+  for (const raw of pathVar.split(sep)) {
+    const dir = raw.trim();
+    if (dir === "" || isInside(p, dir, vaultPath)) continue;
+    add(joinPath(p, dir, exe), "path");
   }
+  for (const path of installPlaces(p)) add(path, "install");
   return out;
 }
 
-/** Found is an engine on this machine and what it says it is. */
-export interface Found extends Candidate {
-  /** version is what `quire version --json` printed, "" when it could not say (an old build). */
+/** Probe is what `quire version --json` says about an engine. */
+export interface Probe {
+  /** version is the engine's release ("" when it could not say: a build from before `version`). */
   version: string;
+  /** protocol and minProtocol are the newest and oldest protocol versions it speaks. */
+  protocol: number;
+  minProtocol: number;
+}
+
+/**
+ * readProbe reads `quire version --json`'s output. An engine from before
+ * protocol ranges prints no protocol: it speaks protocol 1 alone, the
+ * only one there was. Output that is not a version document says nothing.
+ */
+export function readProbe(out: string): Probe {
+  let v: unknown;
+  try {
+    v = JSON.parse(out);
+  } catch {
+    return { version: "", protocol: 0, minProtocol: 0 };
+  }
+  const r = typeof v === "object" && v !== null ? (v as Record<string, unknown>) : {};
+  const version = typeof r["version"] === "string" ? r["version"] : "";
+  if (version === "") return { version, protocol: 0, minProtocol: 0 };
+  const protocol = typeof r["protocol"] === "number" ? r["protocol"] : 1;
+  const minProtocol = typeof r["minProtocol"] === "number" && r["minProtocol"] > 0 ? r["minProtocol"] : protocol;
+  return { version, protocol, minProtocol };
+}
+
+/**
+ * Compat says whether this plugin can talk to an engine of a protocol
+ * range: ok, or which side is too old for the other (an engine that cannot
+ * say its protocol counts as too old).
+ */
+export type Compat = "ok" | "engine-too-old" | "plugin-too-old";
+
+/** compat compares an engine's protocol range [minProtocol, protocol] with this plugin's. */
+export function compat(minProtocol: number, protocol: number): Compat {
+  if (protocol <= 0 || protocol < MIN_PROTOCOL_VERSION) return "engine-too-old";
+  if (Math.max(minProtocol, 1) > PROTOCOL_VERSION) return "plugin-too-old";
+  return "ok";
+}
+
+/** Found is an engine on this machine and what it says it is. */
+export interface Found extends Candidate, Probe {
+  compat: Compat;
 }
 
 /** EngineDeps is what finding an engine needs from the machine. */
 export interface EngineDeps {
   isExecutable(path: string): Promise<boolean>;
-  /** probe runs `PATH version --json` and returns its version, or "" when it cannot tell. */
-  probe(path: string): Promise<string>;
+  /**
+   * unsafeDir reports whether a folder on PATH is writable by every user
+   * of the machine (where anyone could have put a quire): such folders
+   * are passed over.
+   */
+  unsafeDir(dir: string): Promise<boolean>;
+  /** probe runs `PATH version --json`. */
+  probe(path: string): Promise<Probe>;
 }
 
 /**
- * findEngine returns the engine to start: the first candidate of the
- * wanted version (so the plugin's own download wins over an older engine
- * on PATH, and over an older one set in settings once the user has
- * updated), else the first candidate found at all, whose version then
- * differs and the plugin says so, or null when there is none.
+ * findEngine returns the engine to start: the first candidate this plugin
+ * can talk to (so a package manager's up-to-date engine wins over an old
+ * one earlier on PATH), else the first one found at all, whose protocol
+ * the lifecycle then reports, or null when there is none.
  */
-export async function findEngine(deps: EngineDeps, list: Candidate[], want: string): Promise<Found | null> {
+export async function findEngine(deps: EngineDeps, list: Candidate[]): Promise<Found | null> {
   let first: Found | null = null;
   for (const c of list) {
     if (!(await deps.isExecutable(c.path))) continue;
-    const version = await deps.probe(c.path).catch(() => "");
-    const f = { ...c, version };
-    if (version === want) return f;
+    if (c.source === "path" && (await deps.unsafeDir(c.path.replace(/[\\/][^\\/]*$/, "")))) continue;
+    const probe = await deps.probe(c.path).catch((): Probe => ({ version: "", protocol: 0, minProtocol: 0 }));
+    const f: Found = { ...c, ...probe, compat: compat(probe.minProtocol, probe.protocol) };
+    if (f.compat === "ok") return f;
     first ??= f;
   }
   return first;
-}
-
-/** formatBytes writes a size for people: "23.4 MB". */
-export function formatBytes(n: number): string {
-  if (n < 1000) return `${n} B`;
-  if (n < 1e6) return `${(n / 1e3).toFixed(1)} kB`;
-  return `${(n / 1e6).toFixed(1)} MB`;
 }

@@ -1,12 +1,12 @@
 // The engine's lifecycle as the plugin sees it: attach to the engine that
-// serves this vault, or find (or be told to download) the engine of the
-// plugin's own version and start it; restart it with backoff when it dies;
-// stop it on unload, politely first, if the plugin started it. No Obsidian
-// here: everything that touches the machine comes in through SidecarDeps.
-import { PROTOCOL_VERSION } from "../../../proto/proto.gen";
-import { Client, ClientError, type SocketFactory } from "./client";
+// serves this vault, or find an engine the user installed whose protocol
+// range overlaps the plugin's and start it; restart it with backoff when
+// it dies; stop it on unload, politely first, if the plugin started it.
+// No Obsidian here: everything that touches the machine comes in through
+// SidecarDeps.
+import { Client, ClientError, type SocketFactory, lackingRequests } from "./client";
 import { type ConnFile, connFilePath, newNonce, parseConnFile, proofOf, secretPath } from "./connfile";
-import type { EngineSource, Found } from "./engine";
+import { type Compat, type EngineSource, type Found, compat } from "./engine";
 
 /** ChildHandle is a process the plugin started (child_process in the app). */
 export interface ChildHandle {
@@ -37,8 +37,6 @@ export interface SidecarDeps {
   locate(): Promise<Found | null>;
   /** configured is the engine path in settings ("" when none), for the message when no engine is found. */
   configured?(): string;
-  /** version is the engine version this plugin needs (its own). */
-  version: string;
   /** parentPid is the app's process id, passed as --parent-pid so the engine ends with the app. */
   parentPid: number;
   /** readFile returns a file's text, or null when it does not exist. */
@@ -51,10 +49,12 @@ export interface SidecarDeps {
   /** notify shows the user a short sentence (a Notice in the app), with buttons when actions are given. */
   notify(message: string, actions?: Action[]): void;
   /**
-   * setup opens the first-run panel for a problem (no engine, or one of
-   * another version), which downloads the right engine. The lifecycle opens
-   * it by itself once, at the first automatic start; after that, and when
-   * the user asked, a notice says the problem with a button to it.
+   * setup opens the first-run panel for a problem (no engine, one this
+   * plugin cannot talk to, or one that lacks features), which shows the
+   * command that installs or upgrades the engine on this system. The
+   * lifecycle opens it by itself once, at the first automatic start; after
+   * that, and when the user asked, a notice says the problem with a button
+   * to it.
    */
   setup?: (p: EngineProblem) => void;
   /** showLog shows the engine's last stderr lines. */
@@ -108,7 +108,12 @@ export const EXIT_LOCKED = 3;
 
 const BUSY = "Quire runs for this vault but does not answer yet.";
 
-/** EngineProblem is why no engine can be started: none found, or one of another version. */
+/**
+ * EngineProblem is what the first-run panel helps with: no engine found;
+ * one whose protocol this plugin cannot talk (too old, or too new for
+ * this plugin); or one that serves but lacks some of the plugin's
+ * requests, being older.
+ */
 export type EngineProblem =
   | {
       kind: "missing";
@@ -116,15 +121,23 @@ export type EngineProblem =
       configured: string;
     }
   | {
-      kind: "mismatch";
+      kind: "incompatible";
+      /** compat says which side is too old for the other. */
+      compat: Exclude<Compat, "ok">;
       /** version is the engine's ("" when it could not say). */
       version: string;
-      /** want is the version this plugin needs. */
-      want: string;
       source: EngineSource;
       /** path is the engine's file, when the plugin found it. */
       path?: string;
       /** pid is the running engine's process, when one runs. */
+      pid?: number;
+    }
+  | {
+      kind: "lacking";
+      version: string;
+      /** lacking lists the request types this plugin has and the engine does not answer. */
+      lacking: string[];
+      source: EngineSource;
       pid?: number;
     };
 
@@ -138,8 +151,8 @@ export interface EngineInfo {
   restarts: number;
   /** lastExit says how the last crashed engine ended ("" when none did). */
   lastExit: string;
-  /** mismatch is set when the running engine's version is not the plugin's. */
-  mismatch: boolean;
+  /** lacking lists the plugin's requests that this (older) engine does not answer; empty when it answers all. */
+  lacking: string[];
 }
 
 /** SidecarState is what the status bar and the views show. */
@@ -168,7 +181,7 @@ export type SidecarState =
       problem?: EngineProblem;
     };
 
-type AttachResult = "online" | "none" | "busy" | "mismatch";
+type AttachResult = "online" | "none" | "busy" | "incompatible";
 
 /**
  * Sidecar owns the connection to this vault's engine and, when the plugin
@@ -249,17 +262,17 @@ export class Sidecar {
     this.attempt = 0;
     this.set({ kind: "connecting" });
     const got = await this.attach(run);
-    if (run !== this.run || got === "online" || got === "mismatch") return;
+    if (run !== this.run || got === "online" || got === "incompatible") return;
     await this.launch(run, got === "busy" ? BUSY : undefined);
   }
 
   /**
    * replace stops the engine that runs now (the plugin's, or another one
-   * when the user asked to update it) and starts the one locate finds: the
-   * freshly downloaded engine after "Update the engine". An engine the
-   * plugin did not start is only asked to stop over a welcomed connection:
-   * the pid in the connection file may since belong to any process, and
-   * is never signalled.
+   * when the user upgraded it by the panel's command) and starts the one
+   * locate finds: the upgraded engine, once the panel has seen it.
+   * An engine the plugin did not start is only asked to stop over a
+   * welcomed connection: the pid in the connection file may since belong
+   * to any process, and is never signalled.
    */
   async replace(): Promise<void> {
     if (this.disposed) return;
@@ -354,8 +367,8 @@ export class Sidecar {
   /**
    * attach connects to the engine named by the connection file. It says
    * what it found: online; none (no file, or its process is gone); busy (a
-   * live engine that does not answer); mismatch (one that speaks another
-   * protocol, said to the user).
+   * live engine that does not answer); incompatible (one whose protocol
+   * range does not overlap the plugin's, said to the user).
    */
   private async attach(run: number, wantPid?: number): Promise<AttachResult> {
     const cf = await this.readConnFile();
@@ -365,9 +378,10 @@ export class Sidecar {
       this.deps.log("connection file names a process that is gone", cf.pid);
       return "none";
     }
-    if (cf.protocol !== 0 && cf.protocol !== PROTOCOL_VERSION) {
-      this.mismatch({ kind: "mismatch", version: cf.version, want: this.deps.version, source: "running", pid: cf.pid });
-      return "mismatch";
+    const c = cf.protocol !== 0 ? compat(cf.minProtocol || cf.protocol, cf.protocol) : "ok";
+    if (c !== "ok") {
+      this.incompatible({ kind: "incompatible", compat: c, version: cf.version, source: "running", pid: cf.pid });
+      return "incompatible";
     }
     let client: Client;
     const nonce = newNonce();
@@ -378,14 +392,18 @@ export class Sidecar {
         clientName: this.deps.clientName,
         socket: this.deps.socket,
         timeoutMs: this.timing.connectTimeoutMs,
+        // An engine from before protocol ranges writes no minProtocol and
+        // accepts its own version alone: the hello names that one.
+        peerProtocol: cf.minProtocol === 0 ? cf.protocol : 0,
         nonce,
       });
     } catch (err) {
       this.deps.log("connect", err);
       if (run !== this.run) return "none";
       if (err instanceof ClientError && err.code === "unsupported_version") {
-        this.mismatch({ kind: "mismatch", version: cf.version, want: this.deps.version, source: "running", pid: cf.pid });
-        return "mismatch";
+        const side = /update the client/.test(err.message) ? "plugin-too-old" : "engine-too-old";
+        this.incompatible({ kind: "incompatible", compat: side, version: cf.version, source: "running", pid: cf.pid });
+        return "incompatible";
       }
       return cf.pid > 0 ? "busy" : "none";
     }
@@ -396,15 +414,9 @@ export class Sidecar {
     this.attempt = 0;
     const ours = this.child !== null && !this.childExited && cf.pid === this.child.pid && this.found !== null;
     const version = client.welcome.version || cf.version;
-    this.info = {
-      version,
-      source: ours && this.found ? this.found.source : "running",
-      path: ours && this.found ? this.found.path : "",
-      pid: cf.pid,
-      restarts: 0,
-      lastExit: "",
-      mismatch: version !== this.deps.version,
-    };
+    const lacking = lackingRequests(client.welcome);
+    const source = ours && this.found ? this.found.source : "running";
+    this.info = { version, source, path: ours && this.found ? this.found.path : "", pid: cf.pid, restarts: 0, lastExit: "", lacking };
     this.onlineSince = Date.now();
     const proven = await this.proves(client.welcome.proof ?? "", nonce);
     if (run !== this.run) {
@@ -414,14 +426,15 @@ export class Sidecar {
     if (!proven) this.deps.log("the engine did not prove it knows the state folder's secret: no API key goes to it", cf.port);
     client.onClose((reason) => this.dropped(client, reason));
     this.set({ kind: "online", client, proven });
-    if (version !== this.deps.version) {
-      // Same protocol, so it works; the plugin still says that it wants its own version.
-      const p: EngineProblem = { kind: "mismatch", version, want: this.deps.version, source: "running", pid: cf.pid };
+    if (lacking.length > 0) {
+      // It works: only the features it lacks do not. The engine's version
+      // alone (older or newer than the plugin's) is no reason to speak.
+      const p: EngineProblem = { kind: "lacking", version, lacking, source, pid: cf.pid };
       const setup = this.deps.setup;
       this.noticeOnce(
-        `version:${version}`,
-        `Quire's engine is version ${version}; this plugin is ${this.deps.version}. It works, but update the engine to match.`,
-        setup ? [{ label: "Update the engine", run: () => setup(p) }] : [],
+        `lacking:${version}`,
+        `Quire's engine ${version} is older than this plugin and lacks ${lacking.join(", ")}; the rest works. Upgrade the engine for them.`,
+        setup ? [{ label: "Upgrade the engine", run: () => setup(p) }] : [],
       );
     }
     return "online";
@@ -434,13 +447,11 @@ export class Sidecar {
     return secret !== "" && (await proofOf(secret, nonce)) === proof;
   }
 
-  /** mismatch goes offline saying which engine version runs or was found and which is needed. */
-  private mismatch(p: Extract<EngineProblem, { kind: "mismatch" }>): void {
-    const what = p.version ? `version ${p.version}` : "an older version";
-    const where = p.source === "running" ? `The Quire engine running for this vault (pid ${p.pid ?? "?"}) is ${what}` : `The Quire engine at ${p.path ?? "?"} is ${what}`;
-    const reason = `${where}; this plugin needs ${p.want}.`;
+  /** incompatible goes offline saying which engine runs or was found and which side to update. */
+  private incompatible(p: Extract<EngineProblem, { kind: "incompatible" }>): void {
+    const reason = incompatibleText(p);
     this.set({ kind: "offline", reason, canStart: false, problem: p });
-    this.report(`mismatch:${p.version}:${p.path ?? p.pid ?? ""}`, p, `Quire: ${reason}${this.deps.setup ? "" : " Install the matching engine, or set its path in Settings → Quire."}`);
+    this.report(`incompatible:${p.version}:${p.path ?? p.pid ?? ""}`, p, `Quire: ${reason}`);
   }
 
   /**
@@ -455,14 +466,15 @@ export class Sidecar {
       setup(p);
       return;
     }
-    this.noticeOnce(key, message, setup ? [{ label: p.kind === "missing" ? "Set up the engine" : "Update the engine", run: () => setup(p) }] : []);
+    this.noticeOnce(key, message, setup ? [{ label: problemAction(p), run: () => setup(p) }] : []);
   }
 
   /**
    * launch finds the engine and starts it, or goes offline saying why it
    * cannot. With wait set (an engine's connection file names a live
    * process that does not answer, or a reconnect), an engine is only
-   * started when the plugin has one of its version, and otherwise it keeps
+   * started when the plugin finds one whose protocol range is compatible,
+   * and otherwise it keeps
    * reconnecting with wait as the reason: that pid may be anyone's by now,
    * so the lock decides, and the engine started to try it exits with
    * EXIT_LOCKED when another holds it.
@@ -475,7 +487,7 @@ export class Sidecar {
     }
     const found = await this.deps.locate();
     if (run !== this.run) return;
-    if (wait !== undefined && (!found || found.version !== this.deps.version)) {
+    if (wait !== undefined && (!found || found.compat !== "ok")) {
       this.scheduleReconnect(wait);
       return;
     }
@@ -484,11 +496,11 @@ export class Sidecar {
       const p: EngineProblem = { kind: "missing", configured };
       const reason = configured ? `The quire program was not found at ${configured}, nor anywhere else Quire looks.` : "Quire's engine is not on this computer yet.";
       this.set({ kind: "offline", reason, canStart: false, problem: p });
-      this.report(`missing:${configured}`, p, `Quire: ${configured ? `the quire program was not found at ${configured}` : "Quire's engine was not found on this computer"}. ${this.deps.setup ? "Download it, or set" : "Set"} its path in Settings → Quire.`);
+      this.report(`missing:${configured}`, p, `Quire: ${configured ? `the quire program was not found at ${configured}` : "Quire's engine was not found on this computer"}. Install it with your system's package manager, or set its path in Settings → Quire.`);
       return;
     }
-    if (found.version !== this.deps.version) {
-      this.mismatch({ kind: "mismatch", version: found.version, want: this.deps.version, source: found.source, path: found.path });
+    if (found.compat !== "ok") {
+      this.incompatible({ kind: "incompatible", compat: found.compat, version: found.version, source: found.source, path: found.path });
       return;
     }
     const args = ["serve", "--vault", this.deps.vaultPath, "--state", this.deps.stateDir(), "--parent-pid", String(this.deps.parentPid)];
@@ -601,7 +613,7 @@ export class Sidecar {
     if (run !== this.run) return;
     this.set({ kind: "connecting" });
     const got = await this.attach(run);
-    if (run !== this.run || got === "online" || got === "mismatch") return;
+    if (run !== this.run || got === "online" || got === "incompatible") return;
     await this.launch(run, got === "busy" ? BUSY : "Quire is not answering.");
   }
 
@@ -610,4 +622,20 @@ export class Sidecar {
     this.missingNoticed = key;
     this.deps.notify(message, actions);
   }
+}
+
+/** incompatibleText says which engine this plugin cannot talk to and which side to update. */
+export function incompatibleText(p: Extract<EngineProblem, { kind: "incompatible" }>): string {
+  const what = p.version ? `version ${p.version}` : "an older version that cannot say its version";
+  const where = p.source === "running" ? `The Quire engine running for this vault (pid ${p.pid ?? "?"}) is ${what}` : `The Quire engine at ${p.path ?? "?"} is ${what}`;
+  return p.compat === "engine-too-old"
+    ? `${where}, too old for this plugin: upgrade the engine.`
+    : `${where}, newer than this plugin can talk to: update the plugin (Settings → Community plugins → Check for updates).`;
+}
+
+/** problemAction labels the button that opens the first-run panel for a problem. */
+export function problemAction(p: EngineProblem): string {
+  if (p.kind === "missing") return "Set up the engine";
+  if (p.kind === "incompatible" && p.compat === "plugin-too-old") return "What to do";
+  return "Upgrade the engine";
 }

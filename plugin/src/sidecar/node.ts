@@ -1,13 +1,13 @@
-// The machine side of SidecarDeps in the desktop app: files, processes,
-// signals and downloads through Node's modules, which Obsidian's renderer
-// provides (the plugin is desktop only).
+// The machine side of SidecarDeps in the desktop app: files, processes
+// and signals through Node's modules, which Obsidian's renderer provides
+// (the plugin is desktop only). It only reads files and starts the engine
+// the user installed: nothing here writes a file or changes its mode
+// (tests/no-install.test.ts holds it to that).
 import { spawn } from "child_process";
-import { createHash } from "crypto";
 import { constants, promises as fs } from "fs";
-import * as http from "http";
-import * as https from "https";
-import { gunzip } from "zlib";
+import { type Platform, type Probe, readProbe } from "./engine";
 import type { ChildHandle } from "./lifecycle";
+import { type System, managerPlaces, parseOsRelease } from "./setup";
 import type { TrustDeps } from "./trust";
 
 /** readFileOrNull returns a file's text, or null when it does not exist. */
@@ -32,6 +32,45 @@ export async function isExecutable(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * unsafeDir reports whether dir is writable by every user (mode o+w, as
+ * /tmp is): anyone could have put a quire there. Windows has no such
+ * bit to read; its PATH folders are taken as they are.
+ */
+export async function unsafeDir(dir: string): Promise<boolean> {
+  if (process.platform === "win32") return false;
+  try {
+    return ((await fs.stat(dir)).mode & 0o002) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/** exists reports whether something is at path (an app execution alias such as winget.exe cannot be stat'ed, only seen). */
+async function exists(path: string): Promise<boolean> {
+  try {
+    await fs.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** detectSystem reads what the first-run panel needs to know: the Linux distribution and the package managers present. */
+export async function detectSystem(p: Platform): Promise<System> {
+  const managers = new Set<string>();
+  for (const [name, places] of Object.entries(managerPlaces(p))) {
+    for (const place of places) {
+      if (await exists(place)) {
+        managers.add(name);
+        break;
+      }
+    }
+  }
+  const osRelease = p.platform === "linux" ? ((await readFileOrNull("/etc/os-release").catch(() => null)) ?? (await readFileOrNull("/usr/lib/os-release").catch(() => null))) : null;
+  return { platform: p.platform, arch: p.arch, distro: osRelease === null ? null : parseOsRelease(osRelease), managers };
+}
+
 /** isAlive reports whether a process with this id runs (signal 0 only checks). */
 export function isAlive(pid: number): boolean {
   try {
@@ -44,14 +83,15 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * probeVersion runs `bin version --json` and returns the version it
- * prints, or "" when it cannot say (an engine from before `version`).
+ * probeVersion runs `bin version --json` and returns its version and
+ * protocol range (an empty version when it cannot say: an engine from
+ * before `version`).
  */
-export function probeVersion(bin: string, timeoutMs = 10_000): Promise<string> {
+export function probeVersion(bin: string, timeoutMs = 10_000): Promise<Probe> {
   return new Promise((resolve) => {
     let out = "";
     let done = false;
-    const finish = (v: string) => {
+    const finish = (v: Probe) => {
       if (done) return;
       done = true;
       window.clearTimeout(timer);
@@ -60,50 +100,13 @@ export function probeVersion(bin: string, timeoutMs = 10_000): Promise<string> {
     const child = spawn(bin, ["version", "--json"], { stdio: ["ignore", "pipe", "ignore"], windowsHide: true });
     const timer = window.setTimeout(() => {
       child.kill();
-      finish("");
+      finish(readProbe(""));
     }, timeoutMs);
     child.stdout?.setEncoding("utf8");
     child.stdout?.on("data", (d: string) => (out += d));
-    child.on("error", () => finish(""));
-    child.on("exit", () => {
-      try {
-        const v = (JSON.parse(out) as { version?: unknown }).version;
-        finish(typeof v === "string" ? v : "");
-      } catch {
-        finish("");
-      }
-    });
+    child.on("error", () => finish(readProbe("")));
+    child.on("exit", () => finish(readProbe(out)));
   });
-}
-
-/**
- * pruneEngines removes the engines the plugin downloaded for other
- * versions (dir/<version>/quire[.exe], some 70 MB each) once the current
- * one serves. It deletes only those files and then the folder if it is
- * empty: anything else someone put there stays, and an engine still
- * running (Windows refuses to delete it) is left for next time. It
- * returns the versions whose folders went.
- */
-export async function pruneEngines(dir: string, keep: string): Promise<string[]> {
-  const removed: string[] = [];
-  let names: string[];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return removed;
-  }
-  for (const v of names) {
-    if (v === keep || !/^\d+\.\d+\.\d+(?:[-+][\w.-]+)?$/.test(v)) continue;
-    const sub = `${dir}/${v}`;
-    for (const f of ["quire", "quire.exe", "quire.download", "quire.exe.download"]) await fs.unlink(`${sub}/${f}`).catch(() => undefined);
-    try {
-      await fs.rmdir(sub);
-      removed.push(v);
-    } catch {
-      // not empty, or still in use
-    }
-  }
-  return removed;
 }
 
 /** STDERR_LINES is how many of the engine's last stderr lines are kept for "Show log". */
@@ -158,110 +161,16 @@ export function spawnProcess(cmd: string, args: string[], log: (msg: string) => 
   };
 }
 
-/** DownloadError is a download that failed; refused says the file was there but did not match its checksum or size. */
-export class DownloadError extends Error {
-  constructor(
-    message: string,
-    readonly refused = false,
-  ) {
-    super(message);
-    this.name = "DownloadError";
-  }
-}
-
-/** Download says what to fetch and where to keep it. */
-export interface Download {
-  url: string;
-  /** sha256 and size are the gzipped file's, compiled into main.js. */
-  sha256: string;
-  size: number;
-  /** dest is the engine's path; its folder is created. */
-  dest: string;
-  onProgress(done: number, total: number): void;
-  signal: AbortSignal;
-}
-
-/**
- * downloadEngine fetches a gzipped engine, checks its size and SHA-256
- * before anything is written, unpacks it next to dest, marks it
- * executable and renames it into place. A file that does not match is
- * never written, so it can never be run.
- */
-export async function downloadEngine(d: Download): Promise<void> {
-  const data = await fetchBytes(d.url, d, 5);
-  if (data.length !== d.size) throw new DownloadError(`the download is ${data.length} bytes, not ${d.size}: it was cut short or is not this release's file`, true);
-  const got = createHash("sha256").update(data).digest("hex");
-  if (got !== d.sha256) throw new DownloadError(`the download's SHA-256 is ${got}, not ${d.sha256}`, true);
-  const bin = await new Promise<Uint8Array>((resolve, reject) => gunzip(data, (err, out) => (err ? reject(new DownloadError(`unpack: ${err.message}`)) : resolve(out))));
-  const dir = d.dest.replace(/[\\/][^\\/]*$/, "");
-  await fs.mkdir(dir, { recursive: true });
-  const tmp = `${d.dest}.download`;
-  try {
-    await fs.writeFile(tmp, bin, { mode: 0o755 });
-    await fs.chmod(tmp, 0o755);
-    await fs.rename(tmp, d.dest);
-  } catch (err) {
-    await fs.unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-}
-
-/** fetchBytes GETs url into memory, following redirects (GitHub sends release files from another host). */
-function fetchBytes(url: string, d: Download, redirects: number): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    if (d.signal.aborted) return reject(new DownloadError("cancelled"));
-    const mod = url.startsWith("https:") ? https : url.startsWith("http:") ? http : null;
-    if (!mod) return reject(new DownloadError(`not a web address: ${url}`));
-    const req = mod.get(url, { headers: { "user-agent": "quire-obsidian-plugin" } }, (res) => {
-      const status = res.statusCode ?? 0;
-      const loc = res.headers.location;
-      if (status >= 300 && status < 400 && loc) {
-        res.resume();
-        if (redirects <= 0) return reject(new DownloadError(`too many redirects at ${url}`));
-        return resolve(fetchBytes(new URL(loc, url).toString(), d, redirects - 1));
-      }
-      if (status !== 200) {
-        res.resume();
-        return reject(new DownloadError(`${url}: HTTP ${status}`));
-      }
-      const chunks: Uint8Array[] = [];
-      let done = 0;
-      res.on("data", (c: Uint8Array) => {
-        chunks.push(c);
-        done += c.length;
-        // A file larger than announced is not the release's: stop reading it.
-        if (done > d.size) req.destroy(new DownloadError(`the download is larger than ${d.size} bytes: it is not this release's file`, true));
-        else d.onProgress(done, d.size);
-      });
-      const cut = () => new DownloadError(`the download was cut short at ${done} of ${d.size} bytes`);
-      res.on("error", (err) => reject(err instanceof DownloadError ? err : d.signal.aborted ? new DownloadError("cancelled") : cut()));
-      // A connection closed before the announced end is a cut-short file, never a finished one.
-      res.on("close", () => {
-        if (!res.complete) reject(d.signal.aborted ? new DownloadError("cancelled") : cut());
-      });
-      res.on("end", () => {
-        const out = new Uint8Array(done);
-        let at = 0;
-        for (const c of chunks) {
-          out.set(c, at);
-          at += c.length;
-        }
-        resolve(out);
-      });
-    });
-    const onAbort = () => req.destroy(new DownloadError("cancelled"));
-    d.signal.addEventListener("abort", onAbort, { once: true });
-    req.on("error", (err) => reject(err instanceof DownloadError ? err : new DownloadError(`${url}: ${err.message}`)));
-    req.on("close", () => d.signal.removeEventListener("abort", onAbort));
-  });
-}
-
-/** trustDeps is the machine side of trustedCandidates: modes and links through fs. */
+/** trustDeps is the machine side of trustedCandidates: modes read and links resolved through fs, nothing written. */
 export function trustDeps(platform: string, vaultPath: string): TrustDeps {
   return {
     platform,
     vaultPath,
-    mode: (p) => fs.stat(p).then((s) => s.mode, () => null),
-    realpath: (p) => fs.realpath(p).catch(() => p),
+    mode(p) {
+      return fs.stat(p).then((s) => s.mode, () => null);
+    },
+    realpath(p) {
+      return fs.realpath(p).catch(() => p);
+    },
   };
 }

@@ -1,27 +1,42 @@
 import { type App, Modal } from "obsidian";
-import { formatBytes } from "../sidecar/engine";
-import type { InstallState, Installer } from "../sidecar/install";
-import type { EngineProblem } from "../sidecar/lifecycle";
+import { type EngineProblem, incompatibleText } from "../sidecar/lifecycle";
+import type { Install } from "../sidecar/setup";
+
+/** CHECK_MS is how often the open panel looks for an engine by itself: an install is noticed within seconds. */
+export const CHECK_MS = 2000;
 
 /** EngineModalDeps is what the first-run panel needs. */
 export interface EngineModalDeps {
-  installer: Installer;
-  /** problem is why the panel opened: no engine, or one of another version. */
+  /** problem is why the panel opened: no engine, one this plugin cannot talk to, or one that lacks features. */
   problem: EngineProblem;
-  /** installed runs after a good download: the plugin starts (or replaces) the engine. */
-  installed(): Promise<void>;
+  /** install is the command for this system. */
+  install: Install;
+  /** copy puts text on the clipboard. */
+  copy(text: string): Promise<void>;
+  /**
+   * check looks for an engine again and, when it finds one this plugin can
+   * talk to that solves the problem, starts it; it resolves true once that
+   * engine serves (the panel then closes). asked says the user pressed
+   * Check again, rather than the panel's own look every few seconds.
+   */
+  check(asked: boolean): Promise<boolean>;
   /** openSettings opens Quire's settings, to set the engine's path by hand. */
   openSettings(): void;
+  /** checkMs overrides CHECK_MS, for tests. */
+  checkMs?: number;
 }
 
 /**
- * EngineModal is the first-run panel: it says that Quire needs its engine,
- * what will be downloaded from where (size, address, folder), and shows
- * the download's progress with a Cancel button. It also serves "Update the
- * engine" when the engine found or running is of another version.
+ * EngineModal is the first-run panel. Quire never installs a program
+ * itself (Obsidian's developer policies forbid it): the panel names this
+ * system and shows the one command that installs (or upgrades) the engine
+ * with its package manager, with Copy and Check again, and looks for the
+ * engine by itself every few seconds while it is open.
  */
 export class EngineModal extends Modal {
-  private unsub: (() => void) | null = null;
+  private timer: number | null = null;
+  private checking = false;
+  private stateEl: HTMLElement | null = null;
 
   constructor(
     app: App,
@@ -32,76 +47,74 @@ export class EngineModal extends Modal {
 
   override onOpen(): void {
     this.modalEl.addClass("quire-engine-modal");
-    this.titleEl.setText(this.deps.problem.kind === "missing" ? "Set up Quire" : "Update Quire's engine");
-    this.draw(this.deps.installer.state);
-    this.unsub = this.deps.installer.onChange((s) => this.draw(s));
+    const p = this.deps.problem;
+    this.titleEl.setText(p.kind === "missing" ? "Set up Quire" : p.kind === "incompatible" && p.compat === "plugin-too-old" ? "Update the Quire plugin" : "Upgrade Quire's engine");
+    this.draw();
+    this.timer = window.setInterval(() => void this.check(false), this.deps.checkMs ?? CHECK_MS);
   }
 
   override onClose(): void {
-    this.unsub?.();
+    if (this.timer !== null) window.clearInterval(this.timer);
+    this.timer = null;
     this.contentEl.empty();
   }
 
-  private draw(s: InstallState): void {
+  private draw(): void {
     const el = this.contentEl;
     el.empty();
     el.addClass("quire-engine");
-    const inst = this.deps.installer;
     const p = this.deps.problem;
+    const inst = this.deps.install;
+    let command = inst.install;
     if (p.kind === "missing") {
-      const where = p.configured ? `not found at ${p.configured} (the path in the plugin's settings)` : "not found: not in the plugin's settings";
-      el.createEl("p", { text: `Quire's engine, the program that indexes and searches your notes on this computer, was ${where}, not downloaded by the plugin, and not on the system path or in the usual install folders.` });
+      const where = p.configured ? `was not found at ${p.configured} (the path in the plugin's settings), nor on the system path or where package managers put it` : "is not on this computer yet: not on the system path, nor where package managers put it";
+      el.createEl("p", { text: `Quire's engine, the program that indexes and searches your notes on this computer, ${where}.` });
+      el.createEl("p", { cls: "quire-engine-system", text: `On ${inst.system}, install it with ${inst.via}:` });
+    } else if (p.kind === "incompatible" && p.compat === "plugin-too-old") {
+      el.createEl("p", { text: incompatibleText(p) });
+      command = "";
     } else {
-      const where = p.source === "running" ? `The engine running for this vault` : `The engine at ${p.path ?? "?"}`;
-      el.createEl("p", { text: `${where} is ${p.version ? `version ${p.version}` : "an older version"}; this plugin needs version ${p.want}.` });
+      el.createEl("p", { text: p.kind === "incompatible" ? incompatibleText(p) : `Quire's engine ${p.version} is older than this plugin and lacks ${p.lacking.join(", ")}; the rest works.` });
+      el.createEl("p", { cls: "quire-engine-system", text: `On ${inst.system}, upgrade it with ${inst.via}:` });
+      command = inst.upgrade;
     }
-    const b = inst.build;
-    if (b) {
-      const list = el.createEl("ul", { cls: "quire-engine-facts" });
-      list.createEl("li", { text: `Download: ${b.file}, ${formatBytes(b.size)}` });
-      list.createEl("li", { text: `From: ${inst.url}` });
-      list.createEl("li", { text: `Kept in: ${inst.dest ?? "?"} (outside the vault, so sync does not copy it)` });
-      list.createEl("li", { text: "Checked against the SHA-256 built into this plugin before it is ever run." });
-    } else {
-      el.createEl("p", { cls: "quire-engine-note", text: inst.noBuild() });
+    if (command) {
+      el.createEl("pre", { cls: "quire-engine-command", text: command });
+      el.createEl("p", { cls: "quire-engine-note", text: "Run it in a terminal. Quire never downloads or installs programs itself; this panel notices the engine by itself a few seconds after it is installed." });
     }
-    const msg = el.createDiv({ cls: "quire-engine-state" });
     const bar = el.createDiv({ cls: "modal-button-container" });
-    switch (s.kind) {
-      case "idle":
-      case "failed": {
-        if (s.kind === "failed") msg.createDiv({ cls: "quire-engine-error", text: s.message });
-        if (b) {
-          const go = bar.createEl("button", { cls: "mod-cta", text: `${s.kind === "failed" ? "Try again" : p.kind === "missing" ? "Download" : "Update the engine"} (${formatBytes(b.size)})` });
-          go.addEventListener("click", () => void this.download());
-        }
-        bar.createEl("button", { text: "Set the path in settings" }).addEventListener("click", () => {
-          this.close();
-          this.deps.openSettings();
-        });
-        bar.createEl("button", { text: "Not now" }).addEventListener("click", () => this.close());
-        break;
-      }
-      case "downloading": {
-        const box = msg.createDiv({ cls: "quire-engine-progress" });
-        const bar2 = box.createEl("progress");
-        bar2.max = s.total;
-        bar2.value = s.done;
-        box.createDiv({ cls: "quire-engine-progress-text", text: `${formatBytes(s.done)} of ${formatBytes(s.total)} (${Math.floor((s.done / Math.max(1, s.total)) * 100)}%)` });
-        bar.createEl("button", { text: "Cancel" }).addEventListener("click", () => inst.cancel());
-        break;
-      }
-      case "done":
-        msg.createDiv({ cls: "quire-engine-ok", text: "The engine is in place and matches its checksum. Starting Quire…" });
-        bar.createEl("button", { text: "Close" }).addEventListener("click", () => this.close());
-        break;
+    if (command) {
+      const copy = bar.createEl("button", { cls: "mod-cta", text: "Copy" });
+      copy.addEventListener("click", () => {
+        void this.deps.copy(command).then(
+          () => copy.setText("Copied"),
+          () => copy.setText("Copy failed: select the command"),
+        );
+      });
     }
+    bar.createEl("button", { text: "Check again" }).addEventListener("click", () => void this.check(true));
+    bar.createEl("button", { text: "Set the path in settings" }).addEventListener("click", () => {
+      this.close();
+      this.deps.openSettings();
+    });
+    bar.createEl("button", { text: "Not now" }).addEventListener("click", () => this.close());
+    this.stateEl = el.createDiv({ cls: "quire-engine-state", attr: { "aria-live": "polite" } });
   }
 
-  private async download(): Promise<void> {
-    const path = await this.deps.installer.install();
-    if (path === null) return;
-    await this.deps.installed();
+  /** check looks for the engine once; asked says the user pressed Check again, who is told what it found. */
+  private async check(asked: boolean): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
+    if (asked) this.stateEl?.setText("Looking for the engine…");
+    try {
+      if (await this.deps.check(asked)) {
+        this.close();
+        return;
+      }
+      if (asked) this.stateEl?.setText(this.deps.problem.kind === "missing" ? "No engine found yet." : "The engine found is still the same one.");
+    } finally {
+      this.checking = false;
+    }
   }
 }
 

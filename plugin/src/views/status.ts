@@ -1,8 +1,8 @@
 import { type App, Modal } from "obsidian";
 import type { QueueItem, SkippedFile } from "../../../proto/proto.gen";
 import { type Batch, plainReason } from "../ingest";
-import { ENGINE_VERSION, SOURCE_TEXT } from "../sidecar/engine";
-import type { EngineInfo, EngineProblem } from "../sidecar/lifecycle";
+import { SOURCE_TEXT } from "../sidecar/engine";
+import { type EngineInfo, type EngineProblem, problemAction } from "../sidecar/lifecycle";
 import { type IndexSnapshot, indexingPercent, percent, statusBarText, vectorPercent } from "../sidecar/status";
 
 /** StatusBarDeps is what the status bar item needs. */
@@ -168,7 +168,7 @@ export class StatusModal extends Modal {
       const problem = this.deps.problem?.() ?? null;
       if (problem && this.deps.setup) {
         const setup = this.deps.setup;
-        const btn = el.createEl("button", { cls: "mod-cta", text: problem.kind === "missing" ? "Set up the engine" : "Update the engine" });
+        const btn = el.createEl("button", { cls: "mod-cta", text: problemAction(problem) });
         btn.addEventListener("click", () => setup(problem));
       }
       // Offer Start only when it can work; else say what would make it work.
@@ -211,7 +211,7 @@ export class StatusModal extends Modal {
       const eng = this.deps.engine?.() ?? null;
       if (eng) {
         row("Engine", `${eng.version}, ${SOURCE_TEXT[eng.source]}${eng.path ? ` (${eng.path})` : ""}${eng.pid > 0 ? `, pid ${eng.pid}` : ""}`);
-        if (eng.mismatch) row("Engine version", `not this plugin's (${ENGINE_VERSION}): update the engine`);
+        if (eng.lacking.length > 0) row("Engine features", `lacks ${eng.lacking.join(", ")}: upgrade the engine`);
         if (eng.restarts > 0) row("Restarts", `${eng.restarts} after a crash (last: ${eng.lastExit})`);
       } else {
         row("Quire", `version ${st.version}`);

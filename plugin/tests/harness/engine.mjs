@@ -1,88 +1,34 @@
-// The engine's first run in the browser harness: discovery finds nothing,
-// the first-run panel downloads the engine from a FAKE RELEASE SERVER (a
-// local HTTP server laid out as GitHub's release downloads), checked
-// against the SHA-256 compiled into a release build of main.js; a
-// tampered file is refused and never run; an engine of another version is
-// said plainly and updated; an engine the plugin started that is killed
-// is started again.
+// The engine's first run in the browser harness. The plugin never
+// downloads or installs an engine (Obsidian's developer policies): with
+// none anywhere, the first-run panel names the system and shows the one
+// command that installs it there (Linux for real; macOS and Windows faked
+// in the page's process and fs shims), and an engine put on PATH while
+// the panel is open is noticed by itself and started. Then the pairings
+// of versions: an engine older than the plugin and one newer, over their
+// protocol ranges; a restart after a crash; the give-up after three.
 //
-// The released "engine" is a small launcher script that execs the quire
-// this harness built (the real 74 MB binary would cross the page's fs
-// shim as base64 at every download); it is padded to a few MB so that the
-// progress bar has something to show. Everything else is real: the
-// plugin's download, gunzip, SHA-256 and size checks, the files in a
-// temporary home folder, and `quire serve` on a copy of sample-vault.
-import { randomBytes } from "node:crypto";
-import { existsSync, promises as fsp, statSync } from "node:fs";
-import { createServer } from "node:http";
+// Every "engine" here is a small launcher script that answers `version
+// --json` as an engine of that release would and execs the quire this
+// harness built for everything else, so `quire serve` is real.
+import { existsSync, promises as fsp } from "node:fs";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 
-/** makeRelease writes the fake release's engine asset into dir/<version>/ and returns its bytes. */
-export async function makeRelease(dir, version, bin) {
-  const padding = [];
-  // Random text lines after `exec`, which the shell never reads: a 2 MB download.
-  for (let i = 0; i < 28_000; i++) padding.push(`# ${randomBytes(54).toString("base64")}`);
-  const script = `#!/bin/sh\n# A stand-in for the release's engine, served by the harness's fake release server.\nexec '${bin}' "$@"\n${padding.join("\n")}\n`;
-  const gz = gzipSync(Buffer.from(script));
-  const folder = join(dir, version);
-  await fsp.mkdir(folder, { recursive: true });
-  const file = `quire_${version}_linux_amd64.gz`;
-  await fsp.writeFile(join(folder, file), gz);
-  return { folder, file, gz };
+/** launcher writes dir/quire: a script that prints versionJson for `version --json` and runs bin otherwise. */
+async function launcher(dir, bin, versionJson) {
+  await fsp.mkdir(dir, { recursive: true });
+  const path = join(dir, "quire");
+  const version = versionJson ? `if [ "$1" = version ]; then echo '${versionJson}'; exit 0; fi\n` : "";
+  await fsp.writeFile(path, `#!/bin/sh\n# A stand-in engine for the harness.\n${version}exec '${bin}' "$@"\n`, { mode: 0o755 });
+  return path;
 }
 
-/**
- * startFakeRelease serves <version>/<file> as GitHub does, to any origin
- * (the page fetches it). mode "tamper" flips one byte (same size, other
- * hash); hold() stops the transfer at 40 % until its release is called.
- */
-export function startFakeRelease(version, file, gz) {
-  const state = { mode: "ok", gate: null, hits: [] };
-  const server = createServer(async (req, res) => {
-    state.hits.push(req.url);
-    const cors = { "access-control-allow-origin": "*" };
-    if (req.url !== `/${version}/${file}`) {
-      res.writeHead(404, { ...cors, "content-type": "text/plain" }).end("Not Found");
-      return;
-    }
-    let data = gz;
-    if (state.mode === "tamper") {
-      data = Buffer.from(gz);
-      data[data.length >> 1] ^= 0x55;
-    }
-    res.writeHead(200, { ...cors, "content-type": "application/octet-stream", "content-length": data.length });
-    for (let i = 0; i < data.length && !res.destroyed; i += 64 * 1024) {
-      if (state.gate && i >= data.length * 0.4) await state.gate.promise;
-      if (!res.write(data.subarray(i, i + 64 * 1024))) await new Promise((r) => res.once("drain", r));
-      // A steady pace, as over a real network, so that progress shows.
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    res.end();
-  });
-  state.hold = () => {
-    let release;
-    const promise = new Promise((r) => (release = r));
-    state.gate = { promise };
-    return () => {
-      state.gate = null;
-      release();
-    };
-  };
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, state })));
-}
-
-/** engineScenarios runs the first-run, download, refusal, mismatch and restart scenarios; h is run.mjs's toolbox. */
+/** engineScenarios runs the first-run, per-system, pairing and restart scenarios; h is run.mjs's toolbox. */
 export async function engineScenarios(h) {
-  const { tmp, bin, manifest, kids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles, servers } = h;
+  const { tmp, bin, manifest, kids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles } = h;
   const version = manifest.version;
-  const { server, state } = await startFakeRelease(version, h.release.file, h.release.gz);
-  servers.push(server);
-  const releaseUrl = `http://127.0.0.1:${server.address().port}`;
-  const dataEngine = (home) => join(home, ".local", "share", "quire", "engines", version, "quire");
   const serveKids = () => kids.filter((k) => k.spawnargs.includes("serve"));
   const online = (page, timeout = 60_000) => waitFor(page, () => /^Quire: \d+ notes?/.test(window.harness.statusText()), undefined, timeout);
-  const load = async (name, { path = "", main = "/main-release.js" } = {}) => {
+  const load = async (name, { path = "", env = {}, ...system } = {}) => {
     const home = join(tmp, `home-${name}`);
     await fsp.mkdir(home, { recursive: true });
     const vault = await copyVault(join(tmp, `vault-${name}`));
@@ -90,72 +36,63 @@ export async function engineScenarios(h) {
     await page.evaluate((a) => window.harness.load(a), {
       basePath: vault,
       files: vaultFiles(vault),
-      settings: { binaryPath: "", stateFolder: "", releaseUrl },
+      settings: { binaryPath: "", stateFolder: "" },
       manifest,
-      env: { HOME: home, PATH: path },
-      main,
+      env: { HOME: home, PATH: path, ...env },
+      ...system,
     });
     return { page, home, vault };
   };
+  const panelText = (page) => page.textContent(".quire-engine-modal");
+  const command = (page) => page.textContent(".quire-engine-modal .quire-engine-command");
+  const close = async (page) => {
+    await page.evaluate(() => window.harness.closeModals());
+    await page.evaluate(() => window.harness.unload());
+    await page.close();
+  };
 
-  // 1. Nothing anywhere: the first-run panel, the download with its progress, the engine started from it.
-  // (An engine an earlier plugin version downloaded is not this version's: it is removed once the new one serves.)
-  const olderEngine = join(tmp, "home-first-run", ".local", "share", "quire", "engines", "0.0.1", "quire");
-  await fsp.mkdir(join(olderEngine, ".."), { recursive: true });
-  await fsp.writeFile(olderEngine, "#!/bin/sh\nexit 1\n", { mode: 0o755 });
-  const first = await load("first-run");
+  // 1. Linux, nothing anywhere: the panel with this machine's command; an engine put on PATH while it is open starts by itself.
+  const pathDir = join(tmp, "first-run-bin");
+  await fsp.mkdir(pathDir, { recursive: true });
+  const first = await load("first-run", { path: `${pathDir}:${join(tmp, "no-such-dir")}` });
   const { page } = first;
-  await scenario("first run: no engine anywhere opens the first-run panel with the download's size and address", async () => {
+  await scenario("first run (Linux): no engine anywhere opens the panel with this system and its one install command", async () => {
     await page.waitForSelector(".quire-engine-modal", { timeout: 20_000 });
-    const text = await page.textContent(".quire-engine-modal");
-    expect(text.includes("was not found"), `panel: ${text}`);
-    expect(text.includes(`${h.release.file}, ${(h.release.gz.length / 1e6).toFixed(1)} MB`), `no size in: ${text}`);
-    expect(text.includes(`${releaseUrl}/${version}/${h.release.file}`), `no address in: ${text}`);
-    expect(text.includes(join(first.home, ".local", "share", "quire")), `no data folder in: ${text}`);
+    const text = await panelText(page);
+    const cmd = await command(page);
+    log(`first-run panel: ${text.replace(/\s+/g, " ").slice(0, 300)}`);
+    expect(text.includes("is not on this computer yet"), `panel: ${text}`);
+    // This machine is Debian: the .deb of this release.
+    expect(/On Debian GNU\/Linux .* on x86-64, install it with the \.deb package:/.test(text), `panel: ${text}`);
+    expect(cmd === `curl -fLO https://github.com/quire-app/quire/releases/download/${version}/quire_${version}_linux_amd64.deb && sudo apt install ./quire_${version}_linux_amd64.deb`, `command: ${cmd}`);
     expect(serveKids().length === 0, "an engine was started");
-    await shot(page, "first-run.png");
+    await shot(page, "first-run-linux.png");
     await axeCheck(page, "first-run panel", ".quire-engine-modal");
   });
-  await scenario("first run: Cancel stops the download and keeps nothing", async () => {
-    const release = state.hold();
-    await page.click(".quire-engine-modal button.mod-cta");
-    await waitFor(page, () => Number(/\((\d+)%\)/.exec(document.querySelector(".quire-engine-progress-text")?.textContent ?? "")?.[1] ?? 0) >= 35);
-    await page.click(".quire-engine-modal button:text-is('Cancel')");
-    await page.waitForSelector(".quire-engine-modal button.mod-cta:text-matches('^Download')", { timeout: 10_000 });
-    release();
-    const dir = join(first.home, ".local", "share", "quire", "engines", version);
-    const left = existsSync(dir) ? await fsp.readdir(dir) : [];
-    expect(left.length === 0, `left after Cancel in ${dir}: ${left}`);
-    expect(serveKids().length === 0, "an engine was started");
+  await scenario("first run: Copy puts the command on the clipboard; Check again says nothing is there yet", async () => {
+    await page.click(".quire-engine-modal button:text-is('Copy')");
+    await waitFor(page, () => !!document.querySelector(".quire-engine-modal button.mod-cta")?.textContent?.startsWith("Copied"));
+    const clip = await page.evaluate(() => window.harness.clipboard());
+    expect(clip === (await command(page)), `clipboard: ${clip}`);
+    await page.click(".quire-engine-modal button:text-is('Check again')");
+    await waitFor(page, () => document.querySelector(".quire-engine-state")?.textContent === "No engine found yet.");
   });
-  await scenario("first run: Download shows progress, checks the file, keeps it in the data folder and starts it with --parent-pid", async () => {
-    const release = state.hold();
-    await page.click(".quire-engine-modal button.mod-cta");
-    // The server holds the transfer at 40 %: the shot shows a bar part way.
-    await waitFor(page, () => Number(/\((\d+)%\)/.exec(document.querySelector(".quire-engine-progress-text")?.textContent ?? "")?.[1] ?? 0) >= 35);
-    const progress = await page.textContent(".quire-engine-progress-text");
-    log(`download progress: ${progress}`);
-    expect(await page.$(".quire-engine-modal button:text-is('Cancel')"), "no Cancel button while downloading");
-    await shot(page, "first-run-download.png");
-    release();
+  await scenario("first run: an engine put on PATH while the panel is open is noticed within seconds and started with --parent-pid", async () => {
+    const put = Date.now();
+    const path = await launcher(pathDir, bin);
     await online(page);
-    const path = dataEngine(first.home);
-    expect(existsSync(path) && (statSync(path).mode & 0o111) !== 0, `${path} missing or not executable`);
-    expect(!existsSync(`${path}.download`), "partial file left");
+    const took = Date.now() - put;
+    log(`engine put on PATH noticed and online after ${took} ms`);
+    expect(took < 15_000, `took ${took} ms`);
+    await waitFor(page, () => !document.querySelector(".quire-engine-modal"));
     const kid = serveKids().at(-1);
     expect(kid && kid.spawnfile === path, `started ${kid?.spawnfile}`);
     const args = kid.spawnargs;
     expect(args[args.indexOf("--parent-pid") + 1] === String(process.pid), `args: ${args.join(" ")}`);
-    expect(state.hits.filter((u) => u.endsWith(".gz")).length === 2, `release hits (one cancelled, one whole): ${state.hits}`);
-    // The panel closes once the engine serves, and a notice says so.
-    await waitFor(page, () => !document.querySelector(".quire-engine-modal"));
     const notices = await page.evaluate(() => window.harness.notices());
-    expect(notices.some((n) => n.includes(`Quire's engine ${version} is installed and running.`)), `notices: ${notices}`);
-    const deadline = Date.now() + 10_000;
-    while (existsSync(join(olderEngine, "..")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(!existsSync(join(olderEngine, "..")), `the older engine was not removed: ${olderEngine}`);
+    expect(notices.some((n) => n.includes("Quire's engine") && n.includes("is running.")), `notices: ${notices}`);
   });
-  await scenario("an engine the plugin started that is killed is started again, and the status view says so", async () => {
+  await scenario("an engine the plugin started that is killed is started again, and the status view says where it was found", async () => {
     const before = serveKids().at(-1);
     before.kill("SIGKILL");
     const deadline = Date.now() + 60_000;
@@ -166,9 +103,8 @@ export async function engineScenarios(h) {
     await page.evaluate(() => window.harness.command("show-status"));
     await page.waitForSelector(".modal :text('Restarts')", { timeout: 10_000 });
     const text = await page.textContent(".modal");
-    log(`status after the restart: ${text.replace(/\s+/g, " ").slice(0, 400)}`);
     expect(/1 after a crash \(last: killed by SIGKILL\)/.test(text), `status: ${text}`);
-    expect(text.includes("downloaded by the plugin"), `status: ${text}`);
+    expect(text.includes("found on PATH"), `status: ${text}`);
     await shot(page, "engine-restarted.png");
     await axeCheck(page, "status view (engine)", ".modal");
     await page.evaluate(() => window.harness.closeModals());
@@ -183,66 +119,94 @@ export async function engineScenarios(h) {
   });
   await page.close();
 
-  // 2. A tampered file: refused, thrown away, never run.
-  await scenario("a download whose SHA-256 does not match is refused, kept nowhere and never run", async () => {
-    const { page, home } = await load("bad-checksum");
-    await page.waitForSelector(".quire-engine-modal", { timeout: 20_000 });
-    state.mode = "tamper";
-    const kidsBefore = kids.length;
-    await page.click(".quire-engine-modal button.mod-cta");
-    await page.waitForSelector(".quire-engine-error", { timeout: 30_000 });
-    const msg = await page.textContent(".quire-engine-error");
-    log(`refusal: ${msg}`);
-    expect(msg.includes("does not match the SHA-256 this plugin was built with") && msg.includes("never run"), `error: ${msg}`);
-    await shot(page, "download-bad-checksum.png");
-    await axeCheck(page, "first-run panel (refused)", ".quire-engine-modal");
-    const dir = join(home, ".local", "share", "quire", "engines", version);
-    const left = existsSync(dir) ? await fsp.readdir(dir) : [];
-    expect(left.length === 0, `left in ${dir}: ${left}`);
-    expect(kids.length === kidsBefore, "a process was started after the refused download");
-    expect((await page.evaluate(() => window.harness.statusText())) === "Quire: offline", "status bar");
-    state.mode = "ok";
-    await page.evaluate(() => window.harness.closeModals());
-    await page.evaluate(() => window.harness.unload());
-    await page.close();
-  });
+  // 2. The same panel on the other systems, faked in the page: the right command for each.
+  const systems = [
+    { name: "macOS with Homebrew", platform: "darwin", arch: "arm64", present: ["/opt/homebrew/bin/brew"], system: "macOS on Apple silicon", cmd: "brew install quire-app/tap/quire", shot: "first-run-macos.png" },
+    {
+      name: "Windows with winget",
+      platform: "win32",
+      arch: "x64",
+      env: { LOCALAPPDATA: "C:\\Users\\ada\\AppData\\Local", USERPROFILE: "C:\\Users\\ada" },
+      present: ["C:\\Users\\ada\\AppData\\Local\\Microsoft\\WindowsApps\\winget.exe"],
+      system: "Windows on x86-64",
+      cmd: "winget install Quire.Quire",
+      shot: "first-run-windows.png",
+    },
+    { name: "Fedora", platform: "linux", arch: "arm64", osRelease: 'NAME="Fedora Linux"\nID=fedora\nPRETTY_NAME="Fedora Linux 41 (Workstation Edition)"\n', system: "Fedora Linux 41 (Workstation Edition) on ARM64", cmd: `sudo dnf install https://github.com/quire-app/quire/releases/download/${version}/quire_${version}_linux_arm64.rpm`, shot: "first-run-fedora.png" },
+  ];
+  for (const s of systems) {
+    await scenario(`first run (${s.name}, faked): the panel names the system and shows ${s.cmd.split(" ").slice(0, 2).join(" ")}…`, async () => {
+      const { page } = await load(`system-${s.platform}-${s.arch}`, { platform: s.platform, arch: s.arch, env: s.env ?? {}, present: s.present, osRelease: s.osRelease });
+      await page.waitForSelector(".quire-engine-modal", { timeout: 20_000 });
+      const text = await panelText(page);
+      expect(text.includes(`On ${s.system}, install it with`), `panel: ${text}`);
+      expect((await command(page)) === s.cmd, `command: ${await command(page)}`);
+      await shot(page, s.shot);
+      await close(page);
+    });
+  }
 
-  // 3. An older engine on PATH: said plainly, never started, updated by the download.
-  await scenario("an engine of another version is said plainly with Update the engine, which downloads the matching build", async () => {
-    const oldDir = join(tmp, "old-engine-bin");
-    await fsp.mkdir(oldDir, { recursive: true });
-    const marker = join(oldDir, "started");
-    await fsp.writeFile(
-      join(oldDir, "quire"),
-      `#!/bin/sh\n# An engine of an older release.\nif [ "$1" = version ]; then echo '{"version":"0.0.9"}'; exit 0; fi\ntouch '${marker}'\nexec '${bin}' "$@"\n`,
-      { mode: 0o755 },
-    );
-    const { page, home } = await load("mismatch", { path: `${oldDir}:${join(tmp, "no-such-dir")}` });
+  // 3. Pairings. An engine older than the plugin whose protocol the plugin speaks: started, no complaint.
+  await scenario("an older engine (from before protocol ranges: its version --json names no protocol) with this plugin: started and serving, nothing to say", async () => {
+    const path = await launcher(join(tmp, "older-engine-bin"), bin, '{"version":"0.0.9","os":"linux"}');
+    const { page } = await load("older-engine", { path: join(tmp, "older-engine-bin") });
+    await online(page);
+    expect(serveKids().at(-1).spawnfile === path, `started ${serveKids().at(-1).spawnfile}`);
+    expect((await page.$(".quire-engine-modal")) === null, "a panel opened");
+    const notices = await page.evaluate(() => window.harness.notices());
+    expect(notices.length === 0, `notices: ${notices}`);
+    await close(page);
+  });
+  await scenario("an engine too old for the plugin (no protocol it speaks) is never started: the panel shows the upgrade, and an upgraded one is noticed", async () => {
+    const dir = join(tmp, "too-old-bin");
+    const marker = join(dir, "started");
+    await fsp.mkdir(dir, { recursive: true });
+    await fsp.writeFile(join(dir, "quire"), `#!/bin/sh\nif [ "$1" = version ]; then echo '{"version":"0.0.1","protocol":0}'; exit 0; fi\ntouch '${marker}'\nexit 1\n`, { mode: 0o755 });
+    const { page } = await load("too-old", { path: dir });
     await page.waitForSelector(".quire-engine-modal", { timeout: 20_000 });
     const title = await page.textContent(".quire-engine-modal .modal-title");
-    const text = await page.textContent(".quire-engine-modal .modal-content");
-    expect(title === "Update Quire's engine", `title: ${title}`);
-    expect(text.includes(`The engine at ${join(oldDir, "quire")} is version 0.0.9; this plugin needs version ${version}.`), `panel: ${text}`);
-    const button = await page.textContent(".quire-engine-modal button.mod-cta");
-    expect(button.startsWith("Update the engine"), `button: ${button}`);
-    await shot(page, "engine-version-mismatch.png");
-    await axeCheck(page, "update panel", ".quire-engine-modal");
-    expect(!existsSync(marker) && serveKids().every((k) => k.spawnfile !== join(oldDir, "quire")), "the old engine was started");
-    await page.click(".quire-engine-modal button.mod-cta");
-    await online(page);
-    expect(serveKids().at(-1).spawnfile === dataEngine(home), `started ${serveKids().at(-1).spawnfile}`);
+    const text = await panelText(page);
+    expect(title === "Upgrade Quire's engine", `title: ${title}`);
+    expect(text.includes(`The Quire engine at ${join(dir, "quire")} is version 0.0.1, too old for this plugin: upgrade the engine.`), `panel: ${text}`);
+    expect(text.includes("upgrade it with the .deb package"), `panel: ${text}`);
+    await shot(page, "engine-too-old.png");
+    await axeCheck(page, "upgrade panel", ".quire-engine-modal");
     expect(!existsSync(marker), "the old engine was started");
-    await page.evaluate(() => window.harness.closeModals());
-    await page.evaluate(() => window.harness.unload());
-    await page.close();
+    // The user upgrades: the package manager puts the new engine in the same place.
+    const path = await launcher(dir, bin);
+    await online(page);
+    await waitFor(page, () => !document.querySelector(".quire-engine-modal"));
+    expect(serveKids().at(-1).spawnfile === path && !existsSync(marker), "the upgraded engine was not the one started");
+    await close(page);
+  });
+  await scenario("an engine newer than the plugin that still speaks its protocol: started and serving", async () => {
+    const path = await launcher(join(tmp, "newer-engine-bin"), bin, '{"version":"0.9.0","protocol":3,"minProtocol":1}');
+    const { page } = await load("newer-engine", { path: join(tmp, "newer-engine-bin") });
+    await online(page);
+    expect(serveKids().at(-1).spawnfile === path, `started ${serveKids().at(-1).spawnfile}`);
+    expect((await page.evaluate(() => window.harness.notices())).length === 0, "a notice");
+    await close(page);
+  });
+  await scenario("an engine so new it no longer speaks the plugin's protocol: not started, the panel says to update the plugin", async () => {
+    const dir = join(tmp, "too-new-bin");
+    await launcher(dir, bin, '{"version":"9.0.0","protocol":7,"minProtocol":5}');
+    const { page } = await load("too-new", { path: dir });
+    await page.waitForSelector(".quire-engine-modal", { timeout: 20_000 });
+    const title = await page.textContent(".quire-engine-modal .modal-title");
+    const text = await panelText(page);
+    expect(title === "Update the Quire plugin", `title: ${title}`);
+    expect(text.includes("newer than this plugin can talk to: update the plugin"), `panel: ${text}`);
+    expect((await page.$(".quire-engine-modal .quire-engine-command")) === null, "a command for the engine");
+    await shot(page, "engine-too-new.png");
+    expect(serveKids().every((k) => !k.spawnfile.startsWith(dir)), "the engine was started");
+    await close(page);
   });
 
   // 4. An engine that keeps dying: three restarts, then one notice whose Show log holds its last stderr lines.
   await scenario("after three restarts the plugin gives up with one notice; Show log holds the engine's last stderr lines", async () => {
-    const home = join(tmp, "home-gave-up");
-    await fsp.mkdir(join(dataEngine(home), ".."), { recursive: true });
-    await fsp.writeFile(dataEngine(home), `#!/bin/sh\nexec '${bin}' "$@"\n`, { mode: 0o755 });
-    const { page } = await load("gave-up");
+    const dir = join(tmp, "gave-up-bin");
+    await launcher(dir, bin);
+    const { page } = await load("gave-up", { path: dir });
     await online(page);
     for (let i = 0; i <= 3; i++) {
       const kid = serveKids().at(-1);
@@ -263,24 +227,8 @@ export async function engineScenarios(h) {
     expect(logText.trim() !== "" && logText !== "(it wrote nothing)", `log: ${logText}`);
     await shot(page, "engine-gave-up.png");
     await axeCheck(page, "engine log", ".modal:has(.quire-engine-log)");
-    // (That no engine starts later is lifecycle.test.ts's to show, without a wait here.)
     expect(serveKids().length === count, "an engine was started after the plugin gave up");
     expect((await page.evaluate(() => window.harness.statusText())) === "Quire: offline", "status bar");
-    await page.evaluate(() => window.harness.closeModals());
-    await page.evaluate(() => window.harness.unload());
-    await page.close();
-  });
-
-  // 5. A development build carries no checksums: it says so and offers no download.
-  await scenario("a development build (no checksums in main.js) offers no download and says why", async () => {
-    const { page } = await load("dev-build", { main: "/main.js" });
-    await page.waitForSelector(".quire-engine-modal", { timeout: 20_000 });
-    const text = await page.textContent(".quire-engine-modal");
-    expect(text.includes("development build") && text.includes("will not download"), `panel: ${text}`);
-    expect((await page.$(".quire-engine-modal button.mod-cta")) === null, "a download button in a development build");
-    await shot(page, "first-run-dev-build.png");
-    await page.evaluate(() => window.harness.closeModals());
-    await page.evaluate(() => window.harness.unload());
-    await page.close();
+    await close(page);
   });
 }

@@ -12,14 +12,26 @@
     err.code = r.error;
     throw err;
   };
+  // Only what the plugin's sidecar/node.ts calls: it reads and stats, and
+  // never writes a file or sets a mode (no such call is forwarded, so one
+  // would fail here as a missing function). `system` fakes another OS's
+  // files for the first-run panel: a package manager's program that lstat
+  // sees, and /etc/os-release's text.
+  const system = { present: new Set(), osRelease: null };
   const fs = {
     constants: { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1 },
     promises: {
       async readFile(path) {
+        if (path === "/etc/os-release" && system.osRelease !== null) return system.osRelease;
         const r = await call("harnessFs", { op: "read", path });
         return r.error ? fail(r, path) : r.text;
       },
       async stat(path) {
+        const r = await call("harnessFs", { op: "stat", path });
+        return r.error ? fail(r, path) : { isFile: () => r.isFile, mode: r.mode };
+      },
+      async lstat(path) {
+        if (system.present.has(path)) return { isFile: () => true, mode: 0o100644 };
         const r = await call("harnessFs", { op: "stat", path });
         return r.error ? fail(r, path) : { isFile: () => r.isFile, mode: r.mode };
       },
@@ -31,156 +43,6 @@
         const r = await call("harnessFs", { op: "access", path, mode });
         if (r.error) fail(r, path);
       },
-      // What the engine download writes (sidecar/node.ts): bytes go to Node as base64.
-      async mkdir(path) {
-        const r = await call("harnessFs", { op: "mkdir", path });
-        if (r.error) fail(r, path);
-      },
-      async writeFile(path, data, opts) {
-        const r = await call("harnessFs", { op: "writeBytes", path, base64: toBase64(data), mode: opts?.mode });
-        if (r.error) fail(r, path);
-      },
-      async chmod(path, mode) {
-        const r = await call("harnessFs", { op: "chmod", path, mode });
-        if (r.error) fail(r, path);
-      },
-      async rename(from, to) {
-        const r = await call("harnessFs", { op: "rename", path: from, to });
-        if (r.error) fail(r, from);
-      },
-      async unlink(path) {
-        const r = await call("harnessFs", { op: "unlink", path });
-        if (r.error) fail(r, path);
-      },
-      async rmdir(path) {
-        const r = await call("harnessFs", { op: "rmdir", path });
-        if (r.error) fail(r, path);
-      },
-      async readdir(path) {
-        const r = await call("harnessFs", { op: "readdir", path });
-        return r.error ? fail(r, path) : r.names;
-      },
-    },
-  };
-
-  function toBase64(data) {
-    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-    let bin = "";
-    for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-    return btoa(bin);
-  }
-
-  // Node's http/https get, as the engine download uses it, over the page's
-  // fetch (the fake release server allows any origin). fetch follows
-  // redirects itself; the unit tests cover the plugin's own redirect code.
-  const emit = (hs, ev, ...a) => { for (const f of hs[ev] ?? []) f(...a); };
-  const httpGet = (url, opts, cb) => {
-    const ctrl = new AbortController();
-    const reqH = {};
-    const resH = {};
-    let destroyed = false;
-    const req = {
-      on(ev, f) { (reqH[ev] ??= []).push(f); return req; },
-      destroy(err) {
-        if (destroyed) return;
-        destroyed = true;
-        ctrl.abort();
-        if (err) emit(reqH, "error", err);
-        emit(reqH, "close");
-      },
-    };
-    const res = { statusCode: 0, headers: {}, complete: false, on(ev, f) { (resH[ev] ??= []).push(f); return res; }, resume() {}, setEncoding() {} };
-    fetch(url, { signal: ctrl.signal, cache: "no-store" }).then(
-      async (r) => {
-        res.statusCode = r.status;
-        res.headers = { location: r.headers.get("location") ?? undefined };
-        cb(res);
-        if (!r.body) return;
-        const reader = r.body.getReader();
-        try {
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            emit(resH, "data", value);
-          }
-          res.complete = true;
-          emit(resH, "end");
-        } catch (err) {
-          emit(resH, "error", err);
-        }
-        emit(resH, "close");
-        if (!destroyed) emit(reqH, "close");
-      },
-      (err) => {
-        if (!destroyed) emit(reqH, "error", err);
-        emit(reqH, "close");
-      },
-    );
-    return req;
-  };
-  const http = { get: httpGet };
-
-  // zlib.gunzip over the browser's DecompressionStream.
-  const zlib = {
-    gunzip(data, cb) {
-      new Response(new Blob([data]).stream().pipeThrough(new DecompressionStream("gzip")))
-        .arrayBuffer()
-        .then((b) => cb(null, new Uint8Array(b)), (err) => cb(err));
-    },
-  };
-
-  // crypto.createHash("sha256"), in plain JavaScript (SubtleCrypto is async; the plugin's call is not).
-  const K = new Uint32Array([
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-    0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-    0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-  ]);
-  function sha256(bytes) {
-    const len = bytes.length;
-    const padded = new Uint8Array(((len + 9 + 63) >> 6) << 6);
-    padded.set(bytes);
-    padded[len] = 0x80;
-    const dv = new DataView(padded.buffer);
-    dv.setUint32(padded.length - 8, Math.floor(len / 0x20000000));
-    dv.setUint32(padded.length - 4, (len << 3) >>> 0);
-    const h = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
-    const w = new Uint32Array(64);
-    const rotr = (x, n) => (x >>> n) | (x << (32 - n));
-    for (let off = 0; off < padded.length; off += 64) {
-      for (let i = 0; i < 16; i++) w[i] = dv.getUint32(off + i * 4);
-      for (let i = 16; i < 64; i++) {
-        const s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >>> 3);
-        const s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >>> 10);
-        w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
-      }
-      let [a, b, c, d, e, f, g, hh] = h;
-      for (let i = 0; i < 64; i++) {
-        const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) >>> 0;
-        const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
-        hh = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
-      }
-      h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
-    }
-    return [...h].map((x) => x.toString(16).padStart(8, "0")).join("");
-  }
-  const crypto = {
-    createHash(alg) {
-      if (alg !== "sha256") throw new Error(`harness: no hash ${alg}`);
-      const parts = [];
-      const hash = {
-        update(d) { parts.push(d); return hash; },
-        digest() {
-          const n = parts.reduce((a, p) => a + p.length, 0);
-          const all = new Uint8Array(n);
-          let at = 0;
-          for (const p of parts) { all.set(p, at); at += p.length; }
-          return sha256(all);
-        },
-      };
-      return hash;
     },
   };
 
@@ -245,10 +107,6 @@
     obsidian: window.ObsidianStub,
     fs,
     "child_process": childProcess,
-    http,
-    https: http,
-    zlib,
-    crypto,
     "@codemirror/view": window.QuireCodeMirror.view,
     "@codemirror/state": window.QuireCodeMirror.state,
   };
@@ -281,8 +139,12 @@
     stub,
     get app() { return app; },
     get plugin() { return plugin; },
-    async load({ basePath, files, settings, manifest, env, main }) {
+    async load({ basePath, files, settings, manifest, env, main, platform, arch, present, osRelease }) {
       window.process.env = env ?? {};
+      window.process.platform = platform ?? "linux";
+      window.process.arch = arch ?? "x64";
+      system.present = new Set(present ?? []);
+      system.osRelease = osRelease ?? null;
       const module = { exports: {} };
       const res = await fetch(main ?? "/main.js");
       const code = await res.text();
@@ -307,6 +169,7 @@
       plugin.unloadForTest();
     },
     setClipboard(text) { clipboardText = text; },
+    clipboard() { return clipboardText; },
     /** ribbon clicks the ribbon icon whose label holds name (the ingest one by default). */
     ribbon(name = "ingest") {
       const icon = plugin.ribbonIcons.find((el) => (el.getAttribute("aria-label") ?? "").includes(name));

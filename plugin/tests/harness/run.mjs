@@ -15,8 +15,8 @@
 //   HARNESS_KEEP=1      keep the temporary vaults and profile
 //   HARNESS_ONLY=engine run only the engine's first-run scenarios (engine.mjs)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
 import { createHash } from "node:crypto";
+import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -24,7 +24,13 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import esbuild from "esbuild";
 import { chromium } from "playwright-core";
-import { engineScenarios, makeRelease } from "./engine.mjs";
+import { engineScenarios } from "./engine.mjs";
+
+/** sealed puts the quire_hash of text's bytes (hashed with the value emptied) into it, as the engine seals a page it writes. */
+function sealed(text) {
+  const hash = createHash("sha256").update(text.replace(/^quire_hash: .*$/m, 'quire_hash: ""'), "utf8").digest("hex");
+  return text.replace(/^quire_hash: .*$/m, `quire_hash: ${hash}`);
+}
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pluginDir = join(here, "..", "..");
@@ -331,14 +337,6 @@ async function main() {
   const manifest = JSON.parse(readFileSync(join(repo, "manifest.json"), "utf8"));
   const mainJs = join(pluginDir, "main.js");
   log(`main.js is ${statSync(mainJs).size} bytes`);
-  // A release build of main.js: the fake release's engine hash compiled in, as scripts/release does with dist/.
-  const release = await makeRelease(join(tmp, "release"), manifest.version, bin);
-  const releaseMain = join(tmp, "main-release.js");
-  execFileSync(process.execPath, ["esbuild.config.mjs", "production"], {
-    cwd: pluginDir,
-    stdio: ["ignore", "ignore", "inherit"],
-    env: { ...process.env, QUIRE_ENGINE_DIR: release.folder, QUIRE_PLUGIN_OUT: releaseMain },
-  });
   const read = (p) => () => readFileSync(p);
   const pages = await startPageServer({
     "/page.html": { type: "text/html", body: read(join(here, "page.html")) },
@@ -347,7 +345,6 @@ async function main() {
     "/theme.css": { type: "text/css", body: read(join(here, "theme.css")) },
     "/styles.css": { type: "text/css", body: read(join(repo, "styles.css")) },
     "/main.js": { type: "text/javascript", body: read(mainJs) },
-    "/main-release.js": { type: "text/javascript", body: read(releaseMain) },
     "/obsidian-stub.js": { type: "text/javascript", body: () => stub.outputFiles[0].contents },
     "/codemirror.js": {
       type: "text/javascript",
@@ -379,7 +376,7 @@ async function main() {
   const kids = new Map();
   // Every process the pages started, in order (kids is keyed by a page's own counter, which each page starts at 1).
   const allKids = [];
-  await context.exposeFunction("harnessFs", async ({ op, path, mode, text, base64, to }) => {
+  await context.exposeFunction("harnessFs", async ({ op, path, mode, text }) => {
     try {
       if (op === "read") return { text: await fsp.readFile(path, "utf8") };
       if (op === "stat") {
@@ -392,31 +389,6 @@ async function main() {
         await fsp.writeFile(path, text);
         return {};
       }
-      if (op === "writeBytes") {
-        await fsp.writeFile(path, Buffer.from(base64, "base64"), mode === undefined ? {} : { mode });
-        return {};
-      }
-      if (op === "mkdir") {
-        await fsp.mkdir(path, { recursive: true });
-        return {};
-      }
-      if (op === "chmod") {
-        await fsp.chmod(path, mode);
-        return {};
-      }
-      if (op === "rename") {
-        await fsp.rename(path, to);
-        return {};
-      }
-      if (op === "unlink") {
-        await fsp.unlink(path);
-        return {};
-      }
-      if (op === "rmdir") {
-        await fsp.rmdir(path);
-        return {};
-      }
-      if (op === "readdir") return { names: await fsp.readdir(path) };
       if (op === "access") {
         await fsp.access(path, mode ?? constants.F_OK);
         return {};
@@ -517,8 +489,8 @@ async function main() {
   const sidecars = [];
   const servers = [];
   try {
-    // 0. The engine's first run: discovery, the first-run panel, a fake release server.
-    await engineScenarios({ tmp, bin, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles, servers, release });
+    // 0. The engine's first run: discovery, the first-run panel per system, pairings of versions.
+    await engineScenarios({ tmp, bin, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
     // (A labelled block, not an if, so that the scenarios below keep their indentation.)
     rest: {
     if (process.env.HARNESS_ONLY === "engine") break rest;
@@ -1133,15 +1105,12 @@ async function main() {
       await pageD.evaluate(() => window.harness.closeSettings());
     });
 
-    // sealed puts the quire_hash of a page's bytes into it, as the engine
-    // seals what it writes: the review view lists only pages so proven.
-    const sealed = (text) => text.replace(/^quire_hash: .*$/m, `quire_hash: ${createHash("sha256").update(text.replace(/^quire_hash: .*$/m, 'quire_hash: ""')).digest("hex")}`);
     await scenario("the review view lists the review items in the generated folder", async () => {
       // A review item as ingest/compile writes one (the harness plays the sidecar here).
       await fsp.mkdir(join(vaultD, "Quire", "Review"), { recursive: true });
       await fsp.writeFile(
         join(vaultD, "Quire", "Review", "Possible contradiction - Starter care.md"),
-        sealed(`---\nquire: generated\nquire_kind: review\nreason: The source Starter care may contradict Sourdough starter.\nabout: Kitchen/Sourdough starter.md\nquire_hash: 0\n---\n\n# Possible contradiction: Starter care\n`),
+        sealed(`---\nquire: generated\nquire_kind: review\nreason: The source Starter care may contradict Sourdough starter.\nabout: Kitchen/Sourdough starter.md\nquire_hash: ""\n---\n\n# Possible contradiction: Starter care\n`),
       );
       await pageD.evaluate(() => window.harness.command("open-review"));
       await pageD.waitForSelector(".quire-review-item", { timeout: 5000 });
@@ -1152,7 +1121,7 @@ async function main() {
       await waitFor(pageD, () => window.harness.mainNote()?.path === "Kitchen/Sourdough starter.md");
       // A second item, which the user resolves; the decision is recorded in the review note Quire wrote.
       const second = join(vaultD, "Quire", "Review", "Edited page - Rye.md");
-      await fsp.writeFile(second, sealed(`---\nquire: generated\nquire_kind: review\nreason: You edited Rye since Quire wrote it; the new version waits here.\nabout: Kitchen/Bread baking log.md\nquire_hash: 0\n---\n\n# Edited page: Rye\n`));
+      await fsp.writeFile(second, sealed(`---\nquire: generated\nquire_kind: review\nreason: You edited Rye since Quire wrote it; the new version waits here.\nabout: Kitchen/Bread baking log.md\nquire_hash: ""\n---\n\n# Edited page: Rye\n`));
       await waitFor(pageD, () => document.querySelectorAll(".quire-review-item.is-open").length === 2, undefined, 10_000);
       await shots(pageD, "review-open");
       await axeCheck(pageD, "review", ".quire-review");

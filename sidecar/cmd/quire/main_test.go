@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/eval"
 	"github.com/quire-app/quire/sidecar/internal/secondbrain"
 	"github.com/quire-app/quire/sidecar/llm/llmtest"
@@ -35,6 +36,26 @@ func runCLI(t *testing.T, args ...string) (string, error) {
 	w.Close()
 	os.Stdout = old
 	return <-done, runErr
+}
+
+// TestVersionJSON checks what the plugin reads before it starts an engine:
+// `quire version --json` names the release and the protocol range.
+func TestVersionJSON(t *testing.T) {
+	out, err := runCLI(t, "version", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Version     string `json:"version"`
+		Protocol    int    `json:"protocol"`
+		MinProtocol int    `json:"minProtocol"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	if v.Version == "" || v.Protocol != proto.Version || v.MinProtocol != proto.MinVersion {
+		t.Errorf("version --json = %s, want a version and protocol %d-%d", out, proto.MinVersion, proto.Version)
+	}
 }
 
 // shared finds the read-only shared folder beside the repository.

@@ -92,7 +92,7 @@ func cmdServe(ctx context.Context, args []string) error {
 		return err
 	}
 	connPath := filepath.Join(e.State(), state.ConnFileName)
-	cf := state.ConnFile{Port: l.Addr().(*net.TCPAddr).Port, Token: srv.Token(), PID: os.Getpid(), Protocol: server.Protocol, Version: version}
+	cf := state.ConnFile{Port: l.Addr().(*net.TCPAddr).Port, Token: srv.Token(), PID: os.Getpid(), Protocol: server.Protocol, MinProtocol: server.MinProtocol, Version: version}
 	if err := state.WriteConnFile(connPath, cf); err != nil {
 		l.Close()
 		return err

@@ -162,8 +162,8 @@ func TestServeLifecycle(t *testing.T) {
 	keywordsOnly(t, st)
 	c := startQuire(t, "serve", "--vault", v, "--state", st, "--port", "0")
 	cl, cf := attachTo(t, c, st)
-	if cf.PID != c.cmd.Process.Pid || cf.Protocol != proto.Version || len(cf.Token) < 32 {
-		t.Errorf("connection file %+v, want pid %d, protocol %d, a 128-bit token", cf, c.cmd.Process.Pid, proto.Version)
+	if cf.PID != c.cmd.Process.Pid || cf.Protocol != proto.Version || cf.MinProtocol != proto.MinVersion || len(cf.Token) < 32 {
+		t.Errorf("connection file %+v, want pid %d, protocol %d-%d, a 128-bit token", cf, c.cmd.Process.Pid, proto.MinVersion, proto.Version)
 	}
 	fi, err := os.Stat(filepath.Join(st, state.ConnFileName))
 	if err != nil {

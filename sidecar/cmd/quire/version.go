@@ -8,11 +8,13 @@ import (
 	"os"
 
 	"github.com/quire-app/quire/sidecar/buildinfo"
+	"github.com/quire-app/quire/sidecar/server"
 )
 
 // cmdVersion prints what this binary is: version, commit, build date, Go
 // version, OS/arch and whether it reads PDFs. The plugin runs
-// `quire version --json` to check an engine before starting it.
+// `quire version --json` to check an engine before starting it: its
+// protocol range says whether the two can talk.
 func cmdVersion(_ context.Context, args []string) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
@@ -27,7 +29,13 @@ func cmdVersion(_ context.Context, args []string) error {
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(in)
+		// The protocol range tells the plugin, before it starts this
+		// engine, whether the two can talk: their versions need not match.
+		return enc.Encode(struct {
+			buildinfo.Info
+			Protocol    int `json:"protocol"`
+			MinProtocol int `json:"minProtocol"`
+		}{in, server.Protocol, server.MinProtocol})
 	}
 	fmt.Println(in.String())
 	return nil
