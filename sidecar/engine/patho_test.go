@@ -64,26 +64,15 @@ func TestPathologicalVaultServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	done := make(chan ingest.Event, 4)
-	defer e.Subscribe(func(ev engine.Event) {
-		if ie, ok := ev.(*engine.IngestEvent); ok {
-			switch ie.Event.(type) {
-			case ingest.Done, ingest.Failed:
-				done <- ie.Event
-			}
-		}
-	})()
+	done := watchIngest(t, e)
 	go e.RunIngest(ctx)
 	if _, _, err := e.AddSource(text, false); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case ev := <-done:
-		if _, ok := ev.(ingest.Done); !ok {
-			t.Fatalf("ingest of an 800 KB text: %+v", ev)
-		}
-	case <-ctx.Done():
-		t.Fatal("ingest did not finish")
+	if ev := awaitIngest(ctx, t, done); ev == nil {
+		t.Fatal("ingest of an 800 KB text did not finish")
+	} else if _, ok := ev.(ingest.Done); !ok {
+		t.Fatalf("ingest of an 800 KB text: %+v", ev)
 	}
 	if _, err := e.Reindex(ctx, false, nil); err != nil {
 		t.Fatal(err)
@@ -110,5 +99,31 @@ func TestPathologicalVaultServes(t *testing.T) {
 			// the note, means it could not be read.
 			t.Errorf("%q: %s not found (skipped: %q)", word, want, skipped)
 		}
+	}
+}
+
+// watchIngest returns the ingest items the engine finishes (done or
+// failed), for as long as the test runs.
+func watchIngest(t *testing.T, e *engine.Engine) <-chan ingest.Event {
+	done := make(chan ingest.Event, 4)
+	t.Cleanup(e.Subscribe(func(ev engine.Event) {
+		if ie, ok := ev.(*engine.IngestEvent); ok {
+			switch ie.Event.(type) {
+			case ingest.Done, ingest.Failed:
+				done <- ie.Event
+			}
+		}
+	}))
+	return done
+}
+
+// awaitIngest is the next item watchIngest reports, nil when ctx ends first.
+func awaitIngest(ctx context.Context, t *testing.T, done <-chan ingest.Event) ingest.Event {
+	t.Helper()
+	select {
+	case ev := <-done:
+		return ev
+	case <-ctx.Done():
+		return nil
 	}
 }

@@ -175,26 +175,15 @@ func TestPrivateNotesNeverReachRemoteModel(t *testing.T) {
 	}
 
 	// ingest, with the private note the best related page.
-	done := make(chan ingest.Event, 4)
-	defer e.Subscribe(func(ev engine.Event) {
-		if ie, ok := ev.(*engine.IngestEvent); ok {
-			switch ie.Event.(type) {
-			case ingest.Done, ingest.Failed:
-				done <- ie.Event
-			}
-		}
-	})()
+	done := watchIngest(t, e)
 	go e.RunIngest(ctx)
 	if _, _, err := e.AddSource(page, false); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case ev := <-done:
-		if d, ok := ev.(ingest.Done); !ok || !d.Summarised {
-			t.Fatalf("ingest: %+v, want a summarised note", ev)
-		}
-	case <-ctx.Done():
+	if ev := awaitIngest(ctx, t, done); ev == nil {
 		t.Fatal("ingest did not finish")
+	} else if d, ok := ev.(ingest.Done); !ok || !d.Summarised {
+		t.Fatalf("ingest: %+v, want a summarised note", ev)
 	}
 	// The private note itself, named through a link to the vault: the
 	// model does not read it, no copy goes to raw/, and the source note
@@ -206,13 +195,10 @@ func TestPrivateNotesNeverReachRemoteModel(t *testing.T) {
 	if _, _, err := e.AddSource(filepath.Join(alias, "Journal", "2026-01-05.md"), false); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case ev := <-done:
-		if d, ok := ev.(ingest.Done); !ok || d.Summarised {
-			t.Fatalf("ingest of the private note: %+v, want an unsummarised note", ev)
-		}
-	case <-ctx.Done():
+	if ev := awaitIngest(ctx, t, done); ev == nil {
 		t.Fatal("ingest did not finish")
+	} else if d, ok := ev.(ingest.Done); !ok || d.Summarised {
+		t.Fatalf("ingest of the private note: %+v, want an unsummarised note", ev)
 	}
 
 	// The saved answers and the private source note, indexed, are kept
