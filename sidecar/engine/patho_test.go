@@ -45,13 +45,7 @@ func TestPathologicalVaultServes(t *testing.T) {
 		"five-mb.md":       "# Okapi dump\n\n" + prose("okapi", 5_000_000),
 		"headings-100k.md": heads.String(),
 	}
-	for p, body := range notes {
-		full := filepath.Join(vaultDir, filepath.FromSlash(p))
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeNotes(t, vaultDir, notes)
 	os.MkdirAll(stateDir, 0o755)
 	os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("dense:\n  embedder: none\n"), 0o644)
 	text := filepath.Join(dir, "pangolin.txt")
@@ -125,5 +119,17 @@ func awaitIngest(ctx context.Context, t *testing.T, done <-chan ingest.Event) in
 		return ev
 	case <-ctx.Done():
 		return nil
+	}
+}
+
+// writeNotes writes notes (vault path → text) into the vault folder.
+func writeNotes(t *testing.T, vaultDir string, notes map[string]string) {
+	t.Helper()
+	for p, body := range notes {
+		full := filepath.Join(vaultDir, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -67,13 +67,7 @@ func TestPrivateNotesNeverReachRemoteModel(t *testing.T) {
 		"Journal/2026-01-05.md": "# Sourdough diary\n\nMy sourdough starter " + marker + " smelled of acetone today, so I fed the sourdough starter rye flour and water twice.\n",
 		"Kitchen/Sourdough.md":  "# Sourdough\n\nA sourdough starter is a culture of yeast kept in flour and water.\n",
 	}
-	for p, body := range notes {
-		full := filepath.Join(vaultDir, filepath.FromSlash(p))
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeNotes(t, vaultDir, notes)
 	os.MkdirAll(stateDir, 0o755)
 	cfg := "private: [Journal/, Jurnal/]\nask:\n  rewrite: true\ndense:\n  embedder: model\n" +
 		"model:\n  provider: openai\n  endpoint: " + srv.URL + "\n  model: fake\n  embed_model: fake-embed\n  remote: \"true\"\n"
