@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
@@ -39,6 +40,10 @@ type Note struct {
 	Warning string
 	// Supersession says whether another note replaces this one.
 	Supersession Supersession
+	// Date is the day the note is about or was written, from its
+	// frontmatter `date` (or `created`); Updated is when it was last
+	// changed, from `updated` (or `modified`). Zero when not given.
+	Date, Updated time.Time
 }
 
 // Body returns the Markdown after the frontmatter.
@@ -204,6 +209,26 @@ func (n *Note) applyMeta(meta map[string]any) {
 	if s, ok := first(meta, "lang", "language").(string); ok {
 		n.Lang = strings.ToLower(strings.TrimSpace(s))
 	}
+	n.Date = metaTime(first(meta, "date", "created"))
+	n.Updated = metaTime(first(meta, "updated", "modified"))
+}
+
+// metaTime reads a frontmatter date: a YAML timestamp, or a string in
+// one of the layouts people and Obsidian's plugins write. Anything else
+// is the zero time.
+func metaTime(v any) time.Time {
+	switch v := v.(type) {
+	case time.Time:
+		return v
+	case string:
+		v = strings.TrimSpace(v)
+		for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02", "2006/01/02", "2006.01.02"} {
+			if t, err := time.ParseInLocation(layout, v, time.Local); err == nil {
+				return t
+			}
+		}
+	}
+	return time.Time{}
 }
 
 func first(meta map[string]any, keys ...string) any {
