@@ -60,6 +60,8 @@ type Options struct {
 	Debounce time.Duration
 	// Log receives the engine's log; nil discards it.
 	Log *slog.Logger
+	// Now is today for questions about time ("last week"); nil: the clock.
+	Now func() time.Time
 }
 
 // Engine is one open vault. Its methods are safe for concurrent use.
@@ -217,6 +219,11 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		private:  e.Config().PrivateNotes().WithMarked(marked),
 	}
 	snap.searcher.Successors = index.Successions(entries).Next
+	snap.searcher.Now = e.opts.Now
+	snap.searcher.DateOf = func(p string) (time.Time, time.Time) {
+		en := entries[p]
+		return unixOrZero(en.Updated), unixOrZero(en.Dated)
+	}
 	snap.searcher.Private = func(p string) bool { return snap.private.Holds(p) }
 	if rc := e.Config().Rerank; rc.Provider != "" {
 		if c, err := rerank.New(rc, nil); err == nil {
@@ -276,4 +283,11 @@ func checkFolder(vaultDir, folder string) error {
 		return fmt.Errorf("folder: %w; Quire writes nothing until the settings or config.yaml name another", err)
 	}
 	return nil
+}
+
+func unixOrZero(sec int64) time.Time {
+	if sec == 0 {
+		return time.Time{}
+	}
+	return time.Unix(sec, 0)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/internal/secondbrain"
@@ -25,7 +26,7 @@ func openSecondBrain(t *testing.T, rerank string) (*engine.Engine, secondbrain.V
 	stateDir := filepath.Join(dir, "state")
 	os.MkdirAll(stateDir, 0o755)
 	os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("dense:\n  embedder: none\nsearch:\n  rerank: "+rerank+"\n"), 0o644)
-	e, err := engine.Open(engine.Setup{Vault: v.Dir, State: stateDir})
+	e, err := engine.Open(engine.Setup{Vault: v.Dir, State: stateDir, Engine: engine.Options{Now: func() time.Time { return secondbrain.Today }}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,5 +109,74 @@ func TestHubDoesNotHideTheLeaf(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no fact questions")
+	}
+}
+
+// notesOf lists the notes of ps in the order their first passage comes.
+func notesOf(ps []search.Passage) []string {
+	var notes []string
+	for _, p := range ps {
+		if !slices.Contains(notes, p.Path) {
+			notes = append(notes, p.Path)
+		}
+	}
+	return notes
+}
+
+// TestNewerNoteWinsACurrentQuestion: of two versions of the laptop page,
+// the one committed later answers "now" questions, with the reranker on
+// or off; asked without a word about time, the order is the index's.
+func TestNewerNoteWinsACurrentQuestion(t *testing.T) {
+	for _, rerank := range []string{"off", "builtin"} {
+		e, v := openSecondBrain(t, rerank)
+		for _, q := range v.Questions {
+			if q.Type != "current" {
+				continue
+			}
+			r, err := e.Search(context.Background(), engine.Query{Text: q.Question, K: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes := notesOf(r.Passages)
+			newer, older := slices.Index(notes, v.Newer), slices.Index(notes, v.Older)
+			if newer != 0 || older < 0 {
+				t.Errorf("rerank %s, %q: %s is note %d and %s note %d of %v", rerank, q.Question, v.Newer, newer, v.Older, older, notes)
+			}
+		}
+	}
+}
+
+// TestLastWeekPrefersThatWeeksDailyNotes: "last week" (the week before
+// Today's) puts that week's daily notes that hold the question's words
+// first, above other days' notes on the same subject, and the search
+// says which days it read.
+func TestLastWeekPrefersThatWeeksDailyNotes(t *testing.T) {
+	e, v := openSecondBrain(t, "off")
+	n := 0
+	for _, q := range v.Questions {
+		if q.Type != "last_week" {
+			continue
+		}
+		n++
+		r, err := e.Search(context.Background(), engine.Query{Text: q.Question, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := notesOf(r.Passages)
+		if len(notes) < len(q.Gold) {
+			t.Fatalf("%q: only %v", q.Question, notes)
+		}
+		for _, gold := range q.Gold {
+			if i := slices.Index(notes, gold); i < 0 || i >= len(q.Gold) {
+				t.Errorf("%q: %s is note %d of %v, want among the first %d", q.Question, gold, i, notes, len(q.Gold))
+			}
+		}
+		w := r.Terms.When
+		if got := w.From.Format("2006-01-02") + ".." + w.To.Format("2006-01-02"); got != "2026-11-23..2026-11-30" {
+			t.Errorf("%q: read the span %s, want 2026-11-23..2026-11-30", q.Question, got)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no last_week questions")
 	}
 }

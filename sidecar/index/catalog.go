@@ -25,6 +25,10 @@ type Entry struct {
 	SupersededBy string `json:"supersededBy,omitempty"`
 	// Private is the note's private mark (vault.Note.Private).
 	Private bool `json:"private,omitempty"`
+	// Updated is when the note last changed and Dated the day it is
+	// about, in unix seconds (0: not known); see dating.stamp.
+	Updated int64 `json:"updated,omitempty"`
+	Dated   int64 `json:"dated,omitempty"`
 }
 
 // Meta is the catalog's record of the last run.

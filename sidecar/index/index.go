@@ -40,10 +40,10 @@ const schema = "bm25-v2"
 // documents' fields that are not passages (lang-5: inline tags; lang-6:
 // the catalog's private mark and supersession, so that notes marked
 // before it are read again; lang-7: languages detected on prose, not
-// formulas or code); bump it when they change so that the keyword
+// formulas or code; lang-8: the catalog's dates); bump it when they change so that the keyword
 // index is rebuilt and notes' languages detected anew, while vectors, which depend on the
 // passages only, are kept.
-const analysis = "lang-7"
+const analysis = "lang-8"
 
 // Index is an open index over one vault.
 type Index struct {
@@ -319,7 +319,7 @@ func (ix *Index) Run(ctx context.Context) (Stats, error) {
 			return st, err
 		}
 	}
-	results := ix.process(ctx, todo, old)
+	results := ix.process(ctx, todo, old, ix.dating(ctx, todo))
 	for r := range results {
 		if err := w.add(r); err != nil {
 			for range results {
@@ -352,7 +352,7 @@ func (ix *Index) Run(ctx context.Context) (Stats, error) {
 }
 
 // process reads and chunks notes on all cores; the caller writes.
-func (ix *Index) process(ctx context.Context, todo []vault.File, old map[string]Entry) <-chan result {
+func (ix *Index) process(ctx context.Context, todo []vault.File, old map[string]Entry, d *dating) <-chan result {
 	jobs := make(chan vault.File)
 	out := make(chan result, 64)
 	var wg sync.WaitGroup
@@ -365,7 +365,7 @@ func (ix *Index) process(ctx context.Context, todo []vault.File, old map[string]
 				if e, ok := old[f.Path]; ok {
 					prev = &e
 				}
-				out <- ix.prepareGuarded(f, prev)
+				out <- ix.prepareGuarded(f, prev, d)
 			}
 		}()
 	}
@@ -386,17 +386,17 @@ func (ix *Index) process(ctx context.Context, todo []vault.File, old map[string]
 // prepareGuarded is prepare, where a panic while reading one note (a bug
 // that one note's text finds) becomes a skip naming that note, logged with
 // its stack, and the pass goes on with the rest of the vault.
-func (ix *Index) prepareGuarded(f vault.File, prev *Entry) (r result) {
+func (ix *Index) prepareGuarded(f vault.File, prev *Entry, d *dating) (r result) {
 	defer func() {
 		if p := recover(); p != nil {
 			slog.Error("index: reading a note panicked", "path", f.Path, "panic", p, "stack", string(debug.Stack()))
 			r = result{file: f, known: prev != nil, skip: &vault.Skip{Path: f.Path, Reason: fmt.Sprintf("left out: reading it failed inside Quire (%v); please report this note", p)}}
 		}
 	}()
-	return ix.prepare(f, prev)
+	return ix.prepare(f, prev, d)
 }
 
-func (ix *Index) prepare(f vault.File, prev *Entry) result {
+func (ix *Index) prepare(f vault.File, prev *Entry, d *dating) result {
 	r := result{file: f, known: prev != nil}
 	note, err := vault.Read(ix.Vault, f.Path, ix.cfg.MaxFileBytes)
 	if err != nil {
@@ -410,6 +410,7 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 	}
 	e := &Entry{Size: f.Size, ModTime: f.ModTime.UnixNano(), Hash: note.Hash, Title: note.Title, Warning: note.Warning, Private: note.Private,
 		Superseded: note.Supersession.Superseded, SupersededBy: note.Supersession.By}
+	d.stamp(e, note, f)
 	r.entry = e
 	if prev != nil && prev.Hash == note.Hash {
 		// Touched but not changed: remember the new mtime, keep the passages.
@@ -543,4 +544,47 @@ func noteLang(note *vault.Note) lang.Lang {
 		body = body[:detectBytes]
 	}
 	return lang.Detect(markdown.Prose(string(body)))
+}
+
+// gitDatesTimeout bounds the reading of a vault's git history for a pass:
+// past it, notes git did not date in time are dated by their frontmatter
+// or their file.
+const gitDatesTimeout = 20 * time.Second
+
+// dating is what a pass dates its notes by: the vault's daily-note names
+// and, when the vault is a git repository, the last commit of each note
+// the pass reads.
+type dating struct {
+	daily vault.DailyNotes
+	git   map[string]time.Time
+}
+
+func (ix *Index) dating(ctx context.Context, todo []vault.File) *dating {
+	paths := make([]string, len(todo))
+	for i, f := range todo {
+		paths[i] = f.Path
+	}
+	ctx, cancel := context.WithTimeout(ctx, gitDatesTimeout)
+	defer cancel()
+	return &dating{daily: vault.ReadDailyNotes(ix.Vault), git: vault.GitDates(ctx, ix.Vault, paths)}
+}
+
+// stamp sets e's dates. Updated: the last commit that changed the note
+// when git knows it (a clone's file times are all the clone's), else its
+// frontmatter `updated`, else its file time. Dated: the day its daily-note
+// name or its frontmatter `date` says.
+func (d *dating) stamp(e *Entry, note *vault.Note, f vault.File) {
+	switch {
+	case !d.git[f.Path].IsZero():
+		e.Updated = d.git[f.Path].Unix()
+	case !note.Updated.IsZero():
+		e.Updated = note.Updated.Unix()
+	default:
+		e.Updated = f.ModTime.Unix()
+	}
+	if t, ok := d.daily.Date(f.Path); ok {
+		e.Dated = t.Unix()
+	} else if !note.Date.IsZero() {
+		e.Dated = note.Date.Unix()
+	}
 }

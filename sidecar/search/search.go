@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/config"
@@ -147,6 +148,13 @@ type Searcher struct {
 	// superseded note's, whatever Rerank says (no dev corpus has a
 	// superseded note, so the measured order is the same either way).
 	Successors map[string]string
+	// DateOf returns when a note last changed and the day it is about
+	// (zero when not known; see index.Entry): a question about the state
+	// now, or about a span of days, puts the notes it asks for first (see
+	// dateOrder). Nil: no note is dated.
+	DateOf func(path string) (updated, dated time.Time)
+	// Now is today for questions about time ("last week"); nil: time.Now.
+	Now func() time.Time
 }
 
 // New returns a Searcher over the keyword index with the settings of
@@ -242,6 +250,7 @@ func (s *Searcher) search(ctx context.Context, t Terms, k int, ch Channel, f Fil
 	if m := s.model(ch); m != nil {
 		warn = s.rerank(ctx, t, cs, m)
 	}
+	cs = s.dateOrder(ctx, t, cs)
 	if cs, err = s.succeed(ctx, t, cs); err != nil {
 		return nil, "", err
 	}
@@ -503,6 +512,9 @@ type Terms struct {
 	// langs are the vault's languages and the query's: a word is stemmed
 	// in each of them when marking (Matcher).
 	langs []lang.Lang
+	// When is what the query says about time. A span's words ("last
+	// week") are left out of Query: they say which days, not which words.
+	When When
 }
 
 // translate is lang.Translate; a test counts the calls through it.
@@ -513,7 +525,12 @@ var translate = lang.Translate
 // one into each other language present. The user's own words are searched
 // as they are; the translations come on top at lower weight.
 func (s *Searcher) Terms(query string) Terms {
-	t := Terms{Query: query, Lang: lang.Detect(query), langs: s.vaultLangs()}
+	t := Terms{Query: query, Lang: lang.Detect(query), langs: s.vaultLangs(), When: ReadWhen(query, s.now())}
+	if t.When.Span() {
+		if rest := strings.Replace(query, t.When.Phrase, " ", 1); len(lang.Words(rest)) > 0 {
+			t.Query = rest
+		}
+	}
 	for _, p := range s.passes(query, t.Lang, t.langs) {
 		ts, err := translate(p.text, p.from, p.to, lang.Options{})
 		if err != nil {
@@ -529,6 +546,13 @@ func (s *Searcher) Terms(query string) Terms {
 		t.langs = append(t.langs, t.Lang)
 	}
 	return t
+}
+
+func (s *Searcher) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
 }
 
 // Frequency returns how many passages hold any word of text, and how

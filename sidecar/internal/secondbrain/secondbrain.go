@@ -85,6 +85,8 @@ var questions = []Question{
 	{"q11", "fact", "What tyre pressure does the road bike need?", []string{"tyre|pressure"}, []string{"Areas/Bike maintenance.md"}},
 	{"q12", "fact", "What ratio do I feed the sourdough starter at?", []string{"starter", "ratio|1:1:1"}, []string{"Recipes/Sourdough.md"}},
 	{"q13", "fact", "What is the wifi network called?", []string{"wifi|network"}, []string{"Areas/Home network.md"}},
+	{"q14", "current", "What password manager do I use at the moment?", []string{"password"}, []string{"Laptop setup.md"}},
+	{"q15", "current", "Is Firefox still my browser?", []string{"browser|Firefox"}, []string{"Laptop setup.md"}},
 }
 
 // Write makes dir/vault (a new git repository holding the notes, each
