@@ -1023,6 +1023,24 @@ export interface SearchResult {
    * down, showing keyword results"; empty when all is well.
    */
   warning?: string;
+  dates?: DateSpan;
+}
+/**
+ * DateSpan is a span of days a query named.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "DateSpan".
+ */
+export interface DateSpan {
+  /**
+   * From and Through are its first and last day, YYYY-MM-DD.
+   */
+  from: string;
+  through: string;
+  /**
+   * Phrase is the query's words that named it, as written.
+   */
+  phrase: string;
 }
 /**
  * Shutdown asks the sidecar to stop as it does on SIGTERM: requests in flight finish, the index is closed, the lock released and sidecar.json removed.

@@ -58,6 +58,19 @@ type SearchResult struct {
 	// Warning says why results are partial or fell back, e.g. "embedder
 	// down, showing keyword results"; empty when all is well.
 	Warning string `json:"warning,omitempty"`
+	// Dates is the span of days the query named ("last week", "in March
+	// 2024"): notes dated inside it come first, and its words are not
+	// searched. Absent when the query names no days.
+	Dates *DateSpan `json:"dates,omitempty"`
+}
+
+// DateSpan is a span of days a query named.
+type DateSpan struct {
+	// From and Through are its first and last day, YYYY-MM-DD.
+	From    string `json:"from"`
+	Through string `json:"through"`
+	// Phrase is the query's words that named it, as written.
+	Phrase string `json:"phrase"`
 }
 
 // Passage is a slice of a note: the raw Markdown between two byte offsets.

@@ -598,6 +598,13 @@ func (s *Searcher) Explain(query string) string {
 			b.WriteString("\n")
 		}
 	}
+	w := ReadWhen(query, s.now())
+	if w.Span() {
+		fmt.Fprintf(&b, "dates: %q is %s to %s; notes dated then come first, and those words are not searched\n", w.Phrase, w.From.Format(time.DateOnly), w.To.AddDate(0, 0, -1).Format(time.DateOnly))
+	}
+	if w.Current {
+		b.WriteString("asks about now: of notes that match alike, the one changed last comes first\n")
+	}
 	return b.String()
 }
 

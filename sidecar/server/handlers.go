@@ -243,6 +243,9 @@ func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchR
 		out.Passages[i] = toPassage(p)
 		out.Passages[i].Matches = m.Words(p.Text)
 	}
+	if w := res.Terms.When; w.Span() {
+		out.Dates = &proto.DateSpan{From: w.From.Format(time.DateOnly), Through: w.To.AddDate(0, 0, -1).Format(time.DateOnly), Phrase: w.Phrase}
+	}
 	return out, nil
 }
 
