@@ -142,6 +142,9 @@ type Searcher struct {
 	// Private reports whether a note is private: its passages never go to
 	// an endpoint that is not on this machine.
 	Private func(path string) bool
+	// Floor is the cosine below which a passage that only the dense
+	// channel found is no match at all (see Floor); nil: no floor.
+	Floor *Floor
 	// Successors maps a superseded note to the note that replaces it
 	// (index.Successions): the successor's best passage comes before the
 	// superseded note's, whatever Rerank says (no dev corpus has a
@@ -309,6 +312,10 @@ func (s *Searcher) candidates(ctx context.Context, t Terms, n int, ch Channel, f
 		if err != nil {
 			return nil, err
 		}
+		dh, err = s.aboveFloor(ctx, dh)
+		if err != nil {
+			return nil, err
+		}
 		ps, err := s.load(ctx, dh, nil)
 		cs := make([]Candidate, len(ps))
 		for i, p := range ps {
@@ -329,7 +336,18 @@ func (s *Searcher) candidates(ctx context.Context, t Terms, n int, ch Channel, f
 	if err != nil {
 		return nil, err
 	}
+	// Normalised over the whole pool, so the floor leaves the scores of
+	// the passages it keeps as they were.
 	kwNorm, denseNorm := fu.normalise(kw, dh)
+	floor, err := s.Floor.Cosine(ctx, s.Dense)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range dh {
+		if _, byWords := kwNorm[h.ID]; !byWords && float64(h.Score) < floor {
+			delete(denseNorm, h.ID)
+		}
+	}
 	score := fu.fuse(kwNorm, denseNorm)
 	ids := make([]string, 0, len(score))
 	for id := range score {
@@ -578,9 +596,13 @@ func (s *Searcher) Explain(query string) string {
 }
 
 // Warm prepares the word lists that short queries over the vault's
-// languages read (lang.WarmReading), so that the first keystroke in a
-// search box does not wait for them. Call it in a goroutine.
-func (s *Searcher) Warm() { lang.WarmReading(s.vaultLangs()) }
+// languages read (lang.WarmReading) and measures the dense floor, so
+// that the first keystroke in a search box waits for neither. Call it in
+// a goroutine.
+func (s *Searcher) Warm() {
+	lang.WarmReading(s.vaultLangs())
+	_, _ = s.Floor.Cosine(context.Background(), s.Dense) // a failure shows on the first search
+}
 
 // vaultLangs parses Langs, without repeats.
 func (s *Searcher) vaultLangs() []lang.Lang {
