@@ -1005,6 +1005,12 @@ export interface SearchQuery {
    * out unless the config's mcp.private is include.
    */
   mcp?: boolean;
+  /**
+   * Typing says the query is still being typed (a search box): its last
+   * word also matches the words it begins ("sourd" finds "sourdough"),
+   * below the notes that hold it whole.
+   */
+  typing?: boolean;
 }
 /**
  * SearchResult answers a search.query with passages, best first.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/config"
@@ -212,12 +213,18 @@ func (s *Searcher) Query(ctx context.Context, query string, k int, ch Channel) (
 // before any channel runs: the fall back to keywords and the result's
 // marks use the same reading.
 func (s *Searcher) QueryFiltered(ctx context.Context, query string, k int, ch Channel, f Filter) (Result, error) {
+	return s.QueryTyped(ctx, query, k, ch, f, false)
+}
+
+// QueryTyped is QueryFiltered for a query that may still be being typed
+// (typing): its last word also finds the words it begins.
+func (s *Searcher) QueryTyped(ctx context.Context, query string, k int, ch Channel, f Filter, typing bool) (Result, error) {
 	if ch != BM25 && ch != "" && s.Dense == nil {
 		// Before reading the query: a caller that falls back to keywords
 		// asks again, and would read it twice.
 		return Result{Channel: ch}, fmt.Errorf("%w: the %s channel needs an embedder, and none is configured; use --channel bm25", ErrUnavailable, ch)
 	}
-	t := s.Terms(query)
+	t := s.TermsTyped(query, typing)
 	ps, warn, err := s.search(ctx, t, k, ch, f)
 	if err == nil || ch != Hybrid || errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
 		return Result{Passages: ps, Channel: ch, Terms: t, Warning: warn}, err
@@ -383,7 +390,7 @@ func (s *Searcher) candidates(ctx context.Context, t Terms, n int, ch Channel, f
 
 func (s *Searcher) keyword(ctx context.Context, t Terms, k int, f Filter) ([]bm25.Hit, error) {
 	// A copy: the synonyms must not reach the result's Terms.
-	terms := slices.Clone(t.Translations)
+	terms := append(slices.Clone(t.Translations), t.Near...)
 	for _, sy := range s.synonyms(t.Lang, t.Query) {
 		terms = append(terms, bm25.Term{Text: sy.Text, Lang: string(lang.English), Weight: sy.Weight, Boost: true})
 	}
@@ -518,10 +525,25 @@ type Terms struct {
 	// Translations are the query's words in the vault's other languages,
 	// searched at lower weight than the user's own words.
 	Translations []bm25.Term
+	// Near are the looser forms of the query's words (bm25.Term.Near):
+	// the word being typed as a prefix, the other long words with a typo.
+	// A passage holding the word itself scores it as before.
+	Near []bm25.Term
 	// langs are the vault's languages and the query's: a word is stemmed
 	// in each of them when marking (Matcher).
 	langs []lang.Lang
 }
+
+// The looser forms of a query's words (Terms.Near), below the word
+// itself: a word of FuzzyMin letters or more matches a word one edit
+// away, of FuzzyMin2 or more two edits away; the last word of a query
+// being typed matches the words it begins. NearWeight scales what such
+// a match scores.
+const (
+	FuzzyMin   = 5
+	FuzzyMin2  = 8
+	NearWeight = 0.25
+)
 
 // translate is lang.Translate; a test counts the calls through it.
 var translate = lang.Translate
@@ -529,9 +551,15 @@ var translate = lang.Translate
 // Terms detects the query's language and translates its words into the
 // vault's other languages: a non-English query into English, an English
 // one into each other language present. The user's own words are searched
-// as they are; the translations come on top at lower weight.
-func (s *Searcher) Terms(query string) Terms {
+// as they are; the translations come on top at lower weight, and so do
+// their typo forms (Terms.Near).
+func (s *Searcher) Terms(query string) Terms { return s.TermsTyped(query, false) }
+
+// TermsTyped is Terms for a query still being typed: its last word is
+// also searched as the beginning of a word.
+func (s *Searcher) TermsTyped(query string, typing bool) Terms {
 	t := Terms{Query: query, Lang: lang.Detect(query), langs: s.vaultLangs()}
+	t.Near = near(query, t.Lang, typing)
 	for _, p := range s.passes(query, t.Lang, t.langs) {
 		ts, err := translate(p.text, p.from, p.to, lang.Options{})
 		if err != nil {
@@ -547,6 +575,29 @@ func (s *Searcher) Terms(query string) Terms {
 		t.langs = append(t.langs, t.Lang)
 	}
 	return t
+}
+
+// near returns the looser forms of the query's words: a stop word of the
+// query's language has none.
+func near(query string, ql lang.Lang, typing bool) []bm25.Term {
+	words := lang.Words(query)
+	var out []bm25.Term
+	for i, w := range words {
+		if ql != lang.Unknown && lang.IsStop(ql, w) {
+			continue
+		}
+		f := lang.Fold(w)
+		n := utf8.RuneCountInString(f)
+		switch {
+		case typing && i == len(words)-1:
+			out = append(out, bm25.Term{Text: f, Source: w, Weight: NearWeight, Near: bm25.NearPrefix})
+		case n >= FuzzyMin2:
+			out = append(out, bm25.Term{Text: f, Source: w, Weight: NearWeight, Near: bm25.NearFuzzy, Edits: 2})
+		case n >= FuzzyMin:
+			out = append(out, bm25.Term{Text: f, Source: w, Weight: NearWeight, Near: bm25.NearFuzzy, Edits: 1})
+		}
+	}
+	return out
 }
 
 // Frequency returns how many passages hold any word of text, and how

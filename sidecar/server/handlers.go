@@ -233,7 +233,7 @@ func (s *Server) status(ctx context.Context) (proto.StatusResult, error) {
 }
 
 func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchResult, error) {
-	res, err := s.e.Search(ctx, engine.Query{Text: q.Query, K: q.K, Channel: search.Channel(q.Channel), Filter: search.Filter{Folder: q.Folder, Tag: q.Tag}, MCP: q.MCP})
+	res, err := s.e.Search(ctx, engine.Query{Text: q.Query, K: q.K, Channel: search.Channel(q.Channel), Filter: search.Filter{Folder: q.Folder, Tag: q.Tag}, MCP: q.MCP, Typing: q.Typing})
 	if err != nil {
 		return proto.SearchResult{}, err
 	}
