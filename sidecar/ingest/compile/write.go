@@ -200,6 +200,7 @@ type pageMeta struct {
 	Kind        string   `yaml:"quire_kind"`
 	Sources     []string `yaml:"quire_sources"`
 	ContentHash string   `yaml:"content_hash"`
+	Raw         string   `yaml:"raw"`
 	Summarised  bool     `yaml:"summarised"`
 	Hash        string   `yaml:"quire_hash"`
 }
