@@ -147,6 +147,7 @@ func Lint(opt LintOptions) (LintResult, error) {
 		return strings.Compare(a.Check+"\x00"+a.Note+"\x00"+a.Target, b.Check+"\x00"+b.Note+"\x00"+b.Target)
 	})
 	res.Notes = len(l.notes)
+	l.existingReview()
 	if opt.Write {
 		if err := l.writeReview(); err != nil {
 			return res, err
@@ -590,6 +591,34 @@ var lintReview = map[string]string{
 	LintFront:     "Mend the frontmatter (between the two --- lines) so that it is valid YAML again; until then Quire treats the note as one it did not write.",
 }
 
+// reviewName is where the review item about d goes, folder-relative.
+func reviewName(d Defect) string {
+	name := "Review/Lint — " + noteName(strings.TrimSuffix(path.Base(d.Note), ".md"))
+	switch d.Check {
+	case LintLink:
+		name += " links to " + noteName(path.Base(d.Target))
+	case LintDuplicate:
+		name += " and " + noteName(strings.TrimSuffix(path.Base(d.Target), ".md"))
+	default:
+		name += " — " + d.Check
+	}
+	return clipName(name) + ".md"
+}
+
+// existingReview points each defect that needs a decision at its review
+// item when an earlier run wrote it.
+func (l *linter) existingReview() {
+	for i := range l.defects {
+		d := &l.defects[i]
+		if _, ok := lintReview[d.Check]; !ok {
+			continue
+		}
+		if b, err := l.dir.read(reviewName(*d)); err == nil && b != nil {
+			d.Review = l.dir.vaultPath(reviewName(*d))
+		}
+	}
+}
+
 // writeReview writes a review item, once, for each defect that needs a
 // decision; a rerun finds it there and leaves it.
 func (l *linter) writeReview() error {
@@ -599,16 +628,7 @@ func (l *linter) writeReview() error {
 		if !ok {
 			continue
 		}
-		name := "Review/Lint — " + noteName(strings.TrimSuffix(path.Base(d.Note), ".md"))
-		switch d.Check {
-		case LintLink:
-			name += " links to " + noteName(path.Base(d.Target))
-		case LintDuplicate:
-			name += " and " + noteName(strings.TrimSuffix(path.Base(d.Target), ".md"))
-		default:
-			name += " — " + d.Check
-		}
-		name = clipName(name) + ".md"
+		name := reviewName(*d)
 		body := escapeText(d.Detail) + "\n\n" + todo + "\n\nNote: " + wikilink(d.Note, strings.TrimSuffix(path.Base(d.Note), ".md")) + "\n"
 		if d.Check == LintDuplicate {
 			body += "Other page: " + wikilink(d.Target, strings.TrimSuffix(path.Base(d.Target), ".md")) + "\n"
