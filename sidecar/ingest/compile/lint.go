@@ -698,7 +698,7 @@ func (l *linter) writeReport() (string, string, error) {
 	}
 	var b strings.Builder
 	b.WriteString("\n# Quire's notes: check\n\n")
-	b.WriteString("Quire regenerates this note each time it checks its notes (command *Check Quire's notes*, or `quire lint`): do not edit it. ")
+	b.WriteString("Quire regenerates this note each time it checks its notes (command *Check the generated notes*, or `quire lint`): do not edit it. ")
 	b.WriteString("Checked " + itoa(len(l.notes)) + " notes on " + l.opt.Now.UTC().Format("2006-01-02") + ": ")
 	if len(l.defects) == 0 {
 		b.WriteString("nothing to mend.\n")
