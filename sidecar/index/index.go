@@ -44,6 +44,9 @@ const schema = "bm25-v2"
 // passages only, are kept.
 const analysis = "lang-6"
 
+// Analysis is the analyzers' version, logged with eval runs.
+func Analysis() string { return analysis }
+
 // Index is an open index over one vault.
 type Index struct {
 	Vault   string
