@@ -8,13 +8,10 @@ import (
 )
 
 // Resolution is the smallest change in a share that n questions resolve:
-// about five of them (±0.03 for 167 questions). The report greys changes
-// within it.
+// about five of them (±0.03 for 167 questions), at most the whole share.
+// The report greys changes within it.
 func Resolution(n int) float64 {
-	if n <= 0 {
-		return 1
-	}
-	return 5 / float64(n)
+	return min(1, 5/float64(max(n, 1)))
 }
 
 // Rule is README's decision rule ("Figures"): a ranking change replaces
@@ -167,7 +164,7 @@ func Decide(log []LogEntry, control, run, channel string, rule Rule) (*Decision,
 	d.MinGain = math.Max(rule.MinGain, Resolution(total))
 	gain := d.MeanRun - d.MeanControl
 	d.Conditions = []Condition{
-		{len(fell) == 0, orList("span recall@k falls on no set", "it falls on ", fell)},
+		{len(fell) == 0, orList("span recall@k falls on no set", "span recall@k falls on ", fell)},
 		{gain >= d.MinGain-1e-9, fmt.Sprintf("its mean over %d set(s) (%d questions) gains at least %.3f: %.3f → %.3f (%+.3f)", len(sets), total, d.MinGain, d.MeanControl, d.MeanRun, gain)},
 		{len(lostTypes) == 0, orList(fmt.Sprintf("no question type, pooled over the sets, loses more than %.2f", rule.MaxTypeLoss), fmt.Sprintf("types losing more than %.2f: ", rule.MaxTypeLoss), lostTypes)},
 		{len(lostReach) == 0, orList("every set keeps its reachable count", "reachable count lower on ", lostReach)},
@@ -229,4 +226,31 @@ func quoteName(n string) string {
 		return "the unnamed run"
 	}
 	return fmt.Sprintf("%q", n)
+}
+
+// Change is one row of a run against its control: span recall@k overall,
+// per type or per direction.
+type Change struct {
+	Name         string
+	N            int
+	Control, Run float64
+	// Shade is "gain", "loss" or "same" (within what the set resolves).
+	Shade string
+}
+
+// Compare lists span recall@k of run against control: overall, then per
+// type and per direction that both have.
+func Compare(run, control *Report) []Change {
+	out := []Change{{Name: "all", N: run.Queries, Control: control.SpanRecallAtK, Run: run.SpanRecallAtK}}
+	for _, group := range [][2]map[string]*Metrics{{run.ByType, control.ByType}, {run.ByDirection, control.ByDirection}} {
+		for _, k := range sortedTypes(group[0]) {
+			if c := group[1][k]; c != nil {
+				out = append(out, Change{Name: k, N: group[0][k].N, Control: c.SpanRecallAtK, Run: group[0][k].SpanRecallAtK})
+			}
+		}
+	}
+	for i := range out {
+		out[i].Shade = shade(out[i].Run-out[i].Control, run.Queries)
+	}
+	return out
 }

@@ -26,7 +26,9 @@ func entry(name, set string, found map[string][]int) LogEntry {
 }
 
 // ones is n found questions then m missed ones.
-func ones(n, m int) []int { return append(make([]int, 0, n+m), append(repeat(1, n), repeat(0, m)...)...) }
+func ones(n, m int) []int {
+	return append(make([]int, 0, n+m), append(repeat(1, n), repeat(0, m)...)...)
+}
 
 func repeat(v, n int) []int {
 	out := make([]int, n)

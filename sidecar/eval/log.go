@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -127,12 +128,21 @@ func ReadLog(path string) ([]LogEntry, error) {
 		if e.Report == nil {
 			return nil, fmt.Errorf("%s:%d: no report", path, n)
 		}
+		if e.Set == "" {
+			e.Set = DefaultSet(e.Gold)
+		}
 		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
+}
+
+// DefaultSet names a run's questions when --set did not: the gold
+// file's name without its extension.
+func DefaultSet(gold string) string {
+	return strings.TrimSuffix(filepath.Base(gold), filepath.Ext(gold))
 }
 
 // HashFile is the SHA-256 of a file's bytes, in hex.
