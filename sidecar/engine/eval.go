@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/quire-app/quire/sidecar/ask"
@@ -113,7 +111,7 @@ func (e *Engine) evalEntry(run EvalRun, rerank search.Rerank, rep *eval.Report) 
 	}
 	set := run.Set
 	if set == "" {
-		set = strings.TrimSuffix(filepath.Base(run.Gold), filepath.Ext(run.Gold))
+		set = eval.DefaultSet(run.Gold)
 	}
 	hash, _ := eval.HashFile(run.Gold) // a gold file just read; no hash only if it vanished since
 	return eval.LogEntry{Time: time.Now().UTC(), Name: run.Name, Set: set, Version: buildinfo.Version(), Commit: eval.Commit(),
