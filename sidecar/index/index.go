@@ -40,10 +40,14 @@ const schema = "bm25-v3"
 // analysis versions the analyzers and language detection, and the keyword
 // documents' fields that are not passages (lang-5: inline tags; lang-6:
 // the catalog's private mark and supersession, so that notes marked
-// before it are read again); bump it when they change so that the keyword
+// before it are read again; lang-7: languages detected on prose, not
+// formulas or code); bump it when they change so that the keyword
 // index is rebuilt and notes' languages detected anew, while vectors, which depend on the
 // passages only, are kept.
-const analysis = "lang-6"
+const analysis = "lang-7"
+
+// Analysis is the analyzers' version, logged with eval runs.
+func Analysis() string { return analysis }
 
 // Index is an open index over one vault.
 type Index struct {
@@ -416,14 +420,7 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 		e.Chunks, e.Lang, r.touch = prev.Chunks, prev.Lang, true
 		return r
 	}
-	l := lang.Parse(note.Lang)
-	if l == lang.Unknown {
-		body := note.Body()
-		if len(body) > 4000 {
-			body = body[:4000]
-		}
-		l = lang.Detect(string(body))
-	}
+	l := noteLang(note)
 	e.Lang = string(l)
 	chunks, capped := ix.chunker().SplitCapped(note.Raw, note.BodyStart)
 	if capped {
@@ -528,4 +525,22 @@ func (ix *Index) reconcile() error {
 		}
 	}
 	return ix.cat.apply(drop)
+}
+
+// detectBytes is how much of a note's body its language is detected on:
+// enough prose to decide even when formulas or code come first.
+const detectBytes = 16 << 10
+
+// noteLang is the language a note declares in its frontmatter, else the
+// one its prose is written in (markdown.Prose: formulas, code and TeX
+// commands say nothing of it), or Unknown.
+func noteLang(note *vault.Note) lang.Lang {
+	if l := lang.Parse(note.Lang); l != lang.Unknown {
+		return l
+	}
+	body := note.Body()
+	if len(body) > detectBytes {
+		body = body[:detectBytes]
+	}
+	return lang.Detect(markdown.Prose(string(body)))
 }
