@@ -180,4 +180,3 @@ func quantiles(xs []float64) string {
 	q := func(p float64) float64 { return search.Quantile(s, p) }
 	return fmt.Sprintf("min %.3f p05 %.3f p25 %.3f p50 %.3f p75 %.3f p95 %.3f max %.3f", s[0], q(0.05), q(0.25), q(0.5), q(0.75), q(0.95), s[len(s)-1])
 }
-
