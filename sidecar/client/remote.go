@@ -170,7 +170,7 @@ func (r *Remote) Search(ctx context.Context, q engine.Query) (search.Result, err
 }
 
 func fromPassage(p proto.Passage) search.Passage {
-	return search.Passage{ID: p.ID, Path: p.Path, Title: p.Title, Crumbs: index.Breadcrumb(p.Title, p.HeadingPath),
+	return search.Passage{ID: p.ID, Path: p.Path, Title: p.Title, Headings: p.HeadingPath,
 		Start: p.Start, End: p.End, Text: p.Text, Score: p.Score}
 }
 
@@ -238,7 +238,7 @@ func FromAskDone(question string, d proto.AskDone) ask.Answer {
 	}
 	for _, c := range d.Citations {
 		a.Citations = append(a.Citations, ask.Citation{N: c.Number, Hash: c.Hash, Passage: search.Passage{ID: c.ID, Path: c.Path,
-			Title: c.Title, Crumbs: index.Breadcrumb(c.Title, c.HeadingPath), Start: c.Start, End: c.End, Text: c.Text}})
+			Title: c.Title, Headings: c.HeadingPath, Start: c.Start, End: c.End, Text: c.Text}})
 	}
 	for _, q := range d.Quotes {
 		a.Quotes = append(a.Quotes, ask.Quote{N: q.Number, Text: q.Text, Verified: q.Verified})
@@ -271,6 +271,23 @@ var kinds = map[proto.ErrorCode]engine.Kind{
 // wrap turns an error frame back into the engine's error, and names the
 // sidecar in any other error, so that the user knows which process to
 // look at.
+// Lint asks the sidecar to check the notes Quire wrote (engine.Lint).
+func (r *Remote) Lint(ctx context.Context, dryRun bool) (engine.Lint, error) {
+	var res proto.LintResult
+	if err := r.c.Call(ctx, proto.TypeLintRun, proto.LintRun{DryRun: dryRun}, &res); err != nil {
+		return engine.Lint{}, r.wrap(err)
+	}
+	out := engine.Lint{Notes: res.Notes, Defects: make([]engine.LintDefect, len(res.Defects)), Report: res.Report,
+		Review: res.Review, Warning: res.Warning}
+	for i, d := range res.Defects {
+		out.Defects[i] = engine.LintDefect{Check: d.Check, Note: d.Note, Detail: d.Detail, Target: d.Target, Review: d.Review}
+	}
+	if out.Review == nil {
+		out.Review = []string{}
+	}
+	return out, nil
+}
+
 func (r *Remote) wrap(err error) error {
 	var pe *proto.Error
 	if errors.As(err, &pe) {

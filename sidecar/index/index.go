@@ -33,8 +33,9 @@ var ErrVaultGone = errors.New("vault is missing or empty")
 
 // schema versions the passages and the keyword index's documents; bump
 // it when document fields change so that old indexes are rebuilt (vectors
-// too: bump analysis instead when only analyzers change).
-const schema = "bm25-v2"
+// too: bump analysis instead when only analyzers change). bm25-v3: the
+// heading path is stored as a list, not as display text.
+const schema = "bm25-v3"
 
 // analysis versions the analyzers and language detection, and the keyword
 // documents' fields that are not passages (lang-5: inline tags; lang-6:
@@ -44,6 +45,9 @@ const schema = "bm25-v2"
 // index is rebuilt and notes' languages detected anew, while vectors, which depend on the
 // passages only, are kept.
 const analysis = "lang-8"
+
+// Analysis is the analyzers' version, logged with eval runs.
+func Analysis() string { return analysis }
 
 // Index is an open index over one vault.
 type Index struct {
@@ -437,17 +441,14 @@ func (ix *Index) prepare(f vault.File, prev *Entry, d *dating) result {
 	return r
 }
 
-// Breadcrumb joins a note title and heading path for display. A top
-// heading that repeats the title is not shown twice.
-func Breadcrumb(title string, headings []string) string {
-	parts := []string{title}
-	for i, h := range headings {
-		if i == 0 && strings.EqualFold(h, title) {
-			continue
-		}
-		parts = append(parts, h)
+// shownHeadings is a passage's heading path as front ends show it beside
+// the note's title: a top heading that repeats the title is not shown
+// twice.
+func shownHeadings(title string, headings []string) []string {
+	if len(headings) > 0 && strings.EqualFold(headings[0], title) {
+		headings = headings[1:]
 	}
-	return strings.Join(parts, " › ")
+	return append([]string{}, headings...)
 }
 
 // noteTags are the note's frontmatter tags and the inline tags of its body,
@@ -466,20 +467,19 @@ func noteTags(n *vault.Note) []string {
 
 func toDoc(n *vault.Note, l string, i int, c markdown.Chunk) bm25.Doc {
 	text := string(n.Raw[c.Start:c.End])
-	crumbs := Breadcrumb(n.Title, c.Headings)
 	return bm25.Doc{
-		ID:       n.Path + "#" + strconv.Itoa(i),
-		Path:     n.Path,
-		Lang:     l,
-		Title:    n.Title,
-		Aliases:  n.Aliases,
-		Tags:     n.Tags,
-		Crumbs:   crumbs,
-		Headings: strings.Join(append(append([]string{}, c.Headings...), c.Contains...), "\n"),
-		Body:     markdown.Plain(text),
-		Text:     text,
-		Start:    c.Start,
-		End:      c.End,
+		ID:          n.Path + "#" + strconv.Itoa(i),
+		Path:        n.Path,
+		Lang:        l,
+		Title:       n.Title,
+		Aliases:     n.Aliases,
+		Tags:        n.Tags,
+		Headings:    shownHeadings(n.Title, c.Headings),
+		HeadingText: strings.Join(append(append([]string{}, c.Headings...), c.Contains...), "\n"),
+		Body:        markdown.Plain(text),
+		Text:        text,
+		Start:       c.Start,
+		End:         c.End,
 	}
 }
 

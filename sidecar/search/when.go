@@ -295,7 +295,7 @@ func (s *Searcher) dateOrder(ctx context.Context, t Terms, cs []Candidate) []Can
 	q := s.concepts(ctx, t)
 	held := make([]uint64, len(notes))
 	for _, c := range cs {
-		held[first[c.Path]] |= q.match(c.Text).held | q.match(c.Title+"\n"+c.Crumbs).held
+		held[first[c.Path]] |= q.match(c.Text).held | q.match(c.Title+"\n"+c.Breadcrumb()).held
 	}
 	for j := range notes {
 		n := &notes[j]

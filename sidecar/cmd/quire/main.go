@@ -22,11 +22,13 @@ Usage:
   quire search --vault DIR [--state DIR] [--k N] [--channel bm25] [--json] QUERY
   quire ask    --vault DIR [--state DIR] [--k N] [--folder DIR] [--tag TAG] [--json] [--save] QUESTION
   quire status --vault DIR [--state DIR] [--json]
-  quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25] [--json] [--misses]
+  quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25[,hybrid]] [--json] [--misses]
+               [--name NAME] [--control NAME] [--decide] [--report OUT.html] [--log FILE]
                [--ask [--unanswerable FILE]]
   quire serve  --vault DIR [--state DIR] [--port N] [--parent-pid N] [--idle DURATION]
   quire ingest --vault DIR [--state DIR] [--resummarise] URL|FILE...
   quire doctor --vault DIR [--state DIR] [--json]
+  quire lint   --vault DIR [--state DIR] [--dry-run] [--json]
   quire mcp    --vault DIR [--state DIR] [--http 127.0.0.1:PORT] [--token T] [--sidecar-idle 30s]
   quire version [--json]
 
@@ -97,6 +99,7 @@ func run(ctx context.Context, args []string) error {
 		"serve":   cmdServe,
 		"doctor":  cmdDoctor,
 		"ingest":  cmdIngest,
+		"lint":    cmdLint,
 		"mcp":     cmdMCP,
 		"version": cmdVersion,
 	}
@@ -127,6 +130,18 @@ func newFlags(name string, c *common) *flag.FlagSet {
 // parse parses flags, allowing them after positional arguments too
 // (`quire search cheese --k 3`).
 func parse(fs *flag.FlagSet, c *common, args []string) ([]string, error) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if c.vault == "" {
+		return nil, usageErr("--vault is required")
+	}
+	return pos, nil
+}
+
+// parseFlags is parse for a command that may need no vault.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -138,9 +153,6 @@ func parse(fs *flag.FlagSet, c *common, args []string) ([]string, error) {
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
-	}
-	if c.vault == "" {
-		return nil, usageErr("--vault is required")
 	}
 	return pos, nil
 }
