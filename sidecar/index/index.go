@@ -276,9 +276,10 @@ func (ix *Index) Run(ctx context.Context) (Stats, error) { return ix.run(ctx, ni
 
 // RunPaths brings the index up to date for the vault-relative paths a
 // watch reported: notes, which are read again or dropped, and folders
-// ("Projects/", or a path without .md that a rename or removal named),
-// whose notes are all looked at. Its cost follows the paths, not the
-// vault. An empty path asks for a whole Run, as nil paths do.
+// ("Projects/", or a folder a rename or removal named: any path not
+// ending in .md), whose notes are all looked at. Its cost follows the
+// paths, not the vault. An empty path asks for a whole Run, as nil paths
+// do.
 func (ix *Index) RunPaths(ctx context.Context, paths []string) (Stats, error) {
 	if len(paths) == 0 || slices.Contains(paths, "") {
 		return ix.run(ctx, nil)
@@ -307,10 +308,7 @@ func (ix *Index) look(scope []string) (found, error) {
 	var f found
 	notes, dirs := map[string]bool{}, []string{}
 	for _, p := range scope {
-		if dir, ok := strings.CutSuffix(p, "/"); ok || path.Ext(p) == "" {
-			if !ok {
-				dir = p
-			}
+		if dir, ok := strings.CutSuffix(p, "/"); ok || !strings.EqualFold(path.Ext(p), ".md") {
 			files, skips, err := vault.ScanDir(ix.Vault, dir, rules)
 			if err != nil {
 				return found{}, err
