@@ -1,4 +1,6 @@
 // @vitest-environment jsdom
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AskDone } from "../../proto/proto.gen";
 import { AskSession, Conversation, History, HistoryCursor, answerMarkdown, scopeChoices, scopeLabel, sourceLines } from "../src/ask";
@@ -606,7 +608,8 @@ lang: en
 citations:
     - number: 1
       note: Kitchen/Bread.md
-      heading: Method
+      headingPath:
+        - Method
       start: ${start}
       end: ${end}
       hash: ${hash}
@@ -659,6 +662,52 @@ Knead it for ten minutes [1].
     expect(pop.querySelector(".quire-citation-heading")!.textContent).toBe("Method");
     markers[0]!.click();
     expect(opened).toEqual([["Kitchen/Bread.md", at]]);
+    for (const c of children) c.unload();
+    expect(document.querySelector(".quire-citation-popover")).toBeNull();
+    plugin.unload();
+    el.remove();
+  });
+});
+
+describe("saved answer notes written by the sidecar (proto/testdata/notes)", () => {
+  // Written by the sidecar's ask.RenderNote (sidecar/ask/golden_test.go):
+  // a saved answer citing a passage whose title and heading hold " › ".
+  const golden = (name: string) => readFileSync(join(import.meta.dirname, "../../proto/testdata/notes", name), "utf8");
+  const answerPath = "Quire/Answers/How do I turn on vault sync.md";
+  const saved = golden(answerPath);
+  const cited = golden("Devices/Sync.md");
+  const passage = cited.slice(cited.indexOf("# Setup")).trim();
+  const at = enc.encode(cited.slice(0, cited.indexOf("# Setup"))).length;
+
+  it("reads the heading list from the frontmatter, ' › ' inside a heading and the title included", () => {
+    const fm = parseFrontmatterForTest(saved);
+    expect(savedCitations(fm)?.get(1)).toEqual({
+      n: 1, path: "Devices/Sync.md", start: at, end: at + enc.encode(passage).length,
+      headingPath: ["Setup", "Settings › Sync"], hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+  });
+
+  it("the hover shows the saved heading list and the passage", async () => {
+    const current = cited;
+    const app = new App({ files: { "Devices/Sync.md": current } });
+    const plugin = new Plugin(app, { id: "quire", name: "Quire", version: "0", minAppVersion: "0", description: "", author: "" });
+    const opened: [string, number][] = [];
+    const noteText = async (p: string) => (p === "Devices/Sync.md" ? current : saved);
+    plugin.registerMarkdownPostProcessor(answerNoteProcessor({ noteText, open: (p, s) => opened.push([p, s]) }) as never);
+    const el = document.body.createDiv();
+    const body = saved.slice(saved.indexOf("---\n", 4) + 4);
+    const children = await plugin.renderForTest(answerPath, body, parseFrontmatterForTest(saved), el);
+    const markers = el.querySelectorAll<HTMLElement>(".quire-citation-marker");
+    expect(markers).toHaveLength(2); // in the answer and in Sources
+    markers[0]!.dispatchEvent(new MouseEvent("mouseenter"));
+    await settle();
+    const pop = document.querySelector(".quire-citation-popover")!;
+    expect(pop.querySelector(".quire-citation-text")!.textContent).toBe(passage);
+    expect(pop.querySelector(".quire-citation-changed")).toBeNull();
+    // The heading list as the sidecar saved it: " › " inside a heading is not a level.
+    expect(pop.querySelector(".quire-citation-heading")!.textContent).toBe("Setup › Settings › Sync");
+    markers[0]!.click();
+    expect(opened).toEqual([["Devices/Sync.md", at]]);
     for (const c of children) c.unload();
     expect(document.querySelector(".quire-citation-popover")).toBeNull();
     plugin.unload();

@@ -441,7 +441,8 @@ export class Workspace extends Events {
 
 /**
  * parseFrontmatterForTest reads the YAML subset the sidecar writes in
- * frontmatter: scalars, lists of scalars and lists of flat maps.
+ * frontmatter: scalars, lists of scalars and lists of maps of scalars
+ * or lists of scalars.
  */
 export function parseFrontmatterForTest(text: string): Record<string, unknown> | null {
   const m = /^---\n([\s\S]*?)\n---(?:\n|$)/.exec(text);
@@ -461,7 +462,18 @@ export function parseFrontmatterForTest(text: string): Record<string, unknown> |
   const out: Record<string, unknown> = {};
   let list: unknown[] | null = null;
   let item: Record<string, unknown> | null = null;
+  // A map's key with no value on its line holds a list below it, indented
+  // deeper than the map's own "- ".
+  let nested: unknown[] | null = null;
+  let itemIndent = 0;
   for (const line of m[1]!.split("\n")) {
+    const indent = line.length - line.trimStart().length;
+    const deeper = /^\s*- (.*)$/.exec(line);
+    if (nested && deeper && indent > itemIndent) {
+      nested.push(scalar(deeper[1]!));
+      continue;
+    }
+    nested = null;
     const top = /^([\w-]+):(.*)$/.exec(line);
     if (top) {
       const v = top[2]!.trim();
@@ -479,6 +491,7 @@ export function parseFrontmatterForTest(text: string): Record<string, unknown> |
     if (li && list) {
       if (li[1] !== undefined) {
         item = { [li[1]]: scalar(li[2]!) };
+        itemIndent = indent;
         list.push(item);
       } else {
         list.push(scalar(li[3]!));
@@ -487,7 +500,12 @@ export function parseFrontmatterForTest(text: string): Record<string, unknown> |
       continue;
     }
     const kv = /^\s+([\w-]+):(.*)$/.exec(line);
-    if (kv && item) item[kv[1]!] = scalar(kv[2]!);
+    if (kv && item) {
+      if (kv[2]!.trim() === "") {
+        nested = [];
+        item[kv[1]!] = nested;
+      } else item[kv[1]!] = scalar(kv[2]!);
+    }
   }
   return out;
 }

@@ -18,7 +18,7 @@ func BenchmarkPack(b *testing.B) {
 	var ranked []search.Passage
 	for i := range 20 {
 		ranked = append(ranked, search.Passage{ID: fmt.Sprintf("n%d.md#%d", i%6, i), Path: fmt.Sprintf("n%d.md", i%6), Start: i * 2000, End: i*2000 + 1500,
-			Crumbs: "Note › Section", Text: strings.Repeat(fmt.Sprintf("Sentence %d about fermentation and cheese making. ", i), 25)})
+			Title: "Note", Headings: []string{"Section"}, Text: strings.Repeat(fmt.Sprintf("Sentence %d about fermentation and cheese making. ", i), 25)})
 	}
 	b.ReportAllocs()
 	for b.Loop() {

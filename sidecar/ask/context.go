@@ -91,15 +91,6 @@ func dup(chosen []Passage, p search.Passage) bool {
 	return false
 }
 
-// heading is the passage's heading path for the prompt: the breadcrumb,
-// which starts with the note's title.
-func heading(p search.Passage) string {
-	if p.Crumbs != "" {
-		return p.Crumbs
-	}
-	return p.Title
-}
-
 // normalize lowercases s, folds typographic quotes and dashes, drops
 // Markdown emphasis and link brackets and collapses whitespace, so that a
 // quotation can be found in a passage whatever the spacing or markup.

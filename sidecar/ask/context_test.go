@@ -80,7 +80,7 @@ func TestPackRealTokens(t *testing.T) {
 	var ranked []search.Passage
 	for i := range 60 {
 		ranked = append(ranked, search.Passage{ID: fmt.Sprintf("n%d.md#0", i), Path: fmt.Sprintf("n%d.md", i%7), Start: i * 1000, End: i*1000 + 900,
-			Crumbs: fmt.Sprintf("Note %d › Part", i%7), Text: fmt.Sprintf("Paragraph %d. ", i) + words(20+i*3, "fermentation")})
+			Title: fmt.Sprintf("Note %d", i%7), Headings: []string{"Part"}, Text: fmt.Sprintf("Paragraph %d. ", i) + words(20+i*3, "fermentation")})
 	}
 	for _, budget := range []int{200, 1000, 3000} {
 		got := Pack(ranked, budget, nil)

@@ -38,12 +38,14 @@ type noteMeta struct {
 }
 
 type noteCitation struct {
-	N       int    `yaml:"number"`
-	Note    string `yaml:"note"`
-	Heading string `yaml:"heading,omitempty"`
-	Start   int    `yaml:"start"`
-	End     int    `yaml:"end"`
-	Hash    string `yaml:"hash"`
+	N    int    `yaml:"number"`
+	Note string `yaml:"note"`
+	// Headings is the cited passage's heading path, a list as on the
+	// wire, under the wire's name.
+	Headings []string `yaml:"headingPath,omitempty"`
+	Start    int      `yaml:"start"`
+	End      int      `yaml:"end"`
+	Hash     string   `yaml:"hash"`
 }
 
 // RenderNote writes ans as an Obsidian note: frontmatter with each
@@ -58,7 +60,7 @@ func RenderNote(ans Answer, at time.Time, private vault.Private) ([]byte, error)
 		Extracted: ans.Extracted, Grounded: ans.Grounded, Refused: ans.Refused, Lang: string(ans.Lang),
 		Private: ans.PrivateIn(private), Citations: []noteCitation{}}
 	for _, c := range ans.Citations {
-		meta.Citations = append(meta.Citations, noteCitation{N: c.N, Note: c.Path, Heading: strings.Join(headings(c), " › "),
+		meta.Citations = append(meta.Citations, noteCitation{N: c.N, Note: c.Path, Headings: c.Headings,
 			Start: c.Start, End: c.End, Hash: c.Hash})
 	}
 	front, err := yaml.Marshal(meta)
@@ -91,18 +93,6 @@ func RenderNote(ans Answer, at time.Time, private vault.Private) ([]byte, error)
 	return []byte(vault.CleanText(b.String())), nil
 }
 
-// headings is the citation's heading path, without the note's title.
-func headings(c Citation) []string {
-	if c.Crumbs == "" {
-		return nil
-	}
-	hs := strings.Split(c.Crumbs, " › ")
-	if len(hs) > 0 && hs[0] == c.Title {
-		hs = hs[1:]
-	}
-	return hs
-}
-
 // linkUnsafe are characters Obsidian does not allow in a link's target;
 // it drops them from heading links itself.
 var linkUnsafe = strings.NewReplacer("[", "", "]", "", "|", "", "#", "", "^", "")
@@ -111,15 +101,10 @@ var linkUnsafe = strings.NewReplacer("[", "", "]", "", "|", "", "#", "", "^", ""
 // shown as "Title › Heading".
 func link(c Citation) string {
 	target := strings.TrimSuffix(c.Path, ".md")
-	hs := headings(c)
-	if len(hs) > 0 {
+	if hs := c.Headings; len(hs) > 0 {
 		target += "#" + strings.TrimSpace(linkUnsafe.Replace(hs[len(hs)-1]))
 	}
-	label := c.Crumbs
-	if label == "" {
-		label = c.Title
-	}
-	return "[[" + target + "|" + strings.TrimSpace(linkUnsafe.Replace(label)) + "]]"
+	return "[[" + target + "|" + strings.TrimSpace(linkUnsafe.Replace(c.Breadcrumb())) + "]]"
 }
 
 // SaveNote writes ans as a new note in folder (vault-relative, e.g.

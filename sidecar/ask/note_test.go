@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func TestSaveNote(t *testing.T) {
 	ans := Answer{Question: "What does rennet do? [really]", Lang: "en", Grounded: true, Model: "ollama/fake",
 		Text: "It curdles milk [2].",
 		Citations: []Citation{{N: 2, Hash: "abc", Passage: search.Passage{ID: "Kitchen/Rennet.md#1", Path: "Kitchen/Rennet.md", Title: "Rennet",
-			Crumbs: "Rennet › Uses [old]", Start: 10, End: 60, Text: "## Uses\n\nRennet curdles milk.\n"}}}}
+			Headings: []string{"Uses [old]"}, Start: 10, End: 60, Text: "## Uses\n\nRennet curdles milk.\n"}}}}
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	p1, err := SaveNote(dir, DefaultAnswers, ans, at, vault.Private{})
 	if err != nil {
@@ -54,7 +55,7 @@ func TestSaveNote(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(front), &meta); err != nil {
 		t.Fatal(err)
 	}
-	if c := meta.Citations; len(c) != 1 || c[0].Note != "Kitchen/Rennet.md" || c[0].Start != 10 || c[0].End != 60 || c[0].Hash != "abc" || c[0].Heading != "Uses [old]" {
+	if c := meta.Citations; len(c) != 1 || c[0].Note != "Kitchen/Rennet.md" || c[0].Start != 10 || c[0].End != 60 || c[0].Hash != "abc" || !slices.Equal(c[0].Headings, []string{"Uses [old]"}) {
 		t.Errorf("frontmatter citations %+v", meta.Citations)
 	}
 	if meta.Question != ans.Question || meta.Asked != "2025-01-02T03:04:05Z" {
@@ -79,7 +80,7 @@ func TestSavedAnswerIndexable(t *testing.T) {
 	ans := Answer{Question: "Why\x00 rye\x1b[2J?\u0085", Lang: "en", Grounded: true, Model: "fake\x07",
 		Text: "Rye\x00 likes\x0b cold\x7f soil [1].",
 		Citations: []Citation{{N: 1, Hash: "abc", Passage: search.Passage{ID: "Rye.md#0", Path: "Rye.md", Title: "Rye\x0c",
-			Crumbs: "Rye", Start: 0, End: 20, Text: "Rye grows\x0c in cold\x00 soil.\r\n"}}}}
+			Start: 0, End: 20, Text: "Rye grows\x0c in cold\x00 soil.\r\n"}}}}
 	p, err := SaveNote(dir, DefaultAnswers, ans, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), vault.Private{})
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +102,9 @@ func TestSavedAnswerIndexable(t *testing.T) {
 // private passage without quoting it.
 func TestPrivateAnswerSavedPrivate(t *testing.T) {
 	private := privateOf(t, "Journal/")
-	diary := search.Passage{ID: "Journal/Health.md#0", Path: "Journal/Health.md", Title: "Health", Crumbs: "Health", Start: 0, End: 40,
+	diary := search.Passage{ID: "Journal/Health.md#0", Path: "Journal/Health.md", Title: "Health", Start: 0, End: 40,
 		Text: "I take lisinopril every morning."}
-	drugs := search.Passage{ID: "Notes/Drugs.md#0", Path: "Notes/Drugs.md", Title: "Drugs", Crumbs: "Drugs", Start: 0, End: 40,
+	drugs := search.Passage{ID: "Notes/Drugs.md#0", Path: "Notes/Drugs.md", Title: "Drugs", Start: 0, End: 40,
 		Text: "Lisinopril is an ACE inhibitor."}
 	cited := Answer{Question: "What do I take?", Lang: "en", Grounded: true, Text: "Lisinopril [1], an ACE inhibitor [2].",
 		Citations: []Citation{{N: 1, Passage: diary}, {N: 2, Passage: drugs}}, Passages: []Passage{{N: 1, Passage: diary}, {N: 2, Passage: drugs}}}

@@ -4,6 +4,7 @@ package bm25
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -24,25 +25,30 @@ import (
 
 // Doc is one passage as the keyword index sees it.
 type Doc struct {
-	ID       string // "<path>#<n>"
-	Path     string
-	Lang     string
-	Title    string
-	Aliases  []string
-	Tags     []string
-	Crumbs   string // the breadcrumb shown with the passage: "Title › H1 › H2"
-	Headings string // breadcrumb and headings inside the passage, plain text
-	Body     string // the passage, markup removed
-	Text     string // the passage's raw Markdown, returned by search
-	Start    int
-	End      int
+	ID      string // "<path>#<n>"
+	Path    string
+	Lang    string
+	Title   string
+	Aliases []string
+	Tags    []string
+	// Headings is the heading path shown with the passage, outermost
+	// first, stored as a list.
+	Headings []string
+	// HeadingText is the words searched as headings: the heading path
+	// and the headings inside the passage, plain text.
+	HeadingText string
+	Body        string // the passage, markup removed
+	Text        string // the passage's raw Markdown, returned by search
+	Start       int
+	End         int
 }
 
 // Hit is one passage found by a search.
 type Hit struct {
-	ID, Path, Title, Crumbs, Text string
-	Start, End                    int
-	Score                         float64
+	ID, Path, Title, Text string
+	Headings              []string // never nil
+	Start, End            int
+	Score                 float64
 }
 
 // Index is the Bleve index. Bleve locks its folder: one process at a time.
@@ -152,7 +158,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	for _, f := range []string{"path", "lang", "tags"} {
 		doc.AddFieldMappingsAt(f, text(keyword.Name, f == "path"))
 	}
-	for _, f := range []string{"title", "crumbs", "text"} {
+	for _, f := range []string{"title", "headings", "text"} {
 		stored := text(keyword.Name, true)
 		stored.Index = false
 		doc.AddFieldMappingsAt(f+"_s", stored)
@@ -172,18 +178,38 @@ func (d Doc) fields() map[string]any {
 	l := fieldLang(d.Lang)
 	return map[string]any{
 		"title_" + l:    d.Title,
-		"headings_" + l: d.Headings,
+		"headings_" + l: d.HeadingText,
 		"body_" + l:     d.Body,
 		"aliases":       strings.Join(d.Aliases, "\n"),
 		"tags":          d.Tags,
 		"path":          d.Path,
 		"lang":          d.Lang,
 		"title_s":       d.Title,
-		"crumbs_s":      d.Crumbs,
+		"headings_s":    storedList(d.Headings),
 		"text_s":        d.Text,
 		"start":         float64(d.Start),
 		"end":           float64(d.End),
 	}
+}
+
+// storedList stores a list in one field as JSON: Bleve hands a stored
+// list back as a string or a list depending on its length, and no
+// separator is safe inside a heading.
+func storedList(l []string) string {
+	if len(l) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(l) // a []string always encodes
+	return string(b)
+}
+
+// loadList reads what storedList stored; never nil.
+func loadList(s string) []string {
+	out := []string{}
+	if s != "" {
+		_ = json.Unmarshal([]byte(s), &out) // storedList wrote it
+	}
+	return out
 }
 
 // Close flushes and closes the index.
@@ -421,13 +447,14 @@ func (x *Index) run(ctx context.Context, q query.Query, k int) ([]Hit, error) {
 	return hits, nil
 }
 
-var storedFields = []string{"path", "title_s", "crumbs_s", "text_s", "start", "end"}
+var storedFields = []string{"path", "title_s", "headings_s", "text_s", "start", "end"}
 
 func toHit(h *search.DocumentMatch) Hit {
 	hit := Hit{ID: h.ID, Score: h.Score}
 	hit.Path, _ = h.Fields["path"].(string)
 	hit.Title, _ = h.Fields["title_s"].(string)
-	hit.Crumbs, _ = h.Fields["crumbs_s"].(string)
+	s, _ := h.Fields["headings_s"].(string)
+	hit.Headings = loadList(s)
 	hit.Text, _ = h.Fields["text_s"].(string)
 	if f, ok := h.Fields["start"].(float64); ok {
 		hit.Start = int(f)

@@ -126,7 +126,7 @@ func TestFieldWeights(t *testing.T) {
 // them. Counting field clauses (ByField) put the second first.
 func TestWordsCountOnce(t *testing.T) {
 	x := openWith(t, []Doc{
-		{ID: "one", Path: "one.md", Lang: "en", Title: "Rennet", Headings: "Rennet", Body: "rennet is sold in small bottles at the chemist"},
+		{ID: "one", Path: "one.md", Lang: "en", Title: "Rennet", HeadingText: "Rennet", Body: "rennet is sold in small bottles at the chemist"},
 		{ID: "both", Path: "both.md", Lang: "en", Title: "Cheese", Body: "rennet makes milk curdle in a warm pot"},
 	})
 	ctx := context.Background()

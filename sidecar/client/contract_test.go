@@ -86,7 +86,7 @@ func contract(t *testing.T, b backend) {
 	if err != nil || len(res.Passages) == 0 {
 		t.Fatalf("search: %+v, %v", res, err)
 	}
-	if p := res.Passages[0]; p.Path != "rennet.md" || p.Crumbs != "Rennet" || rennet[p.Start:p.End] != p.Text {
+	if p := res.Passages[0]; p.Path != "rennet.md" || p.Breadcrumb() != "Rennet" || rennet[p.Start:p.End] != p.Text {
 		t.Errorf("first passage %+v, want rennet.md's own bytes with breadcrumb Rennet", p)
 	}
 	if res.Channel != search.BM25 {

@@ -170,7 +170,7 @@ func (r *Remote) Search(ctx context.Context, q engine.Query) (search.Result, err
 }
 
 func fromPassage(p proto.Passage) search.Passage {
-	return search.Passage{ID: p.ID, Path: p.Path, Title: p.Title, Crumbs: index.Breadcrumb(p.Title, p.HeadingPath),
+	return search.Passage{ID: p.ID, Path: p.Path, Title: p.Title, Headings: p.HeadingPath,
 		Start: p.Start, End: p.End, Text: p.Text, Score: p.Score}
 }
 
@@ -238,7 +238,7 @@ func FromAskDone(question string, d proto.AskDone) ask.Answer {
 	}
 	for _, c := range d.Citations {
 		a.Citations = append(a.Citations, ask.Citation{N: c.Number, Hash: c.Hash, Passage: search.Passage{ID: c.ID, Path: c.Path,
-			Title: c.Title, Crumbs: index.Breadcrumb(c.Title, c.HeadingPath), Start: c.Start, End: c.End, Text: c.Text}})
+			Title: c.Title, Headings: c.HeadingPath, Start: c.Start, End: c.End, Text: c.Text}})
 	}
 	for _, q := range d.Quotes {
 		a.Quotes = append(a.Quotes, ask.Quote{N: q.Number, Text: q.Text, Verified: q.Verified})

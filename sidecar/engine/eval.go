@@ -6,14 +6,18 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/sidecar/ask"
+	"github.com/quire-app/quire/sidecar/buildinfo"
 	"github.com/quire-app/quire/sidecar/eval"
 	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/markdown"
 	"github.com/quire-app/quire/sidecar/search"
 )
 
 // EvalRun says how to score retrieval on a gold file.
 type EvalRun struct {
-	// Gold is the gold file's path, logged with the run.
+	// Name and Set name the run and its questions in the log.
+	Name, Set string
+	// Gold is the gold file's path, logged with the run with its hash.
 	Gold      string
 	Questions []eval.Question
 	K         int
@@ -23,6 +27,9 @@ type EvalRun struct {
 	Rewrite bool
 	// Rerank, when set, overrides search.rerank for this run.
 	Rerank search.Rerank
+	// Log, when set, is an eval log the run is appended to besides
+	// <state>/evals.jsonl (scripts/eval-all's, over several sets).
+	Log string
 	// Warn receives per-question problems (a rewrite that failed).
 	Warn func(string)
 }
@@ -77,14 +84,38 @@ func (e *Engine) Eval(ctx context.Context, run EvalRun) (rep *eval.Report, logEr
 		rep.Dense = &eval.DenseInfo{Embedder: ds.Embedder, Coverage: ds.Coverage(), TextSeen: ds.TextSeen}
 	}
 	if e.st != nil {
-		cfg := e.Config()
-		logErr = eval.Append(e.st.Join("evals.jsonl"), eval.LogEntry{
-			Time: time.Now().UTC(), Gold: run.Gold, Report: rep,
-			Config: map[string]any{"channel": run.Channel, "k": run.K, "fingerprint": e.ix.Fingerprint(), "chunk": cfg.Chunk,
-				"rewrite": run.Rewrite, "model": cfg.Model.Model, "rerank": rerank},
-		})
+		entry := e.evalEntry(run, rerank, rep)
+		logErr = eval.Append(e.st.Join("evals.jsonl"), entry)
+		if run.Log != "" && logErr == nil {
+			logErr = eval.Append(run.Log, entry)
+		}
 	}
 	return rep, logErr, nil
+}
+
+// evalEntry is the log line of a run: what it measured, on which
+// questions (by their hash), with which engine and which ranking.
+func (e *Engine) evalEntry(run EvalRun, rerank search.Rerank, rep *eval.Report) eval.LogEntry {
+	cfg := e.Config()
+	sc := cfg.Search
+	rk := eval.Ranking{
+		Channel: string(run.Channel), K: run.K, Rerank: string(rerank), Rewrite: run.Rewrite, Model: cfg.Model.Model,
+		Fusion: eval.Fusion{DenseWeight: sc.DenseWeight, Pool: sc.Pool, PerNote: sc.PerNote, Coordination: sc.Coordination,
+			PreferLanguage: sc.PreferLanguage, Synonyms: sc.Synonyms},
+		Fields:      eval.Fields{Title: sc.Fields.Title, Aliases: sc.Fields.Aliases, Headings: sc.Fields.Headings, Separate: sc.Fields.Separate},
+		Fingerprint: e.ix.Fingerprint(), Markdown: markdown.Version, Analysis: index.Analysis(),
+		Chunk: eval.Chunk{MaxTokens: cfg.Chunk.MaxTokens, OverlapTokens: cfg.Chunk.OverlapTokens, MinTokens: cfg.Chunk.MinTokens},
+	}
+	if rep.Dense != nil {
+		rk.Embedder = rep.Dense.Embedder
+	}
+	set := run.Set
+	if set == "" {
+		set = eval.DefaultSet(run.Gold)
+	}
+	hash, _ := eval.HashFile(run.Gold) // a gold file just read; no hash only if it vanished since
+	return eval.LogEntry{Time: time.Now().UTC(), Name: run.Name, Set: set, Version: buildinfo.Version(), Commit: eval.Commit(),
+		Gold: run.Gold, GoldHash: hash, Config: rk, Report: rep}
 }
 
 // Update brings the keyword index up to date with the vault, without the

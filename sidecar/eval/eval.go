@@ -99,6 +99,22 @@ type Report struct {
 	ByDirection map[string]*Metrics `json:"by_direction,omitempty"`
 	Dense       *DenseInfo          `json:"dense,omitempty"`
 	Misses      []Miss              `json:"misses,omitempty"`
+	// Ranks are every question's outcome in order, what the report's
+	// pictures are drawn from.
+	Ranks []Ranked `json:"ranks,omitempty"`
+}
+
+// Ranked is one question's outcome: the rank its answer reached.
+type Ranked struct {
+	Query     string `json:"query"`
+	Type      string `json:"type"`
+	Direction string `json:"direction,omitempty"`
+	Expected  string `json:"expected"`
+	// Rank is the span's rank (for questions.json the first gold
+	// passage's), 0 when it is not in the pool of Pool.
+	Rank      int  `json:"rank"`
+	NoteRank  int  `json:"note_rank"`
+	Reachable bool `json:"reachable"`
 }
 
 // DenseInfo says what the dense side saw, for runs that use it.
@@ -169,6 +185,11 @@ func Run(ctx context.Context, qs []Question, k int, retrieve Retriever, passages
 			return nil, err
 		}
 		outs = append(outs, o)
+		rank := o.spanRank
+		if q.GoldFiles {
+			rank = o.goldRank
+		}
+		rep.Ranks = append(rep.Ranks, Ranked{Query: q.Query, Type: q.Type, Direction: o.direction, Expected: q.Expected[0], Rank: rank, NoteRank: o.noteRank, Reachable: o.reachable})
 		switch {
 		case q.GoldFiles && (o.goldRank == 0 || o.goldRank > k):
 			rep.Misses = append(rep.Misses, Miss{ID: q.ID, Query: q.Query, Type: q.Type, Expected: q.Expected[0], SpanRank: o.goldRank, NoteRank: o.noteRank})

@@ -172,7 +172,9 @@ func TestReportJSON(t *testing.T) {
 		`"by_type":{"exact_term":{"n":1,"reachable":1,"span_recall_at_k":0,"span_mrr":0,"note_recall_at_k":0,"ndcg_at_k":0,"shown_note_recall_at_k":0,"distinct_notes_at_k":1` + r(0) + `},` +
 		`"paraphrase":{"n":1,"reachable":1,"span_recall_at_k":1,"span_mrr":1,"note_recall_at_k":1,"ndcg_at_k":1,"shown_note_recall_at_k":1,"distinct_notes_at_k":1` + r(1) + `}},` +
 		`"by_direction":{"it→en":{"n":1,"reachable":1,"span_recall_at_k":1,"span_mrr":1,"note_recall_at_k":1,"ndcg_at_k":1,"shown_note_recall_at_k":1,"distinct_notes_at_k":1` + r(1) + `}},` +
-		`"dense":{"embedder":"e","coverage":1},"misses":[{"query":"q2","type":"exact_term","expected":"b.md","spanRank":0,"noteRank":0}]}`
+		`"dense":{"embedder":"e","coverage":1},"misses":[{"query":"q2","type":"exact_term","expected":"b.md","spanRank":0,"noteRank":0}],` +
+		`"ranks":[{"query":"q1","type":"paraphrase","direction":"it→en","expected":"a.md","rank":1,"note_rank":1,"reachable":true},` +
+		`{"query":"q2","type":"exact_term","expected":"b.md","rank":0,"note_rank":0,"reachable":true}]}`
 	if string(got) != want {
 		t.Errorf("report JSON\n got %s\nwant %s", got, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,7 +147,7 @@ func (ix *Index) dropVectors(paths []string, docs []bm25.Doc) error {
 			return err
 		}
 		for _, d := range docs {
-			if h, ok := old[d.ID]; ok && h.Text == d.Text && h.Crumbs == d.Crumbs {
+			if h, ok := old[d.ID]; ok && h.Text == d.Text && h.Title == d.Title && slices.Equal(h.Headings, d.Headings) {
 				keep[d.ID] = true
 			}
 		}
@@ -244,7 +245,7 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 			}
 			// The embedder reads what the keyword index reads: no embeds,
 			// comments or HTML.
-			ws, s, n := windows(h.Crumbs, markdown.Plain(h.Text), d.emb.CountTokens, d.budget)
+			ws, s, n := windows(markdown.Breadcrumb(h.Title, h.Headings), markdown.Plain(h.Text), d.emb.CountTokens, d.budget)
 			seen, words = seen+s, words+n
 			for w, text := range ws {
 				texts = append(texts, text)
@@ -322,7 +323,7 @@ func (ix *Index) putVectors(ctx context.Context, ids []string, embedded map[stri
 	}
 	for i, v := range vecs {
 		id := KeyPassage(keys[i])
-		if now[id].Text != embedded[id].Text || now[id].Crumbs != embedded[id].Crumbs {
+		if n, e := now[id], embedded[id]; n.Text != e.Text || n.Title != e.Title || !slices.Equal(n.Headings, e.Headings) {
 			continue
 		}
 		if err := ix.dense.store.Put(keys[i], v); err != nil {
@@ -436,12 +437,12 @@ func (ix *Index) SearchDense(ctx context.Context, query string, n int) ([]DenseH
 // It returns the windows and how many of the passage's words they hold.
 // The model's pieces never span a space, so a window's count is the sum
 // of its words' counts: each word is counted once.
-func windows(crumbs, text string, count func(string) int, budget int) ([]string, int, int) {
+func windows(breadcrumb, text string, count func(string) int, budget int) ([]string, int, int) {
 	words := strings.Fields(text)
 	if len(words) == 0 {
-		return []string{crumbs}, 0, 0
+		return []string{breadcrumb}, 0, 0
 	}
-	prefix := crumbs + ": "
+	prefix := breadcrumb + ": "
 	room := budget - count(prefix)
 	if room < budget/3 {
 		prefix, room = "", budget

@@ -35,16 +35,21 @@ var ErrVaultGone = errors.New("vault is missing or empty")
 
 // schema versions the passages and the keyword index's documents; bump
 // it when document fields change so that old indexes are rebuilt (vectors
-// too: bump analysis instead when only analyzers change).
-const schema = "bm25-v2"
+// too: bump analysis instead when only analyzers change). bm25-v3: the
+// heading path is stored as a list, not as display text.
+const schema = "bm25-v3"
 
 // analysis versions the analyzers and language detection, and the keyword
 // documents' fields that are not passages (lang-5: inline tags; lang-6:
 // the catalog's private mark and supersession, so that notes marked
-// before it are read again); bump it when they change so that the keyword
+// before it are read again; lang-7: languages detected on prose, not
+// formulas or code); bump it when they change so that the keyword
 // index is rebuilt and notes' languages detected anew, while vectors, which depend on the
 // passages only, are kept.
-const analysis = "lang-6"
+const analysis = "lang-7"
+
+// Analysis is the analyzers' version, logged with eval runs.
+func Analysis() string { return analysis }
 
 // Index is an open index over one vault.
 type Index struct {
@@ -510,14 +515,7 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 		e.Chunks, e.Lang, r.touch = prev.Chunks, prev.Lang, true
 		return r
 	}
-	l := lang.Parse(note.Lang)
-	if l == lang.Unknown {
-		body := note.Body()
-		if len(body) > 4000 {
-			body = body[:4000]
-		}
-		l = lang.Detect(string(body))
-	}
+	l := noteLang(note)
 	e.Lang = string(l)
 	chunks, capped := ix.chunker().SplitCapped(note.Raw, note.BodyStart)
 	if capped {
@@ -537,17 +535,14 @@ func (ix *Index) prepare(f vault.File, prev *Entry) result {
 	return r
 }
 
-// Breadcrumb joins a note title and heading path for display. A top
-// heading that repeats the title is not shown twice.
-func Breadcrumb(title string, headings []string) string {
-	parts := []string{title}
-	for i, h := range headings {
-		if i == 0 && strings.EqualFold(h, title) {
-			continue
-		}
-		parts = append(parts, h)
+// shownHeadings is a passage's heading path as front ends show it beside
+// the note's title: a top heading that repeats the title is not shown
+// twice.
+func shownHeadings(title string, headings []string) []string {
+	if len(headings) > 0 && strings.EqualFold(headings[0], title) {
+		headings = headings[1:]
 	}
-	return strings.Join(parts, " › ")
+	return append([]string{}, headings...)
 }
 
 // noteTags are the note's frontmatter tags and the inline tags of its body,
@@ -566,20 +561,19 @@ func noteTags(n *vault.Note) []string {
 
 func toDoc(n *vault.Note, l string, i int, c markdown.Chunk) bm25.Doc {
 	text := string(n.Raw[c.Start:c.End])
-	crumbs := Breadcrumb(n.Title, c.Headings)
 	return bm25.Doc{
-		ID:       n.Path + "#" + strconv.Itoa(i),
-		Path:     n.Path,
-		Lang:     l,
-		Title:    n.Title,
-		Aliases:  n.Aliases,
-		Tags:     n.Tags,
-		Crumbs:   crumbs,
-		Headings: strings.Join(append(append([]string{}, c.Headings...), c.Contains...), "\n"),
-		Body:     markdown.Plain(text),
-		Text:     text,
-		Start:    c.Start,
-		End:      c.End,
+		ID:          n.Path + "#" + strconv.Itoa(i),
+		Path:        n.Path,
+		Lang:        l,
+		Title:       n.Title,
+		Aliases:     n.Aliases,
+		Tags:        n.Tags,
+		Headings:    shownHeadings(n.Title, c.Headings),
+		HeadingText: strings.Join(append(append([]string{}, c.Headings...), c.Contains...), "\n"),
+		Body:        markdown.Plain(text),
+		Text:        text,
+		Start:       c.Start,
+		End:         c.End,
 	}
 }
 
@@ -625,4 +619,22 @@ func (ix *Index) reconcile() error {
 		}
 	}
 	return ix.cat.apply(drop)
+}
+
+// detectBytes is how much of a note's body its language is detected on:
+// enough prose to decide even when formulas or code come first.
+const detectBytes = 16 << 10
+
+// noteLang is the language a note declares in its frontmatter, else the
+// one its prose is written in (markdown.Prose: formulas, code and TeX
+// commands say nothing of it), or Unknown.
+func noteLang(note *vault.Note) lang.Lang {
+	if l := lang.Parse(note.Lang); l != lang.Unknown {
+		return l
+	}
+	body := note.Body()
+	if len(body) > detectBytes {
+		body = body[:detectBytes]
+	}
+	return lang.Detect(markdown.Prose(string(body)))
 }

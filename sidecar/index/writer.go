@@ -116,7 +116,7 @@ func (w *writer) replace() error {
 	for {
 		n, size := 0, 0
 		for n < len(docs) {
-			size += len(docs[n].Text) + len(docs[n].Headings)
+			size += len(docs[n].Text) + len(docs[n].HeadingText)
 			if n > 0 && size > batchBytes {
 				break
 			}

@@ -29,6 +29,14 @@ type Chunk struct {
 	Tokens   int
 }
 
+// Breadcrumb is how a passage's place reads as one line, "Title › H1 ›
+// H2": what a person is shown and what the embedder reads before the
+// passage. It is for display only: the heading path travels as a list,
+// since a heading or a title may itself hold " › ".
+func Breadcrumb(title string, headings []string) string {
+	return strings.Join(append([]string{title}, headings...), " › ")
+}
+
 // Chunker cuts notes into chunks.
 type Chunker struct {
 	P   Params

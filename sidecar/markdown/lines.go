@@ -6,21 +6,33 @@ import "strings"
 // blocks (``` or ~~~); fence lines and the code between them are kept as
 // they are.
 func MapLines(md string, f func(line string) string) string {
+	return mapLines(md, func(line string, code bool) string {
+		if code {
+			return line
+		}
+		return f(line)
+	})
+}
+
+// mapLines returns md with f applied to every line, told whether the line
+// is a fence line or code inside a fenced block (``` or ~~~).
+func mapLines(md string, f func(line string, code bool) string) string {
 	lines := strings.Split(md, "\n")
 	fence := ""
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " ")
-		if fence != "" {
+		code := true
+		switch {
+		case fence != "":
 			if strings.HasPrefix(t, fence) {
 				fence = ""
 			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
 			fence = t[:3]
-			continue
+		default:
+			code = false
 		}
-		lines[i] = f(l)
+		lines[i] = f(l, code)
 	}
 	return strings.Join(lines, "\n")
 }

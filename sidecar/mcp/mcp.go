@@ -113,13 +113,13 @@ type Reindexed struct {
 
 // Passage is a slice of a note: its raw Markdown between two byte offsets.
 type Passage struct {
-	Path        string   `json:"path" jsonschema:"the note's vault-relative path; pass it to get_note for the whole note"`
-	Title       string   `json:"title" jsonschema:"the note's title"`
-	HeadingPath []string `json:"headingPath" jsonschema:"headings above the passage, outermost first"`
-	Text        string   `json:"text" jsonschema:"the passage's Markdown, as written in the note"`
-	Score       float64  `json:"score" jsonschema:"relevance within this result only, higher is better"`
-	Start       int      `json:"start" jsonschema:"byte offset of the passage in the note file"`
-	End         int      `json:"end" jsonschema:"byte offset just past the passage"`
+	Path     string   `json:"path" jsonschema:"the note's vault-relative path; pass it to get_note for the whole note"`
+	Title    string   `json:"title" jsonschema:"the note's title"`
+	Headings []string `json:"headingPath" jsonschema:"headings above the passage, outermost first"`
+	Text     string   `json:"text" jsonschema:"the passage's Markdown, as written in the note"`
+	Score    float64  `json:"score" jsonschema:"relevance within this result only, higher is better"`
+	Start    int      `json:"start" jsonschema:"byte offset of the passage in the note file"`
+	End      int      `json:"end" jsonschema:"byte offset just past the passage"`
 }
 
 // Answer is what the ask tool returns.
@@ -140,13 +140,13 @@ type Answer struct {
 
 // Citation is a passage an answer cites.
 type Citation struct {
-	Number      int      `json:"number" jsonschema:"what the answer cites it by: [number]"`
-	Path        string   `json:"path" jsonschema:"the note's vault-relative path"`
-	Title       string   `json:"title"`
-	HeadingPath []string `json:"headingPath" jsonschema:"headings above the passage, outermost first"`
-	Text        string   `json:"text" jsonschema:"the passage's Markdown"`
-	Start       int      `json:"start" jsonschema:"byte offset in the note file"`
-	End         int      `json:"end" jsonschema:"byte offset just past the passage"`
+	Number   int      `json:"number" jsonschema:"what the answer cites it by: [number]"`
+	Path     string   `json:"path" jsonschema:"the note's vault-relative path"`
+	Title    string   `json:"title"`
+	Headings []string `json:"headingPath" jsonschema:"headings above the passage, outermost first"`
+	Text     string   `json:"text" jsonschema:"the passage's Markdown"`
+	Start    int      `json:"start" jsonschema:"byte offset in the note file"`
+	End      int      `json:"end" jsonschema:"byte offset just past the passage"`
 }
 
 // Quote is a quotation in an answer.

@@ -294,7 +294,7 @@ func testTools(t *testing.T, cs *sdk.ClientSession, vault, name string) {
 			t.Fatalf("passages %v, want Kitchen/Sourdough.md first", paths(got.Passages))
 		}
 		p := got.Passages[0]
-		if len(got.Passages) > 3 || p.Score <= 0 || !strings.Contains(p.Text, "hydration") || p.HeadingPath == nil {
+		if len(got.Passages) > 3 || p.Score <= 0 || !strings.Contains(p.Text, "hydration") || p.Headings == nil {
 			t.Errorf("passage %+v: want at most 3, a score, the starter text and a heading path", p)
 		}
 	})

@@ -63,20 +63,8 @@ func toReindexed(r engine.Reindexed) Reindexed {
 }
 
 func toPassage(p search.Passage) Passage {
-	return Passage{Path: p.Path, Title: p.Title, HeadingPath: headings(p.Title, p.Crumbs), Text: p.Text, Score: p.Score,
+	return Passage{Path: p.Path, Title: p.Title, Headings: nonNil(p.Headings), Text: p.Text, Score: p.Score,
 		Start: p.Start, End: p.End}
-}
-
-// headings turns the breadcrumb "Title › H1 › H2" into its headings.
-func headings(title, crumbs string) []string {
-	if crumbs == "" {
-		return []string{}
-	}
-	hs := strings.Split(crumbs, " › ")
-	if hs[0] == title {
-		hs = hs[1:]
-	}
-	return hs
 }
 
 func toAnswer(a ask.Answer) Answer {
@@ -84,7 +72,7 @@ func toAnswer(a ask.Answer) Answer {
 		DroppedCitations: a.Dropped, Channel: string(a.Channel), Model: a.Model, Remote: a.Remote, Warning: strings.Join(a.Warnings, "; "),
 		Citations: make([]Citation, len(a.Citations)), Quotes: make([]Quote, len(a.Quotes))}
 	for i, c := range a.Citations {
-		out.Citations[i] = Citation{Number: c.N, Path: c.Path, Title: c.Title, HeadingPath: headings(c.Title, c.Crumbs),
+		out.Citations[i] = Citation{Number: c.N, Path: c.Path, Title: c.Title, Headings: nonNil(c.Headings),
 			Text: c.Text, Start: c.Start, End: c.End}
 	}
 	for i, q := range a.Quotes {

@@ -92,8 +92,8 @@ type (
 	}
 	// Snippet is a shortened passage.
 	Snippet struct {
-		HeadingPath []string `json:"headingPath"`
-		Text        string   `json:"text"`
+		Headings []string `json:"headingPath"`
+		Text     string   `json:"text"`
 	}
 	// NoteText is what get_note returns.
 	NoteText struct {
@@ -281,7 +281,7 @@ func group(ps []Passage, query string, k int) []Source {
 		}
 		s.Hits++
 		if len(s.Snippets) < snippets {
-			s.Snippets = append(s.Snippets, Snippet{HeadingPath: nonNil(p.HeadingPath), Text: snippet(p.Text, query, snippetBytes)})
+			s.Snippets = append(s.Snippets, Snippet{Headings: nonNil(p.Headings), Text: snippet(p.Text, query, snippetBytes)})
 		}
 	}
 	// Passages arrive best first, so order is by best score already; a

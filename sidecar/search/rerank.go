@@ -324,7 +324,7 @@ func (s *Searcher) features(ctx context.Context, t Terms, cs []Candidate) [][Num
 	heads := make([]textMatch, len(cs))
 	for i, c := range cs {
 		bodies[i] = q.match(c.Text)
-		heads[i] = q.match(c.Title + "\n" + c.Crumbs)
+		heads[i] = q.match(c.Title + "\n" + c.Breadcrumb())
 		noteHeld[c.Path] |= bodies[i].held | heads[i].held
 	}
 	for i, c := range cs {

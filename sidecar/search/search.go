@@ -15,6 +15,7 @@ import (
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/lang/syn"
+	"github.com/quire-app/quire/sidecar/markdown"
 )
 
 // Channel selects the retrieval channel.
@@ -50,15 +51,21 @@ func Default(vectors int) Channel {
 
 // Passage is one ranked passage.
 type Passage struct {
-	ID     string  `json:"id"`
-	Path   string  `json:"path"`
-	Title  string  `json:"title"`
-	Crumbs string  `json:"headingPath"`
-	Start  int     `json:"start"`
-	End    int     `json:"end"`
-	Text   string  `json:"text"`
-	Score  float64 `json:"score"`
+	ID    string `json:"id"`
+	Path  string `json:"path"`
+	Title string `json:"title"`
+	// Headings is the heading path above the passage, outermost first,
+	// without a top heading that repeats Title; empty (never nil from a
+	// search) above the first heading. Its JSON name is the wire's.
+	Headings []string `json:"headingPath"`
+	Start    int      `json:"start"`
+	End      int      `json:"end"`
+	Text     string   `json:"text"`
+	Score    float64  `json:"score"`
 }
+
+// Breadcrumb is the passage's place as one line: "Title › H1 › H2".
+func (p Passage) Breadcrumb() string { return markdown.Breadcrumb(p.Title, p.Headings) }
 
 // DenseIndex finds passages by meaning.
 type DenseIndex interface {
@@ -484,7 +491,7 @@ func (s *Searcher) load(ctx context.Context, ranked []index.DenseHit, known map[
 func toPassages(hits []bm25.Hit) []Passage {
 	out := make([]Passage, len(hits))
 	for i, h := range hits {
-		out[i] = Passage{ID: h.ID, Path: h.Path, Title: h.Title, Crumbs: h.Crumbs, Start: h.Start, End: h.End, Text: h.Text, Score: h.Score}
+		out[i] = Passage{ID: h.ID, Path: h.Path, Title: h.Title, Headings: h.Headings, Start: h.Start, End: h.End, Text: h.Text, Score: h.Score}
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/quire-app/quire/sidecar/bm25"
+	"github.com/quire-app/quire/sidecar/markdown"
 )
 
 // maxSuccessorPassages bounds the passages of a successor note read when
@@ -82,7 +83,7 @@ func (s *Searcher) bestOf(ctx context.Context, q *queryConcepts, path string) (P
 			continue
 		}
 		tm := q.match(h.Text)
-		head := q.match(h.Title + "\n" + h.Crumbs)
+		head := q.match(h.Title + "\n" + markdown.Breadcrumb(h.Title, h.Headings))
 		if sh := q.share(tm.held | head.held); sh > bestShare {
 			best, bestShare, found = toPassages([]bm25.Hit{h})[0], sh, true
 		}

@@ -101,7 +101,7 @@ func AskDone(a ask.Answer) proto.AskDone {
 		Passages: make([]string, len(a.Passages)),
 	}
 	for i, c := range a.Citations {
-		d.Citations[i] = proto.Citation{Number: c.N, ID: c.ID, Path: c.Path, Title: c.Title, HeadingPath: headingPath(c.Passage),
+		d.Citations[i] = proto.Citation{Number: c.N, ID: c.ID, Path: c.Path, Title: c.Title, HeadingPath: c.Headings,
 			Start: c.Start, End: c.End, Text: c.Text, Hash: c.Hash}
 	}
 	for i, q := range a.Quotes {

@@ -248,20 +248,8 @@ func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchR
 
 // toPassage maps a ranked passage to the wire.
 func toPassage(p search.Passage) proto.Passage {
-	return proto.Passage{ID: p.ID, Path: p.Path, Title: p.Title, HeadingPath: headingPath(p),
+	return proto.Passage{ID: p.ID, Path: p.Path, Title: p.Title, HeadingPath: p.Headings,
 		Start: p.Start, End: p.End, Text: p.Text, Score: p.Score}
-}
-
-// headingPath is the breadcrumb "Title › H1 › H2" without the title.
-func headingPath(p search.Passage) []string {
-	if p.Crumbs == "" {
-		return nil
-	}
-	hs := strings.Split(p.Crumbs, " › ")
-	if len(hs) > 0 && hs[0] == p.Title {
-		hs = hs[1:]
-	}
-	return hs
 }
 
 func (s *Server) related(ctx context.Context, q proto.RelatedQuery) (proto.RelatedResult, error) {

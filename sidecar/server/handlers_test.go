@@ -13,7 +13,6 @@ import (
 	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/engine"
-	"github.com/quire-app/quire/sidecar/search"
 )
 
 func call[T any](t *testing.T, c *client.Client, typ string, req any) (T, error) {
@@ -119,24 +118,6 @@ func TestSearch(t *testing.T) {
 	}
 	_, err = c.Search(t.Context(), proto.SearchQuery{Query: strings.Repeat("a ", engine.MaxQuery)})
 	wantCode(t, err, proto.CodeTooLarge)
-}
-
-func TestToPassage(t *testing.T) {
-	tests := []struct {
-		title, crumbs string
-		want          []string
-	}{
-		{"Sourdough", "Sourdough › Starter › Feeding", []string{"Starter", "Feeding"}},
-		{"Sourdough", "Sourdough", nil},
-		{"Sourdough", "", nil},
-		{"Notes", "Other › A", []string{"Other", "A"}},
-	}
-	for _, tt := range tests {
-		got := toPassage(search.Passage{Title: tt.title, Crumbs: tt.crumbs}).HeadingPath
-		if strings.Join(got, "|") != strings.Join(tt.want, "|") {
-			t.Errorf("crumbs %q: got %q, want %q", tt.crumbs, got, tt.want)
-		}
-	}
 }
 
 func TestRelated(t *testing.T) {

@@ -5,9 +5,10 @@ import { linkCitationMarkers } from "./markers";
 /**
  * savedCitations reads a saved answer's citations from its frontmatter
  * (written by the sidecar's ask.RenderNote: quire: answer, and per
- * citation its number, note, heading, byte range and hash). It returns
- * null for any other note, and skips entries it cannot use. notePath is
- * the answer note's own path, whose Sources section quotes each passage.
+ * citation its number, note, heading path (a list, as on the wire), byte
+ * range and hash). It returns null for any other note, and skips entries
+ * it cannot use. notePath is the answer note's own path, whose Sources
+ * section quotes each passage.
  */
 export function savedCitations(frontmatter: unknown, notePath?: string): Map<number, Citation> | null {
   if (typeof frontmatter !== "object" || frontmatter === null) return null;
@@ -22,8 +23,9 @@ export function savedCitations(frontmatter: unknown, notePath?: string): Map<num
     const start = c["start"];
     const end = c["end"];
     if (typeof n !== "number" || typeof note !== "string" || typeof start !== "number" || typeof end !== "number" || end < start) continue;
-    const heading = typeof c["heading"] === "string" ? c["heading"] : "";
-    const cit: Citation = { n, path: note, start, end, headingPath: heading ? heading.split(" › ") : [] };
+    const hs = c["headingPath"];
+    const headingPath = Array.isArray(hs) ? hs.filter((h): h is string => typeof h === "string") : [];
+    const cit: Citation = { n, path: note, start, end, headingPath };
     if (typeof c["hash"] === "string" && c["hash"] !== "") cit.hash = c["hash"];
     if (notePath !== undefined) cit.quotedIn = notePath;
     out.set(n, cit);

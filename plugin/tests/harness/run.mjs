@@ -14,6 +14,7 @@
 //                       the scenarios that ingest from a local site are pending)
 //   HARNESS_KEEP=1      keep the temporary vaults and profile
 //   HARNESS_ONLY=engine run only the engine's first-run scenarios (engine.mjs)
+//   HARNESS_ONLY=eval   run only the eval report's scenarios (evalreport.mjs)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
@@ -25,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import esbuild from "esbuild";
 import { chromium } from "playwright-core";
 import { engineScenarios } from "./engine.mjs";
+import { evalReportScenarios } from "./evalreport.mjs";
 
 /** sealed puts the quire_hash of text's bytes (hashed with the value emptied) into it, as the engine seals a page it writes. */
 function sealed(text) {
@@ -490,10 +492,13 @@ async function main() {
   const servers = [];
   try {
     // 0. The engine's first run: discovery, the first-run panel per system, pairings of versions.
-    await engineScenarios({ tmp, bin, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
+    const only = process.env.HARNESS_ONLY;
+    if (only !== "eval") await engineScenarios({ tmp, bin, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
+    // The eval report, a page of its own opened from disk.
+    if (only !== "engine") await evalReportScenarios({ tmp, bin, out, context, axeSrc, log, scenario, expect, copyVault });
     // (A labelled block, not an if, so that the scenarios below keep their indentation.)
     rest: {
-    if (process.env.HARNESS_ONLY === "engine") break rest;
+    if (only === "engine" || only === "eval") break rest;
     // 1. Attach to a running sidecar; the related panel lists neighbours.
     const vaultA = await copyVault(join(tmp, "vault-a"));
     const scA = new Sidecar(bin, vaultA);

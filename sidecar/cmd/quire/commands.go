@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +13,6 @@ import (
 	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/engine"
-	"github.com/quire-app/quire/sidecar/eval"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/ingest/fetch"
 	"github.com/quire-app/quire/sidecar/search"
@@ -226,7 +223,7 @@ func printSearch(c common, query string, res search.Result, took time.Duration) 
 		return nil
 	}
 	for i, p := range res.Passages {
-		fmt.Printf("%d. %s  (%.2f)\n   %s\n   %s\n\n", i+1, p.Path, p.Score, p.Crumbs, snippet(p.Text, 240))
+		fmt.Printf("%d. %s  (%.2f)\n   %s\n   %s\n\n", i+1, p.Path, p.Score, p.Breadcrumb(), snippet(p.Text, 240))
 	}
 	return nil
 }
@@ -363,159 +360,4 @@ func shown(s string) string {
 		}
 	}
 	return s
-}
-
-func cmdEval(ctx context.Context, args []string) error {
-	var c common
-	fs := newFlags("eval", &c)
-	gold := fs.String("gold", "", "gold questions (benchmark JSON, second-brain-evals questions.json, or JSON lines)")
-	k := fs.Int("k", 5, "cut-off for recall and nDCG")
-	channel := fs.String("channel", "bm25", "bm25, dense or hybrid")
-	misses := fs.Bool("misses", false, "list the questions whose span is not in the top k")
-	rewrite := fs.Bool("rewrite", false, "have the configured model turn each question into search terms first (measures ask.rewrite)")
-	rerank := fs.String("rerank", "", "off, builtin or endpoint: how the pool is reordered before the cut (default: search.rerank in config.yaml)")
-	askMode := fs.Bool("ask", false, "measure extracted answers instead of retrieval: answered (gold) and refused (--unanswerable) at each refusal threshold")
-	unanswerable := fs.String("unanswerable", "", "with --ask: questions the vault does not answer (JSON lines of {\"question\"})")
-	if _, err := parse(fs, &c, args); err != nil {
-		return err
-	}
-	if *gold == "" {
-		return usageErr("eval: --gold FILE is required")
-	}
-	if *unanswerable != "" && !*askMode {
-		return usageErr("eval: --unanswerable needs --ask")
-	}
-	ch, err := search.ParseChannel(*channel)
-	if err != nil {
-		return usageErr("--channel: %v", err)
-	}
-	var rr search.Rerank
-	if *rerank != "" {
-		if rr, err = search.ParseRerank(*rerank); err != nil {
-			return usageErr("--rerank: %v", err)
-		}
-	}
-	qs, err := eval.Load(*gold)
-	if err != nil {
-		return err
-	}
-	e, err := open(c, false, nil)
-	if err != nil {
-		return err
-	}
-	defer closeEngine(e)
-	if ch != search.BM25 {
-		if err := e.EnableDense(ctx); err != nil {
-			return err
-		}
-	}
-	r, err := e.Reindex(ctx, false, progressPrinter())
-	warnSkips(r.Stats)
-	if err != nil {
-		return err
-	}
-	if r.VectorsErr != nil {
-		return r.VectorsErr
-	}
-	if *askMode {
-		var un []eval.Unanswerable
-		if *unanswerable != "" {
-			if un, err = eval.LoadUnanswerable(*unanswerable); err != nil {
-				return err
-			}
-		}
-		rep, err := e.EvalAsk(ctx, qs, un, ch)
-		if err != nil {
-			return err
-		}
-		if !*misses {
-			rep.Questions = nil
-		}
-		if c.json {
-			return printJSON(rep)
-		}
-		printAskReport(rep)
-		return nil
-	}
-	rep, logErr, err := e.Eval(ctx, engine.EvalRun{Gold: *gold, Questions: qs, K: *k, Channel: ch, Rewrite: *rewrite, Rerank: rr,
-		Warn: func(w string) { fmt.Fprintln(os.Stderr, "quire: warning:", shown(w)) }})
-	if errors.Is(err, engine.ErrNoModel) {
-		return usageErr("--rewrite needs a model: set model.provider and model.model in %s", filepath.Join(e.State(), config.FileName))
-	}
-	if err != nil {
-		return err
-	}
-	if logErr != nil {
-		fmt.Fprintln(os.Stderr, "quire: warning:", logErr)
-	}
-	if !*misses {
-		rep.Misses = nil
-	}
-	if c.json {
-		return printJSON(rep)
-	}
-	printReport(rep)
-	return nil
-}
-
-func printReport(r *eval.Report) {
-	fmt.Printf("channel %s, k=%d, %d questions, %d reachable, median %.1f ms/query\n\n", r.Channel, r.K, r.Queries, r.Reachable, r.MedianQueryMS)
-	// note@k counts distinct notes over the pool (the benchmark's rule);
-	// shown@k and notes@k are what the top k passages show a reader.
-	fmt.Printf("%-14s %4s %10s %9s %10s %8s %8s %8s\n", "type", "n", "span@k", "span MRR", "note@k", "nDCG@k", "shown@k", "notes@k")
-	row := func(name string, n int, m eval.Scores) {
-		fmt.Printf("%-14s %4d %10.3f %9.3f %10.3f %8.3f %8.3f %8.2f\n", name, n, m.SpanRecallAtK, m.SpanMRR, m.NoteRecallAtK, m.NDCGAtK, m.ShownNoteRecallAtK, m.DistinctNotesAtK)
-	}
-	row("all", r.Queries, r.Scores)
-	for _, t := range sortedKeys(r.ByType) {
-		row(t, r.ByType[t].N, r.ByType[t].Scores)
-	}
-	for _, d := range sortedKeys(r.ByDirection) {
-		row(d, r.ByDirection[d].N, r.ByDirection[d].Scores)
-	}
-	printGoldFiles(r)
-	for _, m := range r.Misses {
-		fmt.Printf("miss [%s] span rank %d, note rank %d: %s (%s)\n", m.Type, m.SpanRank, m.NoteRank, m.Query, m.Expected)
-	}
-}
-
-// printGoldFiles prints second-brain-evals' table for a questions.json
-// run: R@5, R@10 and reachability (a gold file in the pool of 50), as
-// shares and counts, overall and per type.
-func printGoldFiles(r *eval.Report) {
-	if r.GoldFiles == nil {
-		return
-	}
-	fmt.Printf("\nsecond-brain-evals (a gold file among the notes of the top k passages; reach: in the pool of %d)\n", eval.Pool)
-	fmt.Printf("%-14s %4s %14s %14s %14s\n", "type", "n", "R@5", "R@10", "reach")
-	row := func(name string, n int, g *eval.GoldFileScores) {
-		if g == nil {
-			return
-		}
-		cell := func(f float64, c int) string { return fmt.Sprintf("%3.0f%% (%d/%d)", 100*f, c, n) }
-		fmt.Printf("%-14s %4d %14s %14s %14s\n", name, n, cell(g.R5, g.Hits5), cell(g.R10, g.Hits10), cell(g.Reachability, g.InPool))
-	}
-	row("all", r.Queries, r.GoldFiles)
-	for _, t := range sortedKeys(r.ByType) {
-		row(t, r.ByType[t].N, r.ByType[t].GoldFiles)
-	}
-}
-
-func printAskReport(r *eval.AskReport) {
-	fmt.Printf("extracted answers, channel %s: %d answerable, %d unanswerable questions\n\n", r.Channel, r.Answerable, r.Unanswerable)
-	fmt.Printf("%-14s %9s %9s %9s %9s\n", "threshold", "answered", "right", "span", "refused")
-	row := func(name string, p eval.AskPoint) {
-		fmt.Printf("%-14s %9.3f %9.3f %9.3f %9.3f\n", name, p.Answered, p.Right, p.Span, p.Refused)
-	}
-	row(fmt.Sprintf("%.2f (in use)", r.AtThreshold.Threshold), r.AtThreshold)
-	for _, t := range sortedKeys(r.ByType) {
-		row("  "+t, *r.ByType[t])
-	}
-	fmt.Println()
-	for _, p := range r.Sweep {
-		row(fmt.Sprintf("%.2f", p.Threshold), p)
-	}
-	for _, q := range r.Questions {
-		fmt.Printf("evidence %.2f answerable=%v right=%v span=%v: %s\n", q.Evidence, q.Answerable, q.Right, q.Span, q.Query)
-	}
 }

@@ -22,7 +22,8 @@ Usage:
   quire search --vault DIR [--state DIR] [--k N] [--channel bm25] [--json] QUERY
   quire ask    --vault DIR [--state DIR] [--k N] [--folder DIR] [--tag TAG] [--json] [--save] QUESTION
   quire status --vault DIR [--state DIR] [--json]
-  quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25] [--json] [--misses]
+  quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25[,hybrid]] [--json] [--misses]
+               [--name NAME] [--control NAME] [--decide] [--report OUT.html] [--log FILE]
                [--ask [--unanswerable FILE]]
   quire serve  --vault DIR [--state DIR] [--port N] [--parent-pid N] [--idle DURATION]
   quire ingest --vault DIR [--state DIR] [--resummarise] URL|FILE...
@@ -127,6 +128,18 @@ func newFlags(name string, c *common) *flag.FlagSet {
 // parse parses flags, allowing them after positional arguments too
 // (`quire search cheese --k 3`).
 func parse(fs *flag.FlagSet, c *common, args []string) ([]string, error) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if c.vault == "" {
+		return nil, usageErr("--vault is required")
+	}
+	return pos, nil
+}
+
+// parseFlags is parse for a command that may need no vault.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -138,9 +151,6 @@ func parse(fs *flag.FlagSet, c *common, args []string) ([]string, error) {
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
-	}
-	if c.vault == "" {
-		return nil, usageErr("--vault is required")
 	}
 	return pos, nil
 }

@@ -118,7 +118,7 @@ func TestSearchJSON(t *testing.T) {
 		Query    string
 		Passages []struct {
 			Path        string
-			HeadingPath string
+			HeadingPath []string
 			Text        string
 			Start, End  int
 		}
@@ -126,7 +126,7 @@ func TestSearchJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%q: %v", out, err)
 	}
-	if res.Query != "curdles milk" || len(res.Passages) != 1 || res.Passages[0].Path != "rennet.md" || res.Passages[0].HeadingPath != "Rennet" {
+	if res.Query != "curdles milk" || len(res.Passages) != 1 || res.Passages[0].Path != "rennet.md" || res.Passages[0].HeadingPath == nil || len(res.Passages[0].HeadingPath) != 0 {
 		t.Errorf("got %+v", res)
 	}
 }

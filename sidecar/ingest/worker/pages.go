@@ -59,22 +59,13 @@ func Related(s Searcher, ch search.Channel, folder string) func(ctx context.Cont
 				continue
 			}
 			seen[p.Path] = true
-			pages = append(pages, compile.Page{Path: p.Path, Title: p.Title, Heading: heading(p), Snippet: clip(p.Text, snippetBytes), Score: p.Score})
+			pages = append(pages, compile.Page{Path: p.Path, Title: p.Title, Heading: strings.Join(p.Headings, " > "), Snippet: clip(p.Text, snippetBytes), Score: p.Score})
 			if len(pages) == k {
 				break
 			}
 		}
 		return pages, nil
 	}
-}
-
-// heading is the passage's heading path without the note's title.
-func heading(p search.Passage) string {
-	parts := strings.Split(p.Crumbs, " › ")
-	if len(parts) > 0 && parts[0] == p.Title {
-		parts = parts[1:]
-	}
-	return strings.Join(parts, " > ")
 }
 
 func clip(s string, n int) string {
