@@ -125,3 +125,15 @@ func (r ConfigResult) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(plain(r))
 }
+
+// MarshalJSON encodes Defects and Review as [] when nil.
+func (r LintResult) MarshalJSON() ([]byte, error) {
+	type plain LintResult
+	if r.Defects == nil {
+		r.Defects = []LintDefect{}
+	}
+	if r.Review == nil {
+		r.Review = []string{}
+	}
+	return json.Marshal(plain(r))
+}

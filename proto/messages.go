@@ -67,6 +67,9 @@ var Messages = []Message{
 	{Type: TypeQueueList, Kind: KindRequest, Reply: TypeQueueResult, Payload: QueueList{}},
 	{Type: TypeQueueResult, Kind: KindReply, Payload: QueueResult{}},
 
+	{Type: TypeLintRun, Kind: KindRequest, Reply: TypeLintResult, Payload: LintRun{}},
+	{Type: TypeLintResult, Kind: KindReply, Payload: LintResult{}},
+
 	{Type: TypeConfigGet, Kind: KindRequest, Reply: TypeConfigResult, Payload: ConfigGet{}},
 	{Type: TypeConfigSet, Kind: KindRequest, Reply: TypeConfigResult, Payload: ConfigSet{}},
 	{Type: TypeConfigResult, Kind: KindReply, Payload: ConfigResult{}},

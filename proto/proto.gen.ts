@@ -77,6 +77,8 @@ export type MessageType =
   | "ingest.result"
   | "queue.list"
   | "queue.result"
+  | "lint.run"
+  | "lint.result"
   | "config.get"
   | "config.set"
   | "config.result"
@@ -114,6 +116,8 @@ export interface Payloads {
   "ingest.failed": IngestFailed;
   "ingest.progress": IngestProgress;
   "ingest.result": IngestResult;
+  "lint.result": LintResult;
+  "lint.run": LintRun;
   "note.get": NoteGet;
   "note.result": NoteResult;
   "note.written": NoteWritten;
@@ -719,6 +723,78 @@ export interface IngestResult {
   position: number;
 }
 /**
+ * LintResult answers a lint.run.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "LintResult".
+ */
+export interface LintResult {
+  /**
+   * Notes is how many notes of the generated folder were checked.
+   */
+  notes: number;
+  /**
+   * Defects lists what was found, by check, then note.
+   */
+  defects: LintDefect[];
+  /**
+   * Report is the report note's vault path, absent when it was not
+   * written (a dry run, or the user edited it: see Warning).
+   */
+  report?: string;
+  /**
+   * Review lists the review items this run created.
+   */
+  review: string[];
+  /**
+   * Warning says why the report was not written.
+   */
+  warning?: string;
+}
+/**
+ * LintDefect is one thing lint found.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "LintDefect".
+ */
+export interface LintDefect {
+  /**
+   * Check is the check that found it: broken-link, orphan, duplicate,
+   * missing-raw, frontmatter, index or oversize.
+   */
+  check: string;
+  /**
+   * Note is the note at fault, vault-relative.
+   */
+  note: string;
+  /**
+   * Detail says what is wrong, in a sentence.
+   */
+  detail: string;
+  /**
+   * Target is the link that resolves to nothing, or the other page of a
+   * duplicate.
+   */
+  target?: string;
+  /**
+   * Review is the review item about it, absent when the report only
+   * lists it.
+   */
+  review?: string;
+}
+/**
+ * LintRun asks the sidecar to check the notes Quire wrote (links that no longer resolve, pages no source cites, pages naming the same thing, missing originals, unreadable frontmatter, index.md out of step, pages too long for a model).
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "LintRun".
+ */
+export interface LintRun {
+  /**
+   * DryRun only looks: no report, no review item.
+   */
+  dryRun?: boolean;
+}
+/**
  * NoteGet asks for the text of an indexed note.
  *
  * This interface was referenced by `Payloads`'s JSON-Schema
@@ -1005,6 +1081,12 @@ export interface SearchQuery {
    * out unless the config's mcp.private is include.
    */
   mcp?: boolean;
+  /**
+   * Typing says the query is still being typed (a search box): its last
+   * word also matches the words it begins ("sourd" finds "sourdough"),
+   * below the notes that hold it whole.
+   */
+  typing?: boolean;
 }
 /**
  * SearchResult answers a search.query with passages, best first.
@@ -1260,6 +1342,8 @@ export const MESSAGES: { readonly [T in MessageType]: MessageInfo } = {
   "ingest.result": { kind: "reply" },
   "queue.list": { kind: "request", reply: "queue.result" },
   "queue.result": { kind: "reply" },
+  "lint.run": { kind: "request", reply: "lint.result" },
+  "lint.result": { kind: "reply" },
   "config.get": { kind: "request", reply: "config.result" },
   "config.set": { kind: "request", reply: "config.result" },
   "config.result": { kind: "reply" },

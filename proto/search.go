@@ -46,6 +46,10 @@ type SearchQuery struct {
 	// MCP says the result goes to an MCP client: private notes are left
 	// out unless the config's mcp.private is include.
 	MCP bool `json:"mcp,omitempty"`
+	// Typing says the query is still being typed (a search box): its last
+	// word also matches the words it begins ("sourd" finds "sourdough"),
+	// below the notes that hold it whole.
+	Typing bool `json:"typing,omitempty"`
 }
 
 // SearchResult answers a search.query with passages, best first.

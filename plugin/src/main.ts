@@ -5,6 +5,7 @@ import { answerNoteProcessor } from "./hover/answer-note";
 import { CitationHover } from "./hover/citation";
 import { answerEditorHover } from "./hover/editor";
 import { IngestRunner, IngestTracker, resummarisable, resummariseButtons } from "./ingest";
+import { checkNotes } from "./lint";
 import { AskModal } from "./modals/ask";
 import { SearchModal } from "./modals/search";
 import { wikiLink } from "./search";
@@ -298,6 +299,18 @@ export default class QuirePlugin extends Plugin {
     });
     this.addCommand({ id: "open-related", name: "Open related pages", callback: () => void openSidebarView(workspace, RELATED_VIEW) });
     this.addCommand({ id: "open-review", name: "Open review items", callback: () => void openSidebarView(workspace, REVIEW_VIEW) });
+    this.addCommand({
+      id: "check-notes",
+      name: "Check the generated notes",
+      callback: () =>
+        void checkNotes({
+          client: () => sidecar.client,
+          notice: (m, ms) => new Notice(m, ms),
+          openNote: (p) => void openGenerated(p),
+          reviewChanged: () => refreshReviewViews(workspace),
+          log,
+        }),
+    });
     this.addCommand({ id: "show-status", name: "Show status", callback: showStatus });
     // The id stays as it was so that users' hotkeys keep working.
     this.addCommand({ id: "start-sidecar", name: "Start or reconnect", callback: () => void start() });

@@ -59,7 +59,7 @@ describe("search helpers", () => {
 describe("SearchModal", () => {
   let server: FakeServer;
   let sidecar: FakeLifecycle;
-  let asked: { query: string; k?: number; folder?: string; tag?: string }[];
+  let asked: { query: string; k?: number; typing?: boolean; folder?: string; tag?: string }[];
   // engineFilters: the fake engine applies folder and tag, as Quire does since it took them.
   let engineFilters: boolean;
   const results: Record<string, Passage[]> = {
@@ -76,7 +76,7 @@ describe("SearchModal", () => {
     links.length = 0;
     server.reply = (f, s) => {
       if (f.type !== "search.query") return;
-      const q = f.payload as { query: string; k?: number; folder?: string; tag?: string };
+      const q = f.payload as { query: string; k?: number; typing?: boolean; folder?: string; tag?: string };
       asked.push(q);
       let passages = results[q.query] ?? [];
       if (engineFilters && q.folder) passages = passages.filter((p) => p.path.startsWith(`${q.folder}/`));
@@ -125,6 +125,14 @@ describe("SearchModal", () => {
     expect(opened).toEqual([["Kitchen/Bread.md", 10, true]]);
   });
 
+  it("says the last word is still being typed until a space ends it", async () => {
+    const m = open();
+    await type(m, "sourd");
+    expect(asked.at(-1)).toEqual({ query: "sourd", k: 20, typing: true });
+    await type(m, "sourdough ");
+    expect(asked.at(-1)).toEqual({ query: "sourdough", k: 20, typing: false });
+  });
+
   it("Alt+Enter inserts a link to the passage's heading", async () => {
     const m = open();
     await type(m, "bread");
@@ -145,10 +153,10 @@ describe("SearchModal", () => {
     engineFilters = true;
     const m = open();
     await type(m, "bread");
-    expect(asked.at(-1)).toEqual({ query: "bread", k: 20 });
+    expect(asked.at(-1)).toEqual({ query: "bread", k: 20, typing: true });
     setFilter(m, "/Garden/", "#Garden");
     await type(m, "bread");
-    expect(asked.at(-1)).toEqual({ query: "bread", k: 20, folder: "Garden", tag: "garden" });
+    expect(asked.at(-1)).toEqual({ query: "bread", k: 20, typing: true, folder: "Garden", tag: "garden" });
     expect([...m.contentEl.querySelectorAll(".quire-search-item")].map((e) => e.getAttribute("data-path"))).toEqual(["Garden/Wheat.md"]);
     expect(m.contentEl.querySelector(".quire-search-status")!.textContent).toBe("1 passage");
   });

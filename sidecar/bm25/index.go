@@ -303,7 +303,26 @@ type Term struct {
 	// Source is the query word a translation stands for ("" for the
 	// query's own words); it does not change the search.
 	Source string
+	// Near makes the term a looser form of its Source word (Lang is not
+	// read: it is searched in every language's fields), which counts for
+	// a passage only where the word itself is not found, at Weight of
+	// the word's score: NearPrefix matches the words that begin with
+	// Text (a word being typed), NearFuzzy the words within Edits edits
+	// of Text (a typo). Only the words query (coordination "words")
+	// searches them.
+	Near  Near
+	Edits int
 }
+
+// Near is how a Term loosens its word.
+type Near int
+
+// The looser forms of a word.
+const (
+	NearNone Near = iota
+	NearPrefix
+	NearFuzzy
+)
 
 // Search runs text as a plain-words query over every language's fields:
 // nothing in it is query syntax, so any user text is safe.
@@ -541,7 +560,7 @@ func grouped(extra []Term, boost bool) ([]group, map[group][]string) {
 	var order []group
 	texts := map[group][]string{}
 	for _, t := range extra {
-		if t.Boost != boost {
+		if t.Boost != boost || t.Near != NearNone {
 			continue
 		}
 		g := group{fieldLang(t.Lang), t.Weight}

@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -231,5 +232,41 @@ func TestHoldingWhateverTheQuery(t *testing.T) {
 		if m != 1 || total != 3 {
 			t.Errorf("%+v: %d of %d passages hold jaképrý/how/most, want 1 of 3", w, m, total)
 		}
+	}
+}
+
+// A word's looser forms (Term.Near) find what the word misses and score
+// only there: passages holding the word keep their scores (but for
+// Bleve's query norm, one factor for every passage, which the fusion's
+// division by the best hit takes out), however many near words they also
+// hold, and come first.
+func TestNearTermsOnlyWhereTheWordIsMissing(t *testing.T) {
+	x := openWith(t, []Doc{
+		{ID: "exact", Path: "exact.md", Lang: "en", Body: "the monstra typo and a monstera"},
+		{ID: "exact2", Path: "exact2.md", Lang: "en", Body: "monstra, I wrote, in a long line about the plants on the shelf by the window"},
+		{ID: "typo", Path: "typo.md", Lang: "en", Body: "water the monstera weekly"},
+		{ID: "begun", Path: "begun.md", Lang: "en", Body: "monstrous leaves"},
+		{ID: "none", Path: "none.md", Lang: "en", Body: "a fern"},
+	})
+	ctx := context.Background()
+	plain, err := x.SearchTerms(ctx, "monstra", nil, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(plain); len(got) != 2 || got[0] != "exact" {
+		t.Fatalf("without near terms: got %v, want exact and exact2", got)
+	}
+	near, err := x.SearchTerms(ctx, "monstra", []Term{
+		{Text: "monstra", Source: "monstra", Weight: 0.25, Near: NearFuzzy, Edits: 1},
+		{Text: "monstr", Source: "monstra", Weight: 0.25, Near: NearPrefix},
+	}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ids(near), " "); got != "exact exact2 typo begun" && got != "exact exact2 begun typo" {
+		t.Fatalf("with near terms: got %v, want exact, exact2, then typo and begun", got)
+	}
+	if a, b := near[0].Score/near[1].Score, plain[0].Score/plain[1].Score; math.Abs(a-b) > 1e-9 {
+		t.Errorf("exact over exact2: %v with near terms, %v without", a, b)
 	}
 }

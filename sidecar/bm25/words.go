@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
@@ -52,8 +53,17 @@ func wordsQuery(text string, extra []Term, families []string, boosts map[string]
 		}
 	}
 	translations := map[string][]Term{}
+	near := map[string][]Term{}
 	for _, t := range extra {
 		if t.Boost {
+			continue
+		}
+		if t.Near != NearNone {
+			src := strings.ToLower(t.Source)
+			if o, ok := owner[src]; ok {
+				src = o
+			}
+			near[src] = append(near[src], t)
 			continue
 		}
 		src := strings.ToLower(t.Source)
@@ -90,8 +100,16 @@ func wordsQuery(text string, extra []Term, families []string, boosts map[string]
 				qs.add(t.Text, f+"_"+fieldLang(t.Lang), boosts[f]*t.Weight)
 			}
 		}
+		var fallback clauses
+		for _, t := range near[w] {
+			for _, fam := range families {
+				for _, f := range fields {
+					fallback.addNear(t, f+"_"+fam, boosts[f]*t.Weight)
+				}
+			}
+		}
 		if len(qs) > 0 {
-			out = append(out, &sumQuery{qs: qs})
+			out = append(out, &sumQuery{qs: qs, fallback: fallback})
 		}
 	}
 	if len(out) == 0 {
@@ -100,19 +118,54 @@ func wordsQuery(text string, extra []Term, families []string, boosts map[string]
 	return query.NewDisjunctionQuery(out), len(out)
 }
 
+// NearPrefixMin is the shortest word searched as a prefix: shorter ones
+// begin too many words to be worth it. NearFuzzyPrefix is how many first
+// letters a typo keeps: Bleve then walks far fewer terms.
+const (
+	NearPrefixMin   = 3
+	NearFuzzyPrefix = 1
+)
+
+// addNear adds the looser form of a word that t stands for, on one field.
+func (qs *clauses) addNear(t Term, field string, boost float64) {
+	if boost == 0 {
+		return
+	}
+	switch t.Near {
+	case NearPrefix:
+		if utf8.RuneCountInString(t.Text) < NearPrefixMin {
+			return
+		}
+		pq := query.NewPrefixQuery(t.Text)
+		pq.SetField(field)
+		pq.SetBoost(boost)
+		*qs = append(*qs, pq)
+	case NearFuzzy:
+		fq := query.NewFuzzyQuery(t.Text)
+		fq.SetField(field)
+		fq.SetFuzziness(min(max(t.Edits, 1), 2))
+		fq.SetPrefix(NearFuzzyPrefix)
+		fq.SetBoost(boost)
+		*qs = append(*qs, fq)
+	}
+}
+
 // sumQuery matches what any of its clauses matches and scores the sum of
 // the matching clauses' scores: a disjunction without Bleve's
 // coordination factor, which would multiply a word found in three
-// fields by three.
+// fields by three. The fallback clauses (a word's prefix or typo forms)
+// score only a passage that no other clause matched, so an exact match
+// always comes first and keeps the score it had without them.
 type sumQuery struct {
-	qs []query.Query
+	qs, fallback []query.Query
 }
 
 // Searcher implements query.Query.
 func (q *sumQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
-	recs := make([]*recorder, 0, len(q.qs))
-	ss := make([]search.Searcher, 0, len(q.qs))
-	for _, c := range q.qs {
+	all := append(q.qs[:len(q.qs):len(q.qs)], q.fallback...)
+	recs := make([]*recorder, 0, len(all))
+	ss := make([]search.Searcher, 0, len(all))
+	for _, c := range all {
 		s, err := c.Searcher(ctx, i, m, options)
 		if err != nil {
 			for _, s := range ss {
@@ -131,7 +184,7 @@ func (q *sumQuery) Searcher(ctx context.Context, i index.IndexReader, m mapping.
 		}
 		return nil, err
 	}
-	return &sumSearcher{Searcher: d, recs: recs}, nil
+	return &sumSearcher{Searcher: d, recs: recs, primary: len(q.qs)}, nil
 }
 
 // recorder remembers the last two documents its clause returned, with
@@ -172,15 +225,28 @@ func (r *recorder) Advance(ctx *search.SearchContext, id index.IndexInternalID) 
 // of the matching clauses' scores.
 type sumSearcher struct {
 	search.Searcher
-	recs []*recorder
+	recs    []*recorder
+	primary int // recs[primary:] are the fallback clauses
 }
 
 func (s *sumSearcher) rescore(d *search.DocumentMatch) {
 	if d == nil {
 		return
 	}
+	sum := sumOf(s.recs[:s.primary], d)
+	if sum == 0 {
+		sum = sumOf(s.recs[s.primary:], d)
+	}
+	d.Score = sum
+	if d.Expl != nil {
+		d.Expl = &search.Explanation{Value: sum, Message: "sum of the word's matches, no coordination:", Children: d.Expl.Children}
+	}
+}
+
+// sumOf adds the scores of the clauses that matched d.
+func sumOf(recs []*recorder, d *search.DocumentMatch) float64 {
 	var sum float64
-	for _, r := range s.recs {
+	for _, r := range recs {
 		switch {
 		case bytes.Equal(r.cur, d.IndexInternalID):
 			sum += r.curScore
@@ -188,10 +254,7 @@ func (s *sumSearcher) rescore(d *search.DocumentMatch) {
 			sum += r.prevScore
 		}
 	}
-	d.Score = sum
-	if d.Expl != nil {
-		d.Expl = &search.Explanation{Value: sum, Message: "sum of the word's matches, no coordination:", Children: d.Expl.Children}
-	}
+	return sum
 }
 
 func (s *sumSearcher) Next(ctx *search.SearchContext) (*search.DocumentMatch, error) {

@@ -271,6 +271,23 @@ var kinds = map[proto.ErrorCode]engine.Kind{
 // wrap turns an error frame back into the engine's error, and names the
 // sidecar in any other error, so that the user knows which process to
 // look at.
+// Lint asks the sidecar to check the notes Quire wrote (engine.Lint).
+func (r *Remote) Lint(ctx context.Context, dryRun bool) (engine.Lint, error) {
+	var res proto.LintResult
+	if err := r.c.Call(ctx, proto.TypeLintRun, proto.LintRun{DryRun: dryRun}, &res); err != nil {
+		return engine.Lint{}, r.wrap(err)
+	}
+	out := engine.Lint{Notes: res.Notes, Defects: make([]engine.LintDefect, len(res.Defects)), Report: res.Report,
+		Review: res.Review, Warning: res.Warning}
+	for i, d := range res.Defects {
+		out.Defects[i] = engine.LintDefect{Check: d.Check, Note: d.Note, Detail: d.Detail, Target: d.Target, Review: d.Review}
+	}
+	if out.Review == nil {
+		out.Review = []string{}
+	}
+	return out, nil
+}
+
 func (r *Remote) wrap(err error) error {
 	var pe *proto.Error
 	if errors.As(err, &pe) {

@@ -75,6 +75,8 @@ type Engine struct {
 	warn func(string)
 
 	snap       atomic.Pointer[snapshot]
+	floor      *search.Floor // the vault's dense floor, shared by every snapshot's searcher
+	floorOnce  sync.Once
 	indexing   atomic.Bool
 	rebuilding atomic.Bool // a rebuild is asked for or running
 	trigger    chan struct{}
@@ -230,8 +232,23 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 	if e.ix.Dense() {
 		snap.searcher.Dense = e.ix
 		snap.dense = e.ix.DenseStatsOf(entries)
+		snap.searcher.Floor = e.denseFloor()
 	}
 	return snap, nil
+}
+
+// denseFloor is the engine's one search.Floor, made on first use: it
+// measures again only when the vectors have changed by a tenth.
+func (e *Engine) denseFloor() *search.Floor {
+	e.floorOnce.Do(func() {
+		e.floor = &search.Floor{Vectors: func() int {
+			if s := e.snap.Load(); s != nil {
+				return s.dense.Vectors
+			}
+			return 0
+		}}
+	})
+	return e.floor
 }
 
 // refresh replaces the snapshot after the index changed.

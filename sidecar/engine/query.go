@@ -108,6 +108,9 @@ type Query struct {
 	// MCP says the result goes to an MCP client, whose model may not be
 	// on this machine: private notes are left out (withholds).
 	MCP bool
+	// Typing says the query is still being typed in a search box: its
+	// last word also finds the words it begins.
+	Typing bool
 }
 
 // withholds reports whether a result for an MCP client (mcp) leaves
@@ -159,11 +162,11 @@ func (e *Engine) Search(ctx context.Context, q Query) (search.Result, error) {
 	}
 	snap := e.snap.Load()
 	if !e.withholds(q.MCP) || snap.private.Empty() {
-		return e.rank(ctx, q.Text, k, ch, q.Strict, q.Filter)
+		return e.rank(ctx, q.Text, k, ch, q.Strict, q.Filter, q.Typing)
 	}
 	// Private notes leave before the cut to k: ranked from the most the
 	// engine serves.
-	res, err := e.rank(ctx, q.Text, MaxK, ch, q.Strict, q.Filter)
+	res, err := e.rank(ctx, q.Text, MaxK, ch, q.Strict, q.Filter, q.Typing)
 	if err != nil {
 		return search.Result{}, err
 	}
@@ -181,8 +184,9 @@ func (e *Engine) Search(ctx context.Context, q Query) (search.Result, error) {
 }
 
 // rank searches the channel asked for and falls back to keywords, with a
-// warning, when that channel cannot serve.
-func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channel, strict bool, f search.Filter) (search.Result, error) {
+// warning, when that channel cannot serve; typing: the query's last word
+// is being typed (Query.Typing).
+func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channel, strict bool, f search.Filter, typing bool) (search.Result, error) {
 	snap := e.snap.Load()
 	var warnings []string
 	if !snap.passed && e.indexing.Load() {
@@ -191,10 +195,10 @@ func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channe
 	if ch != search.BM25 && snap.dense.Passages > 0 && snap.dense.Embedded < snap.dense.Passages {
 		warnings = append(warnings, fmt.Sprintf("vectors cover %d of %d passages", snap.dense.Embedded, snap.dense.Passages))
 	}
-	res, err := snap.searcher.QueryFiltered(ctx, query, k, ch, f)
+	res, err := snap.searcher.QueryTyped(ctx, query, k, ch, f, typing)
 	if errors.Is(err, search.ErrUnavailable) && ch != search.BM25 && !strict {
 		warnings = append(warnings, fmt.Sprintf("%s search is not available (no embedder); showing keyword results", ch))
-		res, err = snap.searcher.QueryFiltered(ctx, query, k, search.BM25, f)
+		res, err = snap.searcher.QueryTyped(ctx, query, k, search.BM25, f, typing)
 	}
 	if err != nil {
 		return search.Result{}, err
@@ -249,7 +253,7 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 	if snap.private.Holds(r.Path) || r.From != "" && snap.private.Holds(r.From) {
 		ch, local = e.localChannel(ch)
 	}
-	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false, search.Filter{Exclude: r.Exclude})
+	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false, search.Filter{Exclude: r.Exclude}, false)
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,8 +1,10 @@
 package search
 
 import (
+	"strings"
 	"unicode/utf8"
 
+	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/lang"
 )
 
@@ -11,16 +13,19 @@ import (
 type Matcher struct {
 	langs []lang.Lang
 	stems map[lang.Lang]map[string]bool
+	near  []bm25.Term
 }
 
 // Matcher returns the matcher for the search that read t: a word matches
 // when it has the stem of a query word (or of one of its translations into
 // the vault's languages) in one of the vault's languages, as the keyword
 // search matched it, so "feeding" marks "feeds" and "Café" marks "cafe";
-// stop words and one-letter words never match. It translates nothing: the
-// search did.
+// stop words and one-letter words never match. A word also matches a
+// looser form the search read (Terms.Near): "Monstera" for "monstra",
+// "sourdough" for "sourd" being typed. It translates nothing: the search
+// did.
 func (t Terms) Matcher() *Matcher {
-	m := &Matcher{langs: t.langs, stems: map[lang.Lang]map[string]bool{}}
+	m := &Matcher{langs: t.langs, stems: map[lang.Lang]map[string]bool{}, near: t.Near}
 	if len(m.langs) == 0 {
 		m.langs = []lang.Lang{lang.English}
 	}
@@ -59,12 +64,66 @@ func (m *Matcher) Words(text string) []string {
 		if utf8.RuneCountInString(w) < 2 {
 			continue
 		}
-		for _, l := range m.langs {
-			if m.stems[l][lang.Fold(lang.Stem(l, w))] && !lang.IsStop(l, w) {
-				out = append(out, w)
-				break
-			}
+		if m.matches(w) {
+			out = append(out, w)
 		}
 	}
 	return out
+}
+
+func (m *Matcher) matches(w string) bool {
+	for _, l := range m.langs {
+		if m.stems[l][lang.Fold(lang.Stem(l, w))] && !lang.IsStop(l, w) {
+			return true
+		}
+	}
+	if len(m.near) == 0 {
+		return false
+	}
+	f := lang.Fold(w)
+	for _, n := range m.near {
+		switch n.Near {
+		case bm25.NearPrefix:
+			if utf8.RuneCountInString(n.Text) >= bm25.NearPrefixMin && strings.HasPrefix(f, n.Text) {
+				return true
+			}
+		case bm25.NearFuzzy:
+			if within(f, n.Text, n.Edits, bm25.NearFuzzyPrefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// within reports whether a and b are at most d edits apart (Levenshtein)
+// and share their first keep runes, as the keyword search's typo forms
+// match.
+func within(a, b string, d, keep int) bool {
+	ra, rb := []rune(a), []rune(b)
+	if abs(len(ra)-len(rb)) > d || len(ra) < keep || len(rb) < keep || string(ra[:keep]) != string(rb[:keep]) {
+		return false
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			best = min(best, cur[j])
+		}
+		if best > d {
+			return false
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)] <= d
 }

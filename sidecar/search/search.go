@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/config"
@@ -149,6 +150,9 @@ type Searcher struct {
 	// Private reports whether a note is private: its passages never go to
 	// an endpoint that is not on this machine.
 	Private func(path string) bool
+	// Floor is the cosine below which a passage that only the dense
+	// channel found is no match at all (see Floor); nil: no floor.
+	Floor *Floor
 	// Successors maps a superseded note to the note that replaces it
 	// (index.Successions): the successor's best passage comes before the
 	// superseded note's, whatever Rerank says (no dev corpus has a
@@ -216,12 +220,18 @@ func (s *Searcher) Query(ctx context.Context, query string, k int, ch Channel) (
 // before any channel runs: the fall back to keywords and the result's
 // marks use the same reading.
 func (s *Searcher) QueryFiltered(ctx context.Context, query string, k int, ch Channel, f Filter) (Result, error) {
+	return s.QueryTyped(ctx, query, k, ch, f, false)
+}
+
+// QueryTyped is QueryFiltered for a query that may still be being typed
+// (typing): its last word also finds the words it begins.
+func (s *Searcher) QueryTyped(ctx context.Context, query string, k int, ch Channel, f Filter, typing bool) (Result, error) {
 	if ch != BM25 && ch != "" && s.Dense == nil {
 		// Before reading the query: a caller that falls back to keywords
 		// asks again, and would read it twice.
 		return Result{Channel: ch}, fmt.Errorf("%w: the %s channel needs an embedder, and none is configured; use --channel bm25", ErrUnavailable, ch)
 	}
-	t := s.Terms(query)
+	t := s.TermsTyped(query, typing)
 	ps, warn, err := s.search(ctx, t, k, ch, f)
 	if err == nil || ch != Hybrid || errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
 		return Result{Passages: ps, Channel: ch, Terms: t, Warning: warn}, err
@@ -316,6 +326,10 @@ func (s *Searcher) candidates(ctx context.Context, t Terms, n int, ch Channel, f
 		if err != nil {
 			return nil, err
 		}
+		dh, err = s.aboveFloor(ctx, dh)
+		if err != nil {
+			return nil, err
+		}
 		ps, err := s.load(ctx, dh, nil)
 		cs := make([]Candidate, len(ps))
 		for i, p := range ps {
@@ -336,7 +350,18 @@ func (s *Searcher) candidates(ctx context.Context, t Terms, n int, ch Channel, f
 	if err != nil {
 		return nil, err
 	}
+	// Normalised over the whole pool, so the floor leaves the scores of
+	// the passages it keeps as they were.
 	kwNorm, denseNorm := fu.normalise(kw, dh)
+	floor, err := s.Floor.Cosine(ctx, s.Dense)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range dh {
+		if _, byWords := kwNorm[h.ID]; !byWords && float64(h.Score) < floor {
+			delete(denseNorm, h.ID)
+		}
+	}
 	score := fu.fuse(kwNorm, denseNorm)
 	ids := make([]string, 0, len(score))
 	for id := range score {
@@ -372,7 +397,7 @@ func (s *Searcher) candidates(ctx context.Context, t Terms, n int, ch Channel, f
 
 func (s *Searcher) keyword(ctx context.Context, t Terms, k int, f Filter) ([]bm25.Hit, error) {
 	// A copy: the synonyms must not reach the result's Terms.
-	terms := slices.Clone(t.Translations)
+	terms := append(slices.Clone(t.Translations), t.Near...)
 	for _, sy := range s.synonyms(t.Lang, t.Query) {
 		terms = append(terms, bm25.Term{Text: sy.Text, Lang: string(lang.English), Weight: sy.Weight, Boost: true})
 	}
@@ -507,10 +532,25 @@ type Terms struct {
 	// Translations are the query's words in the vault's other languages,
 	// searched at lower weight than the user's own words.
 	Translations []bm25.Term
+	// Near are the looser forms of the query's words (bm25.Term.Near):
+	// the word being typed as a prefix, the other long words with a typo.
+	// A passage holding the word itself scores it as before.
+	Near []bm25.Term
 	// langs are the vault's languages and the query's: a word is stemmed
 	// in each of them when marking (Matcher).
 	langs []lang.Lang
 }
+
+// The looser forms of a query's words (Terms.Near), below the word
+// itself: a word of FuzzyMin letters or more matches a word one edit
+// away, of FuzzyMin2 or more two edits away; the last word of a query
+// being typed matches the words it begins. NearWeight scales what such
+// a match scores.
+const (
+	FuzzyMin   = 5
+	FuzzyMin2  = 8
+	NearWeight = 0.25
+)
 
 // translate is lang.Translate; a test counts the calls through it.
 var translate = lang.Translate
@@ -518,9 +558,15 @@ var translate = lang.Translate
 // Terms detects the query's language and translates its words into the
 // vault's other languages: a non-English query into English, an English
 // one into each other language present. The user's own words are searched
-// as they are; the translations come on top at lower weight.
-func (s *Searcher) Terms(query string) Terms {
+// as they are; the translations come on top at lower weight, and so do
+// their typo forms (Terms.Near).
+func (s *Searcher) Terms(query string) Terms { return s.TermsTyped(query, false) }
+
+// TermsTyped is Terms for a query still being typed: its last word is
+// also searched as the beginning of a word.
+func (s *Searcher) TermsTyped(query string, typing bool) Terms {
 	t := Terms{Query: query, Lang: lang.Detect(query), langs: s.vaultLangs()}
+	t.Near = near(query, t.Lang, typing)
 	for _, p := range s.passes(query, t.Lang, t.langs) {
 		ts, err := translate(p.text, p.from, p.to, lang.Options{})
 		if err != nil {
@@ -536,6 +582,29 @@ func (s *Searcher) Terms(query string) Terms {
 		t.langs = append(t.langs, t.Lang)
 	}
 	return t
+}
+
+// near returns the looser forms of the query's words: a stop word of the
+// query's language has none.
+func near(query string, ql lang.Lang, typing bool) []bm25.Term {
+	words := lang.Words(query)
+	var out []bm25.Term
+	for i, w := range words {
+		if ql != lang.Unknown && lang.IsStop(ql, w) {
+			continue
+		}
+		f := lang.Fold(w)
+		n := utf8.RuneCountInString(f)
+		switch {
+		case typing && i == len(words)-1:
+			out = append(out, bm25.Term{Text: f, Source: w, Weight: NearWeight, Near: bm25.NearPrefix})
+		case n >= FuzzyMin2:
+			out = append(out, bm25.Term{Text: f, Source: w, Weight: NearWeight, Near: bm25.NearFuzzy, Edits: 2})
+		case n >= FuzzyMin:
+			out = append(out, bm25.Term{Text: f, Source: w, Weight: NearWeight, Near: bm25.NearFuzzy, Edits: 1})
+		}
+	}
+	return out
 }
 
 // Frequency returns how many passages hold any word of text, and how
@@ -585,9 +654,13 @@ func (s *Searcher) Explain(query string) string {
 }
 
 // Warm prepares the word lists that short queries over the vault's
-// languages read (lang.WarmReading), so that the first keystroke in a
-// search box does not wait for them. Call it in a goroutine.
-func (s *Searcher) Warm() { lang.WarmReading(s.vaultLangs()) }
+// languages read (lang.WarmReading) and measures the dense floor, so
+// that the first keystroke in a search box waits for neither. Call it in
+// a goroutine.
+func (s *Searcher) Warm() {
+	lang.WarmReading(s.vaultLangs())
+	_, _ = s.Floor.Cosine(context.Background(), s.Dense) // a failure shows on the first search
+}
 
 // vaultLangs parses Langs, without repeats.
 func (s *Searcher) vaultLangs() []lang.Lang {

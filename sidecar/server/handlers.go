@@ -142,6 +142,11 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 		}
 	case proto.TypeQueueList:
 		payload, err = s.queueList()
+	case proto.TypeLintRun:
+		var q proto.LintRun
+		if err = decode(env, &q); err == nil {
+			payload, err = s.lint(q)
+		}
 	case proto.TypeShutdown:
 		if s.opts.OnShutdown == nil {
 			err = &proto.Error{Code: proto.CodeInvalidRequest, Message: "shutdown is not answered by this sidecar"}
@@ -233,7 +238,7 @@ func (s *Server) status(ctx context.Context) (proto.StatusResult, error) {
 }
 
 func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchResult, error) {
-	res, err := s.e.Search(ctx, engine.Query{Text: q.Query, K: q.K, Channel: search.Channel(q.Channel), Filter: search.Filter{Folder: q.Folder, Tag: q.Tag}, MCP: q.MCP})
+	res, err := s.e.Search(ctx, engine.Query{Text: q.Query, K: q.K, Channel: search.Channel(q.Channel), Filter: search.Filter{Folder: q.Folder, Tag: q.Tag}, MCP: q.MCP, Typing: q.Typing})
 	if err != nil {
 		return proto.SearchResult{}, err
 	}
@@ -318,6 +323,20 @@ func (s *Server) queueList() (proto.QueueResult, error) {
 	res := proto.QueueResult{Items: make([]proto.QueueItem, len(items))}
 	for i, it := range items {
 		res.Items[i] = toQueueItem(it)
+	}
+	return res, nil
+}
+
+// lint is lint.run: the engine's check of its notes, on the wire.
+func (s *Server) lint(q proto.LintRun) (proto.LintResult, error) {
+	l, err := s.e.Lint(q.DryRun)
+	if err != nil {
+		return proto.LintResult{}, err
+	}
+	res := proto.LintResult{Notes: l.Notes, Defects: make([]proto.LintDefect, len(l.Defects)), Report: l.Report,
+		Review: l.Review, Warning: l.Warning}
+	for i, d := range l.Defects {
+		res.Defects[i] = proto.LintDefect{Check: d.Check, Note: d.Note, Detail: d.Detail, Target: d.Target, Review: d.Review}
 	}
 	return res, nil
 }

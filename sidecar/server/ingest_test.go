@@ -256,3 +256,61 @@ func TestIngestWithoutQueue(t *testing.T) {
 		t.Errorf("queue.list without a queue: %+v, %v", list, err)
 	}
 }
+
+// TestLintOverWebsocket: lint.run checks the notes the sidecar wrote (here
+// a source whose original was deleted), writes Quire/Lint.md and a review
+// item, pushes review.created for it; a dry run writes nothing.
+func TestLintOverWebsocket(t *testing.T) {
+	h := startIngest(t)
+	c := h.dial()
+	ctx := context.Background()
+	var res proto.IngestResult
+	if err := c.Call(ctx, proto.TypeIngestAdd, proto.IngestAdd{Source: "http://site.example/hydration"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, last := untilFinished(t, c, res.ID); last.Type != proto.TypeIngestDone {
+		t.Fatalf("got %s %s, want ingest.done", last.Type, last.Payload)
+	}
+	raws, _ := filepath.Glob(filepath.Join(h.vault, "Quire", "raw", "*"))
+	if len(raws) != 1 {
+		t.Fatalf("originals: %v", raws)
+	}
+	os.Remove(raws[0])
+
+	r := client.NewRemote(c, os.Getpid())
+	dry, err := r.Lint(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dry.Defects) != 1 || dry.Defects[0].Check != "missing-raw" || dry.Report != "" || len(dry.Review) != 0 {
+		t.Fatalf("dry run: %+v", dry)
+	}
+	if _, err := os.Stat(filepath.Join(h.vault, "Quire", "Lint.md")); err == nil {
+		t.Fatal("the dry run wrote Lint.md")
+	}
+	got, err := r.Lint(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := got.Defects[0]
+	if len(got.Defects) != 1 || d.Note != "Quire/Sources/Sourdough Hydration.md" || !strings.Contains(d.Detail, "missing") ||
+		got.Report != "Quire/Lint.md" || len(got.Review) != 1 || d.Review != got.Review[0] {
+		t.Fatalf("lint: %+v", got)
+	}
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case env := <-c.Events():
+			var rc proto.ReviewCreated
+			if env.Type != proto.TypeReviewCreated || env.Decode(&rc) != nil || rc.Path != d.Review {
+				continue
+			}
+			if rc.About != d.Note {
+				t.Errorf("review.created %+v", rc)
+			}
+			return
+		case <-timeout:
+			t.Fatal("no review.created for the lint's review item")
+		}
+	}
+}

@@ -164,7 +164,9 @@ export class SearchModal extends Modal {
       // The engine filters before cutting to k. The check here only
       // matters with an older engine, which ignores the filter fields:
       // then it drops what the engine should have left out.
-      const res = await client.request("search.query", { query, k, ...filterFields(this.filter) }, { signal, timeoutMs: 15_000 });
+      // typing: the last word may be unfinished ("sourd"), so the engine
+      // also matches the words it begins, until a space ends it.
+      const res = await client.request("search.query", { query, k, typing: !/\s$/.test(q), ...filterFields(this.filter) }, { signal, timeoutMs: 15_000 });
       if (signal.aborted) return;
       const kept = res.passages.filter((p) => matches(p, this.filter, (path) => this.deps.tagsOf(path)));
       this.show({ kind: "results", query, passages: kept.slice(0, k), warning: res.warning ?? "", filtered: res.passages.length - kept.length, channel: res.channel });

@@ -28,6 +28,7 @@ Usage:
   quire serve  --vault DIR [--state DIR] [--port N] [--parent-pid N] [--idle DURATION]
   quire ingest --vault DIR [--state DIR] [--resummarise] URL|FILE...
   quire doctor --vault DIR [--state DIR] [--json]
+  quire lint   --vault DIR [--state DIR] [--dry-run] [--json]
   quire mcp    --vault DIR [--state DIR] [--http 127.0.0.1:PORT] [--token T] [--sidecar-idle 30s]
   quire version [--json]
 
@@ -98,6 +99,7 @@ func run(ctx context.Context, args []string) error {
 		"serve":   cmdServe,
 		"doctor":  cmdDoctor,
 		"ingest":  cmdIngest,
+		"lint":    cmdLint,
 		"mcp":     cmdMCP,
 		"version": cmdVersion,
 	}

@@ -60,6 +60,8 @@ type reviewFront struct {
 	Reason string `yaml:"reason"`
 	About  string `yaml:"about,omitempty"`
 	Source string `yaml:"source_note,omitempty"`
+	// Lint names the check of a review item lint wrote (Lint*).
+	Lint string `yaml:"quire_lint,omitempty"`
 	// Private marks an item made from a private source.
 	Private bool   `yaml:"private,omitempty"`
 	Hash    string `yaml:"quire_hash"`

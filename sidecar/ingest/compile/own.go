@@ -128,9 +128,12 @@ func Adopt(vaultDir, rel string) error {
 // sweep removes the temporary files a killed process left in the
 // folders the compiler and raw.Save write (hidden, but litter; one may be a hard link
 // of a finished note). Adopt runs before the worker's next item, when no
-// write of the worker is under way; Answers/ is left alone, since an
+// write of the worker is under way, and a write of this package (lint's)
+// holds writing until its rename; Answers/ is left alone, since an
 // answer may be saved meanwhile.
 func (f *folder) sweep() {
+	writing.Lock()
+	defer writing.Unlock()
 	dirs := []string{".", "Sources", "Concepts", "Entities", "Review", "raw", "attachments"}
 	if d, err := f.root.Open("attachments"); err == nil {
 		subs, _ := d.Readdirnames(-1)

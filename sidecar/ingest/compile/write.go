@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -40,6 +41,11 @@ const Format = 1
 // tempPrefix marks files being written; the dot hides them from Obsidian
 // and from the vault walker, so a crash leaves nothing the user sees.
 const tempPrefix = ".quire-tmp-"
+
+// writing is held, shared, by every write from its temporary file to its
+// rename, and alone by sweep: a sweep never takes the temporary file of a
+// write under way in this process (lint writes while the worker runs).
+var writing sync.RWMutex
 
 // folder is the generated folder, open.
 type folder struct {
@@ -102,6 +108,8 @@ func (f *folder) write(name string, data []byte, replace bool) error {
 	if err := f.root.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	writing.RLock()
+	defer writing.RUnlock()
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	tmp := filepath.Join(dir, tempPrefix+hex.EncodeToString(rnd[:]))
@@ -200,6 +208,7 @@ type pageMeta struct {
 	Kind        string   `yaml:"quire_kind"`
 	Sources     []string `yaml:"quire_sources"`
 	ContentHash string   `yaml:"content_hash"`
+	Raw         string   `yaml:"raw"`
 	Summarised  bool     `yaml:"summarised"`
 	Hash        string   `yaml:"quire_hash"`
 }
