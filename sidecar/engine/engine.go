@@ -82,7 +82,10 @@ type Engine struct {
 	indexing   atomic.Bool
 	rebuilding atomic.Bool // a rebuild is asked for or running
 	trigger    chan struct{}
-	passMu     sync.Mutex // one pass (Watch's or Reindex's) at a time
+	pendMu     sync.Mutex      // guards pendAll and pend
+	pendAll    bool            // the next pass walks the whole vault
+	pend       map[string]bool // else these paths (see Index.RunPaths)
+	passMu     sync.Mutex      // one pass (Watch's or Reindex's) at a time
 
 	cfgMu sync.RWMutex  // guards cfg, model and folderErr, which SetSettings replaces
 	cfg   config.Config // the configuration in force
@@ -135,6 +138,7 @@ func New(opts Options) (*Engine, error) {
 		ix:      opts.Index,
 		log:     opts.Log,
 		trigger: make(chan struct{}, 1),
+		pend:    map[string]bool{},
 		cfg:     opts.Config,
 		model:   ask.ModelFor(opts.Config.Model),
 		subs:    map[int]func(Event){},

@@ -131,6 +131,14 @@ func (e *Engine) Update(ctx context.Context) (index.Stats, error) {
 	return st, err
 }
 
+// Indexed reports whether the index was built by the configuration in
+// force: a one-shot command then reads it as it is, rather than walk the
+// vault first.
+func (e *Engine) Indexed() bool {
+	m := e.snap.Load().meta
+	return !m.LastIndex.IsZero() && m.Fingerprint == e.ix.Fingerprint()
+}
+
 // Explain says how a query is read: its language, synonyms and
 // translations.
 func (e *Engine) Explain(query string) string { return e.snap.Load().searcher.Explain(query) }

@@ -19,7 +19,7 @@ func (e *Engine) Watch(ctx context.Context) error {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watched := make(chan error, 1)
 	go func() {
-		watched <- vault.Watch(watchCtx, e.ix.Vault, e.ix.Rules(), e.opts.Debounce, func([]string) { e.kick() })
+		watched <- vault.Watch(watchCtx, e.ix.Vault, e.ix.Rules(), e.opts.Debounce, e.kickPaths)
 	}()
 	defer func() { stopWatch(); <-watched }()
 
@@ -30,10 +30,17 @@ func (e *Engine) Watch(ctx context.Context) error {
 	// new to the vault are built.
 	go e.snap.Load().searcher.Warm()
 	e.kick()
+	// The watch names the paths that changed, and a pass reads only
+	// those; a whole walk now and then catches what its events missed
+	// (a folder synced in while the watch was full, a network drive).
+	walk := time.NewTicker(fullWalkEvery)
+	defer walk.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-walk.C:
+			e.kick()
 		case err := <-watched:
 			// The watch could not start (e.g. out of inotify watches): say
 			// so, keep serving what is indexed, and never return to the
@@ -47,18 +54,49 @@ func (e *Engine) Watch(ctx context.Context) error {
 			<-ctx.Done()
 			return nil
 		case <-e.trigger:
-			e.pass(ctx)
+			all, paths := e.takePending()
+			e.pass(ctx, all, paths)
 			go e.snap.Load().searcher.Warm()
 		}
 	}
 }
 
-// kick asks Watch for a pass; asks made while one waits are merged.
-func (e *Engine) kick() {
+// fullWalkEvery is how often Watch walks the whole vault besides the
+// passes its events ask for.
+const fullWalkEvery = 15 * time.Minute
+
+// kick asks Watch for a pass over the whole vault; asks made while one
+// waits are merged.
+func (e *Engine) kick() { e.kickPaths(nil) }
+
+// kickPaths asks Watch for a pass over the vault-relative paths (nil:
+// the whole vault); asks made while one waits are merged.
+func (e *Engine) kickPaths(paths []string) {
+	e.pendMu.Lock()
+	if paths == nil {
+		e.pendAll = true
+	}
+	for _, p := range paths {
+		e.pend[p] = true
+	}
+	e.pendMu.Unlock()
 	select {
 	case e.trigger <- struct{}{}:
 	default:
 	}
+}
+
+// takePending returns what was asked for since it was last called:
+// the whole vault, or these paths.
+func (e *Engine) takePending() (all bool, paths []string) {
+	e.pendMu.Lock()
+	defer e.pendMu.Unlock()
+	all = e.pendAll
+	for p := range e.pend {
+		paths = append(paths, p)
+	}
+	e.pendAll, e.pend = false, map[string]bool{}
+	return all, paths
 }
 
 // Rebuild asks Watch for a pass that re-reads every note, and reports
@@ -83,8 +121,9 @@ func (e *Engine) Busy() bool {
 // Passed reports whether a pass has finished since the engine started.
 func (e *Engine) Passed() bool { return e.snap.Load().passed }
 
-// pass runs one index pass for Watch and tells subscribers what changed.
-func (e *Engine) pass(ctx context.Context) {
+// pass runs one index pass for Watch, over the whole vault or the paths
+// given, and tells subscribers what changed.
+func (e *Engine) pass(ctx context.Context, all bool, paths []string) {
 	e.passMu.Lock()
 	defer e.passMu.Unlock()
 	e.indexing.Store(true)
@@ -98,8 +137,10 @@ func (e *Engine) pass(ctx context.Context) {
 	if rebuild {
 		err = e.ix.Invalidate()
 	}
-	if err == nil {
+	if err == nil && (all || rebuild) {
 		st, err = e.ix.Run(ctx)
+	} else if err == nil {
+		st, err = e.ix.RunPaths(ctx, paths)
 	}
 	if rebuild {
 		e.rebuilding.Store(false)
@@ -132,9 +173,8 @@ func (e *Engine) pass(ctx context.Context) {
 		e.log.Warn("skipped", "path", sk.Path, "reason", sk.Reason)
 		e.emit(&Warning{Kind: WarnSkipped, Message: fmt.Sprintf("Skipped %s: %s", sk.Path, sk.Reason)})
 	}
-	paths := changed(before.entries, after.entries, rebuild)
-	if len(paths) > 0 || rebuild {
-		e.emit(&Changed{Paths: paths, Rebuild: rebuild})
+	if moved := changed(before.entries, after.entries, rebuild); len(moved) > 0 || rebuild {
+		e.emit(&Changed{Paths: moved, Rebuild: rebuild})
 	}
 	if total > 0 || err != nil {
 		e.log.Info("indexed", "changed", st.Changed, "removed", st.Removed, "notes", st.Notes, "took", st.Duration)

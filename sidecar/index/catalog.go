@@ -1,8 +1,12 @@
 package index
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -46,44 +50,73 @@ var (
 
 // catalog is the bbolt file <state>/catalog: per note, its size, mtime,
 // hash and chunk count. It is written after the keyword index, so a crash
-// between the two only makes the next run redo the affected notes.
-type catalog struct{ db *bolt.DB }
+// between the two only makes the next run redo the affected notes. The
+// file is the truth; the notes are read from it once, at open, and kept
+// in memory, changed only after a write to the file succeeded, so that a
+// pass costs what it changes, not a read of every record.
+type catalog struct {
+	db    *bolt.DB
+	mu    sync.RWMutex // guards files
+	files map[string]Entry
+}
 
 func openCatalog(path string) (*catalog, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
+	c := &catalog{db: db, files: map[string]Entry{}}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{filesBucket, metaBucket} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		return nil
+		return tx.Bucket(filesBucket).ForEach(func(k, v []byte) error {
+			e, err := decodeEntry(v)
+			if err != nil {
+				return fmt.Errorf("catalog entry %s: %w", k, err)
+			}
+			c.files[string(k)] = e
+			return nil
+		})
 	})
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("init catalog %s: %w", path, err)
 	}
-	return &catalog{db: db}, nil
+	return c, nil
 }
 
 func (c *catalog) close() error { return c.db.Close() }
 
-func (c *catalog) entries() (map[string]Entry, error) {
-	out := map[string]Entry{}
-	err := c.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(filesBucket).ForEach(func(k, v []byte) error {
-			var e Entry
-			if err := json.Unmarshal(v, &e); err != nil {
-				return fmt.Errorf("catalog entry %s: %w", k, err)
-			}
-			out[string(k)] = e
-			return nil
-		})
-	})
-	return out, err
+// entries returns a copy of the notes, which the caller may keep.
+func (c *catalog) entries() map[string]Entry {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return maps.Clone(c.files)
+}
+
+// count returns how many notes the catalog holds.
+func (c *catalog) count() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.files)
+}
+
+// get returns one note's entry.
+func (c *catalog) get(p string) (Entry, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	e, ok := c.files[p]
+	return e, ok
+}
+
+// read calls f with the notes, which f must neither keep nor change.
+func (c *catalog) read(f func(map[string]Entry)) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	f(c.files)
 }
 
 // apply writes entries (nil deletes) in one transaction.
@@ -91,7 +124,7 @@ func (c *catalog) apply(changes map[string]*Entry) error {
 	if len(changes) == 0 {
 		return nil
 	}
-	return c.db.Update(func(tx *bolt.Tx) error {
+	err := c.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(filesBucket)
 		for p, e := range changes {
 			if e == nil {
@@ -100,26 +133,42 @@ func (c *catalog) apply(changes map[string]*Entry) error {
 				}
 				continue
 			}
-			v, err := json.Marshal(e)
-			if err != nil {
-				return err
-			}
-			if err := b.Put([]byte(p), v); err != nil {
+			if err := b.Put([]byte(p), encodeEntry(e)); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for p, e := range changes {
+		if e == nil {
+			delete(c.files, p)
+		} else {
+			c.files[p] = *e
+		}
+	}
+	return nil
 }
 
 func (c *catalog) clear() error {
-	return c.db.Update(func(tx *bolt.Tx) error {
+	err := c.db.Update(func(tx *bolt.Tx) error {
 		if err := tx.DeleteBucket(filesBucket); err != nil {
 			return err
 		}
 		_, err := tx.CreateBucket(filesBucket)
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.files = map[string]Entry{}
+	return nil
 }
 
 func (c *catalog) meta() (Meta, error) {
@@ -139,4 +188,114 @@ func (c *catalog) setMeta(m Meta) error {
 		return err
 	}
 	return c.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(metaBucket).Put(metaKey, v) })
+}
+
+// entryV1 starts an entry in the catalog's binary form: varints and
+// length-prefixed strings in Entry's field order. A field added to Entry
+// is appended to both encodeEntry and decodeEntry; a record written
+// before it ends early and decodes with the field's zero value. Catalogs
+// written before the binary form hold JSON, which starts with '{' and is
+// still read, so an existing index needs no rebuild: each record is
+// rewritten in the binary form when its note next changes.
+const entryV1 = 1
+
+const (
+	flagSuperseded = 1 << iota
+	flagPrivate
+)
+
+func encodeEntry(e *Entry) []byte {
+	b := make([]byte, 0, 40+len(e.Hash)+len(e.Title)+len(e.Lang)+len(e.Warning)+len(e.SupersededBy))
+	b = append(b, entryV1)
+	b = binary.AppendVarint(b, e.Size)
+	b = binary.AppendVarint(b, e.ModTime)
+	b = appendString(b, e.Hash)
+	b = binary.AppendUvarint(b, uint64(e.Chunks))
+	b = appendString(b, e.Title)
+	b = appendString(b, e.Lang)
+	b = appendString(b, e.Warning)
+	var flags uint64
+	if e.Superseded {
+		flags |= flagSuperseded
+	}
+	if e.Private {
+		flags |= flagPrivate
+	}
+	b = binary.AppendUvarint(b, flags)
+	b = appendString(b, e.SupersededBy)
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+var errShortEntry = errors.New("truncated record")
+
+func decodeEntry(v []byte) (Entry, error) {
+	var e Entry
+	if len(v) > 0 && v[0] == '{' {
+		err := json.Unmarshal(v, &e)
+		return e, err
+	}
+	if len(v) == 0 || v[0] != entryV1 {
+		return e, fmt.Errorf("unknown record form %x", v[:min(len(v), 1)])
+	}
+	d := decoder{b: v[1:]}
+	e.Size = d.varint()
+	e.ModTime = d.varint()
+	e.Hash = d.string()
+	e.Chunks = int(d.uvarint())
+	e.Title = d.string()
+	e.Lang = d.string()
+	e.Warning = d.string()
+	flags := d.uvarint()
+	e.Superseded, e.Private = flags&flagSuperseded != 0, flags&flagPrivate != 0
+	e.SupersededBy = d.string()
+	return e, d.err
+}
+
+// decoder reads a binary entry; past the end of the record every field
+// is zero (a field the record's writer did not know), while a field cut
+// in the middle is an error.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) uvarint() uint64 {
+	if len(d.b) == 0 || d.err != nil {
+		return 0
+	}
+	x, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err, d.b = errShortEntry, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return x
+}
+
+func (d *decoder) varint() int64 {
+	if len(d.b) == 0 || d.err != nil {
+		return 0
+	}
+	x, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err, d.b = errShortEntry, nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return x
+}
+
+func (d *decoder) string() string {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.err, d.b = errShortEntry, nil
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
 }

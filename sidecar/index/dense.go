@@ -194,10 +194,7 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	ix.embedMu.Lock()
 	defer ix.embedMu.Unlock()
 	d := ix.dense
-	entries, err := ix.cat.entries()
-	if err != nil {
-		return DenseStats{}, err
-	}
+	entries := ix.cat.entries()
 	want := map[string]bool{}
 	var todo []string
 	paths := make([]string, 0, len(entries))
@@ -368,11 +365,9 @@ func meanPool(keys []string, vecs [][]float32) ([]string, [][]float32) {
 
 // DenseStats counts passages and vectors.
 func (ix *Index) DenseStats() DenseStats {
-	entries, err := ix.cat.entries()
-	if err != nil {
-		entries = nil
-	}
-	return ix.DenseStatsOf(entries)
+	var st DenseStats
+	ix.cat.read(func(entries map[string]Entry) { st = ix.DenseStatsOf(entries) })
+	return st
 }
 
 // DenseStatsOf is DenseStats over catalog entries the caller already read.

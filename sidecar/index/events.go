@@ -37,10 +37,7 @@ func (ix *Index) progress(p Progress) {
 func (ix *Index) Invalidate() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	entries, err := ix.cat.entries()
-	if err != nil {
-		return err
-	}
+	entries := ix.cat.entries()
 	changes := make(map[string]*Entry, len(entries))
 	for p, e := range entries {
 		e.Size, e.ModTime, e.Hash = -1, 0, ""

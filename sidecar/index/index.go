@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -182,16 +184,14 @@ func rules(vaultDir string, cfg config.Config) vault.Rules {
 
 // Languages returns the languages of the indexed notes, most notes first.
 func (ix *Index) Languages() ([]string, error) {
-	entries, err := ix.cat.entries()
-	if err != nil {
-		return nil, err
-	}
 	count := map[string]int{}
-	for _, e := range entries {
-		if e.Lang != "" {
-			count[e.Lang]++
+	ix.cat.read(func(entries map[string]Entry) {
+		for _, e := range entries {
+			if e.Lang != "" {
+				count[e.Lang]++
+			}
 		}
-	}
+	})
 	return ByCount(count), nil
 }
 
@@ -264,7 +264,7 @@ func ByCount(count map[string]int) []string {
 func (ix *Index) Meta() (Meta, error) { return ix.cat.meta() }
 
 // Entries returns the catalog's notes.
-func (ix *Index) Entries() (map[string]Entry, error) { return ix.cat.entries() }
+func (ix *Index) Entries() (map[string]Entry, error) { return ix.cat.entries(), nil }
 
 // result is one note read and chunked by a worker.
 type result struct {
@@ -277,7 +277,76 @@ type result struct {
 }
 
 // Run brings the index up to date with the vault.
-func (ix *Index) Run(ctx context.Context) (Stats, error) {
+func (ix *Index) Run(ctx context.Context) (Stats, error) { return ix.run(ctx, nil) }
+
+// RunPaths brings the index up to date for the vault-relative paths a
+// watch reported: notes, which are read again or dropped, and folders
+// ("Projects/", or a folder a rename or removal named: any path not
+// ending in .md), whose notes are all looked at. Its cost follows the
+// paths, not the vault. An empty path asks for a whole Run, as nil paths
+// do.
+func (ix *Index) RunPaths(ctx context.Context, paths []string) (Stats, error) {
+	if len(paths) == 0 || slices.Contains(paths, "") {
+		return ix.run(ctx, nil)
+	}
+	return ix.run(ctx, paths)
+}
+
+// found is what a run looked at: the notes present, the files skipped,
+// and which catalog paths it covers (nil: all of them).
+type found struct {
+	files  []vault.File
+	skips  []vault.Skip
+	covers func(path string) bool
+}
+
+// look finds the notes under scope (nil: the whole vault).
+func (ix *Index) look(scope []string) (found, error) {
+	rules := ix.Rules()
+	if scope == nil {
+		files, skips, err := vault.Scan(ix.Vault, rules)
+		return found{files: files, skips: skips}, err
+	}
+	if st, err := os.Stat(ix.Vault); err != nil || !st.IsDir() {
+		return found{}, fmt.Errorf("%w: %s", vault.ErrNoVault, ix.Vault)
+	}
+	var f found
+	notes, dirs := map[string]bool{}, []string{}
+	for _, p := range scope {
+		if dir, ok := strings.CutSuffix(p, "/"); ok || !strings.EqualFold(path.Ext(p), ".md") {
+			files, skips, err := vault.ScanDir(ix.Vault, dir, rules)
+			if err != nil {
+				return found{}, err
+			}
+			f.files, f.skips = append(f.files, files...), append(f.skips, skips...)
+			dirs = append(dirs, dir+"/")
+			continue
+		}
+		notes[p] = true
+		if file, skip := vault.StatFile(ix.Vault, p, rules); file != nil {
+			f.files = append(f.files, *file)
+		} else if skip != nil {
+			f.skips = append(f.skips, *skip)
+		}
+	}
+	f.covers = func(p string) bool {
+		if notes[p] {
+			return true
+		}
+		for _, d := range dirs {
+			if strings.HasPrefix(p, d) {
+				return true
+			}
+		}
+		return false
+	}
+	// A note both named and under a named folder is looked at twice.
+	sort.Slice(f.files, func(i, j int) bool { return f.files[i].Path < f.files[j].Path })
+	f.files = slices.CompactFunc(f.files, func(a, b vault.File) bool { return a.Path == b.Path })
+	return f, nil
+}
+
+func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	began := time.Now()
@@ -285,36 +354,64 @@ func (ix *Index) Run(ctx context.Context) (Stats, error) {
 	if err := ix.reconcile(); err != nil {
 		return st, err
 	}
-	old, err := ix.cat.entries()
+	meta, err := ix.cat.meta()
 	if err != nil {
 		return st, err
 	}
-	files, skips, err := vault.Scan(ix.Vault, ix.Rules())
+	notes := ix.cat.count()
+	f, err := ix.look(scope)
 	if err != nil {
-		if errors.Is(err, vault.ErrNoVault) && len(old) > 0 {
-			return st, fmt.Errorf("%w: %s not found while the index holds %d notes; index left unchanged", ErrVaultGone, ix.Vault, len(old))
+		if errors.Is(err, vault.ErrNoVault) && notes > 0 {
+			return st, fmt.Errorf("%w: %s not found while the index holds %d notes; index left unchanged", ErrVaultGone, ix.Vault, notes)
 		}
 		return st, err
 	}
-	if len(files) == 0 && len(old) > 0 {
-		return st, fmt.Errorf("%w: %s has no notes while the index holds %d; index left unchanged", ErrVaultGone, ix.Vault, len(old))
-	}
-	st.Skipped = skips
 
-	present := make(map[string]bool, len(files))
+	// old holds the catalog's entries of the notes looked at: all of
+	// them on a whole run, which the workers read while the writer
+	// changes the catalog.
+	old := map[string]Entry{}
+	if f.covers == nil {
+		old = ix.cat.entries()
+		st.Skipped = f.skips
+	} else {
+		ix.cat.read(func(all map[string]Entry) {
+			for _, file := range f.files {
+				if e, ok := all[file.Path]; ok {
+					old[file.Path] = e
+				}
+			}
+			for p, e := range all {
+				if f.covers(p) {
+					old[p] = e
+				}
+			}
+		})
+		for _, sk := range meta.Skipped {
+			if !f.covers(sk.Path) {
+				st.Skipped = append(st.Skipped, sk)
+			}
+		}
+		st.Skipped = append(st.Skipped, f.skips...)
+	}
+
+	present := make(map[string]bool, len(f.files))
 	var todo []vault.File
-	for _, f := range files {
-		present[f.Path] = true
-		if e, ok := old[f.Path]; ok && e.Size == f.Size && e.ModTime == f.ModTime.UnixNano() {
+	for _, file := range f.files {
+		present[file.Path] = true
+		if e, ok := old[file.Path]; ok && e.Size == file.Size && e.ModTime == file.ModTime.UnixNano() {
 			continue
 		}
-		todo = append(todo, f)
+		todo = append(todo, file)
 	}
 	var gone []string
 	for p := range old {
 		if !present[p] {
 			gone = append(gone, p)
 		}
+	}
+	if notes > 0 && len(gone) == notes && len(f.files) == 0 {
+		return st, fmt.Errorf("%w: %s has no notes while the index holds %d; index left unchanged", ErrVaultGone, ix.Vault, notes)
 	}
 
 	w := newWriter(ix, &st, len(todo))
@@ -339,17 +436,15 @@ func (ix *Index) Run(ctx context.Context) (Stats, error) {
 		return st, err
 	}
 
-	entries, err := ix.cat.entries()
-	if err != nil {
-		return st, err
-	}
-	st.Notes = len(entries)
-	for p, e := range entries {
-		st.Chunks += e.Chunks
-		if e.Warning != "" {
-			st.Warnings = append(st.Warnings, vault.Skip{Path: p, Reason: e.Warning})
+	ix.cat.read(func(entries map[string]Entry) {
+		st.Notes = len(entries)
+		for p, e := range entries {
+			st.Chunks += e.Chunks
+			if e.Warning != "" {
+				st.Warnings = append(st.Warnings, vault.Skip{Path: p, Reason: e.Warning})
+			}
 		}
-	}
+	})
 	st.Duration = time.Since(began)
 	err = ix.cat.setMeta(Meta{Fingerprint: ix.Fingerprint(), LastIndex: time.Now().UTC(), Skipped: st.Skipped})
 	return st, err
@@ -487,14 +582,12 @@ func toDoc(n *vault.Note, l string, i int, c markdown.Chunk) bm25.Doc {
 // only exist if a run was killed between writing the keyword index and
 // the catalog; the counts reveal it cheaply.
 func (ix *Index) reconcile() error {
-	entries, err := ix.cat.entries()
-	if err != nil {
-		return err
-	}
 	want := 0
-	for _, e := range entries {
-		want += e.Chunks
-	}
+	ix.cat.read(func(entries map[string]Entry) {
+		for _, e := range entries {
+			want += e.Chunks
+		}
+	})
 	n, err := ix.BM25.Count()
 	if err != nil {
 		return err
@@ -502,6 +595,7 @@ func (ix *Index) reconcile() error {
 	if int(n) == want {
 		return nil
 	}
+	entries := ix.cat.entries()
 	paths, err := ix.BM25.Paths()
 	if err != nil {
 		return err

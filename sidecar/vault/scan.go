@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -34,16 +36,82 @@ func Scan(root string, r Rules) ([]File, []Skip, error) {
 	if err != nil || !st.IsDir() {
 		return nil, nil, fmt.Errorf("%w: %s", ErrNoVault, root)
 	}
+	return walk(root, root, r)
+}
+
+// ScanDir is Scan of one folder of the vault, dir (vault-relative, slash
+// separated): its notes at any depth, with paths relative to root. A
+// folder that is gone, excluded by the rules or reached through a
+// symbolic link holds no notes.
+func ScanDir(root, dir string, r Rules) ([]File, []Skip, error) {
+	if !within(root, dir, r) {
+		return nil, nil, nil
+	}
+	return walk(root, filepath.Join(root, filepath.FromSlash(dir)), r)
+}
+
+// StatFile is Scan of one vault-relative path: the note, if rel names an
+// indexable one; or why it is skipped; or neither, when it is gone or no
+// note.
+func StatFile(root, rel string, r Rules) (*File, *Skip) {
+	if !r.Indexable(rel) || !within(root, path.Dir(rel), r) {
+		return nil, nil
+	}
+	info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	f, skip := fileOf(rel, info, err, r)
+	return f, skip
+}
+
+// within reports whether the vault-relative folder dir is one a walk of
+// root enters: no folder on the way is excluded or a symbolic link.
+func within(root, dir string, r Rules) bool {
+	if dir == "." || dir == "" {
+		return true
+	}
+	parts := strings.Split(dir, "/")
+	for i := range parts {
+		rel := strings.Join(parts[:i+1], "/")
+		if r.SkipDir(rel) {
+			return false
+		}
+		st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil || !st.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// fileOf is the note found at rel, or why it is skipped.
+func fileOf(rel string, info fs.FileInfo, err error, r Rules) (*File, *Skip) {
+	if err != nil {
+		return nil, &Skip{Path: rel, Reason: "unreadable: " + err.Error()}
+	}
+	if !info.Mode().IsRegular() {
+		// A symlink or device named .md: following links could leave the vault.
+		return nil, &Skip{Path: rel, Reason: "not a regular file"}
+	}
+	if r.MaxBytes > 0 && info.Size() > r.MaxBytes {
+		return nil, &Skip{Path: rel, Reason: fmt.Sprintf("too large: %d bytes (cap %d)", info.Size(), r.MaxBytes)}
+	}
+	return &File{Path: rel, Size: info.Size(), ModTime: info.ModTime()}, nil
+}
+
+// walk lists the notes under from, a folder of root or root itself.
+func walk(root, from string, r Rules) ([]File, []Skip, error) {
 	var files []File
 	var skips []Skip
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		rel, relErr := filepath.Rel(root, p)
 		if relErr != nil {
 			return relErr
 		}
 		rel = filepath.ToSlash(rel)
 		if err != nil {
-			if p == root {
+			if p == from {
 				return err
 			}
 			skips = append(skips, Skip{Path: rel, Reason: "unreadable: " + errors.Unwrap(err).Error()})
@@ -62,20 +130,12 @@ func Scan(root string, r Rules) ([]File, []Skip, error) {
 			return nil
 		}
 		info, err := d.Info()
-		if err != nil {
-			skips = append(skips, Skip{Path: rel, Reason: "unreadable: " + err.Error()})
-			return nil
+		f, skip := fileOf(rel, info, err, r)
+		if skip != nil {
+			skips = append(skips, *skip)
+		} else {
+			files = append(files, *f)
 		}
-		if !info.Mode().IsRegular() {
-			// A symlink or device named .md: following links could leave the vault.
-			skips = append(skips, Skip{Path: rel, Reason: "not a regular file"})
-			return nil
-		}
-		if r.MaxBytes > 0 && info.Size() > r.MaxBytes {
-			skips = append(skips, Skip{Path: rel, Reason: fmt.Sprintf("too large: %d bytes (cap %d)", info.Size(), r.MaxBytes)})
-			return nil
-		}
-		files = append(files, File{Path: rel, Size: info.Size(), ModTime: info.ModTime()})
 		return nil
 	})
 	if err != nil {
