@@ -223,6 +223,8 @@ func encodeEntry(e *Entry) []byte {
 	}
 	b = binary.AppendUvarint(b, flags)
 	b = appendString(b, e.SupersededBy)
+	b = binary.AppendVarint(b, e.Updated)
+	b = binary.AppendVarint(b, e.Dated)
 	return b
 }
 
@@ -252,6 +254,8 @@ func decodeEntry(v []byte) (Entry, error) {
 	flags := d.uvarint()
 	e.Superseded, e.Private = flags&flagSuperseded != 0, flags&flagPrivate != 0
 	e.SupersededBy = d.string()
+	e.Updated = d.varint()
+	e.Dated = d.varint()
 	return e, d.err
 }
 
