@@ -258,6 +258,17 @@ func TestItalianQuestionFindsItalianNote(t *testing.T) {
 // the server is down, indexing still succeeds with a warning.
 func TestModelEmbedder(t *testing.T) {
 	fake := llmtest.New(t)
+	// Embeddings by shared words, so the vault's dense floor (measured
+	// with made-up words) has a meaning to keep rennet.md above it.
+	fake.SetDims(64)
+	fake.SetResponder(func(r llmtest.Request) llmtest.Reply {
+		vecs := make([][]float32, len(r.Input))
+		for i, in := range r.Input {
+			_, text, _ := strings.Cut(in, ": ")
+			vecs[i] = llmtest.Words(text, 64)
+		}
+		return llmtest.Reply{Embeddings: vecs}
+	})
 	v := writeVault(t)
 	cfg := "model:\n  provider: ollama\n  endpoint: " + fake.URL + "\n  embed_model: nomic-embed-text\ndense:\n  embedder: model\n"
 	os.MkdirAll(filepath.Join(v, ".quire"), 0o700)

@@ -30,6 +30,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 )
 
 // API names which endpoint a request hit.
@@ -471,6 +472,33 @@ func Vector(text string, dims int) []float32 {
 	}
 	for i := range v {
 		v[i] /= n
+	}
+	return v
+}
+
+// Words is an embedding whose cosine means something: the normalised sum
+// of one Vector per lower-cased word of text, so texts that share words
+// are close and texts that share none are as far apart as chance puts
+// them. A test whose dense search must find a passage scripts it with
+// SetResponder.
+func Words(text string, dims int) []float32 {
+	v := make([]float32, dims)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		for i, x := range Vector(w, dims) {
+			v[i] += x
+		}
+	}
+	var norm float64
+	for _, x := range v {
+		norm += float64(x) * float64(x)
+	}
+	if norm == 0 {
+		return Vector(text, dims)
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(norm))
 	}
 	return v
 }
