@@ -38,7 +38,11 @@ const log = (...a) => process.stderr.write(`mcp-sdk: ${a.join(" ")}\n`);
 /** A stand-in Ollama embedding server: bag-of-words vectors, every input counted. */
 function fakeEmbedder() {
   const dims = 64;
-  const state = { inputs: 0 };
+  // seen: every text embedded so far, so that a passage embedded twice
+  // (its vector redone) is told from what a starting sidecar embeds: the
+  // dimension probe (sidecar/engine/open.go) and, once, the made-up words
+  // that measure the vault's dense floor.
+  const state = { inputs: 0, seen: new Set(), repeats: 0 };
   const embed = (text) => {
     const v = new Array(dims).fill(0);
     for (const w of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
@@ -61,6 +65,10 @@ function fakeEmbedder() {
       const { input } = JSON.parse(body);
       const texts = Array.isArray(input) ? input : [input];
       state.inputs += texts.length;
+      for (const t of texts) {
+        if (state.seen.has(t) && t !== "dimension probe") state.repeats++;
+        state.seen.add(t);
+      }
       res.writeHead(200, { "Content-Type": "application/json" });
       res.end(JSON.stringify({ embeddings: texts.map(embed) }));
     });
@@ -208,6 +216,7 @@ async function main() {
       );
     }
     const embeddedSoFar = () => embedder.state?.inputs ?? 0;
+    const repeatedSoFar = () => embedder.state?.repeats ?? 0;
 
     // The vault indexed first, vectors and all, as a user who ran quire index has it.
     log("indexing the corpus");
@@ -221,13 +230,13 @@ async function main() {
       const st = await call(a.client, "status", {});
       sidecars.add((await readConn(stateDir)).pid);
       if (st.chunks !== indexed.chunks) throw new Error(`status: ${st.chunks} passages, want ${indexed.chunks} as indexed`);
-      const before = embeddedSoFar();
+      const before = repeatedSoFar();
       const progress = [];
       const began = Date.now();
       // The SDK's defaults: a 60 s timeout that progress does not extend.
       const r = await call(a.client, "reindex", { full: true }, { onprogress: (p) => progress.push(p) });
       const took = Date.now() - began;
-      const again = embeddedSoFar() - before;
+      const again = repeatedSoFar() - before;
       log(`reindex {full: true}: ${(took / 1000).toFixed(1)} s, ${progress.length} progress notifications, ${r.notes} notes, ${r.chunks} passages, ` +
         `vectors ${r.vectors?.embedded}/${r.vectors?.total}, ${embedder.state ? again : "(builtin: not counted)"} texts embedded again`);
       for (const p of progress.length > 5 ? progress.slice(0, 3).concat(progress.slice(-2)) : progress) log(`  progress ${p.progress}/${p.total ?? "?"} ${p.message ?? ""}`);
