@@ -7,11 +7,55 @@
 // of versions: an engine older than the plugin and one newer, over their
 // protocol ranges; a restart after a crash; the give-up after three.
 //
-// Every "engine" here is a small launcher script that answers `version
-// --json` as an engine of that release would and execs the quire this
-// harness built for everything else, so `quire serve` is real.
+// One pairing each way is a real older release: the engine and the plugin
+// as they were at OLD_COMMIT (oldRelease builds them from git). The other
+// "engines" are small launcher scripts that answer `version --json` as an
+// engine of that release would and exec the quire this harness built for
+// everything else, so `quire serve` is real.
+import { execFileSync } from "node:child_process";
 import { existsSync, promises as fsp } from "node:fs";
 import { join } from "node:path";
+
+/**
+ * OLD_COMMIT is the older release the real pairings use: the last commit
+ * before lint.run (protocol 1 with ranges, the state folder's proof), so
+ * its engine lacks a request this plugin sends and its plugin predates
+ * everything added since (the heading path as a list, dates in search
+ * results, type-ahead).
+ */
+export const OLD_COMMIT = "6755b1244205ca1c5518ddf7887b1d3d39f4cbde";
+
+/**
+ * oldRelease builds OLD_COMMIT's engine (go build, cgo as usual, the Go
+ * build cache shared with this tree's: the modules are the same) and its
+ * plugin (esbuild with this tree's node_modules: its package-lock.json is
+ * the same) into repo/tmp/old-release/<commit>/, from `git archive`, and
+ * reuses them while they are there. It needs the commit in the clone's
+ * history (CI's checkout fetches it all).
+ */
+export function oldRelease(repo, log) {
+  const dir = join(repo, "tmp", "old-release", OLD_COMMIT.slice(0, 12));
+  const bin = join(dir, "quire");
+  const mainJs = join(dir, "main.js");
+  const version = `0.1.0-${OLD_COMMIT.slice(0, 7)}`;
+  if (existsSync(bin) && existsSync(mainJs)) return { bin, mainJs, version };
+  const started = Date.now();
+  const src = join(dir, "src");
+  execFileSync("rm", ["-rf", src]);
+  execFileSync("mkdir", ["-p", src]);
+  try {
+    execFileSync("sh", ["-c", `git -C '${repo}' archive ${OLD_COMMIT} manifest.json proto sidecar plugin/src plugin/esbuild.config.mjs | tar -x -C '${src}'`], { stdio: ["ignore", "ignore", "inherit"] });
+  } catch (err) {
+    throw new Error(`the older release ${OLD_COMMIT} is not in this clone's history (fetch it all: git fetch --unshallow): ${err}`);
+  }
+  log(`building the older release's engine and plugin (${OLD_COMMIT.slice(0, 12)})`);
+  execFileSync("go", ["build", "-ldflags", `-X github.com/quire-app/quire/sidecar/buildinfo.version=${version}`, "-o", `${bin}.tmp`, "./cmd/quire"], { cwd: join(src, "sidecar"), env: { ...process.env, GOWORK: "off" }, stdio: "inherit" });
+  execFileSync("ln", ["-sfn", join(repo, "plugin", "node_modules"), join(src, "plugin", "node_modules")]);
+  execFileSync(process.execPath, [join(src, "plugin", "esbuild.config.mjs"), "production"], { cwd: join(src, "plugin"), env: { ...process.env, QUIRE_PLUGIN_OUT: mainJs }, stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync("mv", [`${bin}.tmp`, bin]);
+  log(`older release built in ${Math.round((Date.now() - started) / 1000)} s`);
+  return { bin, mainJs, version };
+}
 
 /** launcher writes dir/quire: a script that prints versionJson for `version --json` and runs bin otherwise. */
 async function launcher(dir, bin, versionJson) {
@@ -24,11 +68,11 @@ async function launcher(dir, bin, versionJson) {
 
 /** engineScenarios runs the first-run, per-system, pairing and restart scenarios; h is run.mjs's toolbox. */
 export async function engineScenarios(h) {
-  const { tmp, bin, manifest, kids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles } = h;
+  const { tmp, bin, old, mainJs, manifest, kids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles } = h;
   const version = manifest.version;
   const serveKids = () => kids.filter((k) => k.spawnargs.includes("serve"));
   const online = (page, timeout = 60_000) => waitFor(page, () => /^Quire: \d+ notes?/.test(window.harness.statusText()), undefined, timeout);
-  const load = async (name, { path = "", env = {}, ...system } = {}) => {
+  const load = async (name, { path = "", env = {}, main, ...system } = {}) => {
     const home = join(tmp, `home-${name}`);
     await fsp.mkdir(home, { recursive: true });
     const vault = await copyVault(join(tmp, `vault-${name}`));
@@ -39,6 +83,7 @@ export async function engineScenarios(h) {
       settings: { binaryPath: "", stateFolder: "" },
       manifest,
       env: { HOME: home, PATH: path, ...env },
+      main,
       ...system,
     });
     return { page, home, vault };
@@ -155,6 +200,51 @@ export async function engineScenarios(h) {
     expect((await page.$(".quire-engine-modal")) === null, "a panel opened");
     const notices = await page.evaluate(() => window.harness.notices());
     expect(notices.length === 0, `notices: ${notices}`);
+    await close(page);
+  });
+  await scenario(`a real older engine (${old.version}, built from git: it lacks lint.run) with this plugin: started and serving, and says once what it lacks, with the upgrade`, async () => {
+    const dir = join(tmp, "real-older-engine-bin");
+    // The launcher answers nothing itself: `version --json` is the older engine's own.
+    const path = await launcher(dir, old.bin);
+    const { page } = await load("real-older-engine", { path: dir });
+    await online(page);
+    expect(serveKids().at(-1).spawnfile === path, `started ${serveKids().at(-1).spawnfile}`);
+    expect((await page.$(".quire-engine-modal")) === null, "a panel opened");
+    await waitFor(page, () => window.harness.notices().some((n) => n.includes("lacks")));
+    const notices = await page.evaluate(() => window.harness.notices());
+    log(`real older engine: ${notices.join(" | ")}`);
+    const lacks = notices.map((n) => new RegExp(`^Quire's engine ${old.version} is older than this plugin and lacks (.+); the rest works\\.`).exec(n)?.[1]).find(Boolean);
+    expect(lacks?.split(", ").includes("lint.run"), `notices: ${notices}`);
+    // The rest works: a search through it.
+    await page.evaluate(() => window.harness.command("search-vault"));
+    await page.waitForSelector(".quire-search-input", { timeout: 5000 });
+    await page.type(".quire-search-input", "sourdough starter feeding", { delay: 20 });
+    await waitFor(page, () => document.querySelector(".quire-search-results")?.getAttribute("data-query") === "sourdough starter feeding" && document.querySelectorAll(".quire-search-item").length > 0);
+    const first = await page.$eval(".quire-search-item", (e) => e.getAttribute("data-path"));
+    expect(/sourdough/i.test(first ?? ""), `first result: ${first}`);
+    await shot(page, "engine-real-older.png");
+    await close(page);
+  });
+  await scenario(`this engine with a real older plugin (${old.version}'s main.js, built from git): started and serving, and its search shows this engine's results`, async () => {
+    const [older, current] = await Promise.all([fsp.readFile(old.mainJs), fsp.readFile(mainJs)]);
+    expect(!older.equals(current), "the older plugin's main.js is this one's");
+    const dir = join(tmp, "older-plugin-bin");
+    const path = await launcher(dir, bin);
+    const { page } = await load("older-plugin", { path: dir, main: "/main-old.js" });
+    await online(page);
+    expect(serveKids().at(-1).spawnfile === path, `started ${serveKids().at(-1).spawnfile}`);
+    expect((await page.$(".quire-engine-modal")) === null, "a panel opened");
+    await page.evaluate(() => window.harness.command("search-vault"));
+    await page.waitForSelector(".quire-search-input", { timeout: 5000 });
+    await page.type(".quire-search-input", "sourdough starter feeding", { delay: 20 });
+    await waitFor(page, () => document.querySelector(".quire-search-results")?.getAttribute("data-query") === "sourdough starter feeding" && document.querySelectorAll(".quire-search-item").length > 0);
+    const rows = await page.$$eval(".quire-search-item", (els) => els.map((e) => ({ path: e.getAttribute("data-path"), title: e.querySelector(".quire-search-title")?.textContent ?? "", text: e.textContent ?? "" })));
+    log(`older plugin's search: ${rows.slice(0, 3).map((r) => `${r.path} "${r.text.slice(0, 80)}"`).join(" | ")}`);
+    expect(/sourdough/i.test(rows[0]?.path ?? ""), `first result: ${rows[0]?.path}`);
+    expect(rows.every((r) => !/undefined|\[object Object\]/.test(r.text)), `rows: ${JSON.stringify(rows.slice(0, 3))}`);
+    const errors = await page.evaluate(() => window.harness.notices().filter((n) => /error|failed|could not/i.test(n)));
+    expect(errors.length === 0, `notices: ${errors}`);
+    await shot(page, "plugin-real-older.png");
     await close(page);
   });
   await scenario("an engine too old for the plugin (no protocol it speaks) is never started: the panel shows the upgrade, and an upgraded one is noticed", async () => {

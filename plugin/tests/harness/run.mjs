@@ -3,9 +3,10 @@
 // headless Chromium on a page that stands in for Obsidian (tests/
 // obsidian-stub.ts, bundled), talking over real websockets to real
 // `quire serve` sidecars on temporary copies of sample-vault/. It builds
-// the sidecar and the plugin first, installs Debian's chromium when it is
-// missing, writes screenshots to a temporary folder, and ends with the
-// line `N passed, N failed`.
+// the sidecar and the plugin first (and, once, an older release's engine
+// and plugin from git into tmp/old-release: engine.mjs), installs
+// Debian's chromium when it is missing, writes screenshots to a temporary
+// folder, and ends with the line `N passed, N failed`.
 //
 // Usage: npm --prefix plugin run harness
 //   HARNESS_OUT=DIR     screenshots there (default: the repository's tmp/harness-screenshots, gitignored)
@@ -25,7 +26,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import esbuild from "esbuild";
 import { chromium } from "playwright-core";
-import { engineScenarios } from "./engine.mjs";
+import { engineScenarios, oldRelease } from "./engine.mjs";
 import { evalReportScenarios } from "./evalreport.mjs";
 
 /** sealed puts the quire_hash of text's bytes (hashed with the value emptied) into it, as the engine seals a page it writes. */
@@ -339,6 +340,9 @@ async function main() {
   const manifest = JSON.parse(readFileSync(join(repo, "manifest.json"), "utf8"));
   const mainJs = join(pluginDir, "main.js");
   log(`main.js is ${statSync(mainJs).size} bytes`);
+  // The older release of the real pairings (engine.mjs), built once into tmp/old-release.
+  const only = process.env.HARNESS_ONLY;
+  const old = only === "eval" ? null : oldRelease(repo, log);
   const read = (p) => () => readFileSync(p);
   const pages = await startPageServer({
     "/page.html": { type: "text/html", body: read(join(here, "page.html")) },
@@ -347,6 +351,7 @@ async function main() {
     "/theme.css": { type: "text/css", body: read(join(here, "theme.css")) },
     "/styles.css": { type: "text/css", body: read(join(repo, "styles.css")) },
     "/main.js": { type: "text/javascript", body: read(mainJs) },
+    "/main-old.js": { type: "text/javascript", body: () => (old ? readFileSync(old.mainJs) : "") },
     "/obsidian-stub.js": { type: "text/javascript", body: () => stub.outputFiles[0].contents },
     "/codemirror.js": {
       type: "text/javascript",
@@ -492,8 +497,7 @@ async function main() {
   const servers = [];
   try {
     // 0. The engine's first run: discovery, the first-run panel per system, pairings of versions.
-    const only = process.env.HARNESS_ONLY;
-    if (only !== "eval") await engineScenarios({ tmp, bin, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
+    if (only !== "eval") await engineScenarios({ tmp, bin, old, mainJs, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
     // The eval report, a page of its own opened from disk.
     if (only !== "engine") await evalReportScenarios({ tmp, bin, out, context, axeSrc, log, scenario, expect, copyVault });
     // (A labelled block, not an if, so that the scenarios below keep their indentation.)
