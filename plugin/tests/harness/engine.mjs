@@ -203,6 +203,7 @@ export async function engineScenarios(h) {
     await close(page);
   });
   await scenario(`a real older engine (${old.version}, built from git: it lacks lint.run) with this plugin: started and serving, and says once what it lacks, with the upgrade`, async () => {
+    if (old.error) throw old.error;
     const dir = join(tmp, "real-older-engine-bin");
     // The launcher answers nothing itself: `version --json` is the older engine's own.
     const path = await launcher(dir, old.bin);
@@ -226,6 +227,7 @@ export async function engineScenarios(h) {
     await close(page);
   });
   await scenario(`this engine with a real older plugin (${old.version}'s main.js, built from git): started and serving, and its search shows this engine's results`, async () => {
+    if (old.error) throw old.error;
     const [older, current] = await Promise.all([fsp.readFile(old.mainJs), fsp.readFile(mainJs)]);
     expect(!older.equals(current), "the older plugin's main.js is this one's");
     const dir = join(tmp, "older-plugin-bin");
