@@ -15,7 +15,18 @@
 // passage should score above every other passage of its pool, each query
 // weighing the same, each vault the same, the weights pulled towards the
 // fused order (l2) so that a feature moves a passage only as far as the
-// pseudo-queries support.
+// pseudo-queries support. With -objective lambdarank a pair also weighs
+// the change in nDCG its swap would make, so the top of the pool counts
+// most.
+//
+// -dev NAME=GOLD,... scores every fitted variant on dev questions (span
+// recall@5 per set and per type after the per-note cap, as quire eval
+// counts them): that is how a variant is chosen. The dev questions never
+// enter a fit. The committed weights are the variant that loses the
+// fewest questions on its worst dev set, then gains the most on the mean:
+//
+//	go run ./sidecar/internal/fitrerank -state tmp/eval -objective lambdarank -l2 0.3 \
+//	    -dev ariostea=GOLD,... -out sidecar/search/rerank_model.go ariostea=VAULT ...
 package main
 
 import (
@@ -46,6 +57,9 @@ func main() {
 	hold := flag.String("hold", "", "leave this vault out of the fit and report the model on it")
 	cache := flag.String("cache", "", "keep the collected pools in this file and read them from it when it exists (same code, same vaults)")
 	drop := flag.String("drop", "", "comma list of features left out of the model (weight 0)")
+	dev := flag.String("dev", "", "comma list of NAME=GOLD: score each fitted model on these dev questions (span recall@5 after the per-note cap, as quire eval counts it) to choose between variants")
+	objective := flag.String("objective", "ranknet", "ranknet (every pair weighs the same) or lambdarank (a pair weighs the change in nDCG its swap makes)")
+	flag.Float64Var(&swapOdds, "swap", swapOdds, "the odds that the recipe swaps a query word for a neighbour")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: fitrerank [-state DIR] [-out FILE] NAME=VAULT...")
@@ -104,6 +118,11 @@ func main() {
 			os.Exit(2)
 		}
 	}
+	devData, err := collectDev(ctx, *dev, *state)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fitrerank:", err)
+		os.Exit(1)
+	}
 	ls := strings.Split(*lambdas, ",")
 	for _, lv := range ls {
 		lambda, err := strconv.ParseFloat(lv, 64)
@@ -121,12 +140,15 @@ func main() {
 					train = append(train, d)
 				}
 			}
-			m := fit(train, lambda, off)
+			m := fit(train, lambda, off, *objective == "lambdarank")
 			models[ch] = m
 			fmt.Printf("l2 %g %s weights %.3f\n", lambda, ch, m.Weight)
 			report(ch, "train", train, m)
 			if len(test) > 0 {
 				report(ch, "held out", test, m)
+			}
+			if ch == search.Hybrid {
+				reportDev(devData, m)
 			}
 		}
 		if *out != "" {
@@ -207,8 +229,11 @@ func collect(ctx context.Context, name, vault, state string, n int, seed int64) 
 }
 
 // fit finds weights by gradient descent on the pairwise logistic loss,
-// features standardised over the training pools.
-func fit(data []vaultData, lambda float64, off [search.NumFeatures]bool) search.Model {
+// features standardised over the training pools. With lambda (LambdaRank)
+// each pair also weighs the change in its query's nDCG that swapping the
+// two would make at the current weights: what is done near the top of a
+// pool counts, what is done at rank 40 hardly does.
+func fit(data []vaultData, lambda float64, off [search.NumFeatures]bool, lambdaRank bool) search.Model {
 	var m search.Model
 	var sum, sq [search.NumFeatures]float64
 	count := 0.0
@@ -238,43 +263,35 @@ func fit(data []vaultData, lambda float64, off [search.NumFeatures]bool) search.
 		}
 		return z
 	}
-	// Pairs, each query's weighing 1/len, each vault's queries 1/len.
-	type pair struct {
-		d [search.NumFeatures]float64
-		w float64
+	// Each query weighs 1/its pairs, each vault's queries 1/their number.
+	type pool struct {
+		z   [][search.NumFeatures]float64
+		rel []bool
+		w   float64
 	}
-	var pairs []pair
+	var pools []pool
 	for _, d := range data {
-		var vp []pair
-		used := 0
+		var vp []pool
 		for _, q := range d.Queries {
-			var pos, neg [][search.NumFeatures]float64
-			for i, x := range q.X {
-				if q.Rel[i] {
-					pos = append(pos, std(x))
-				} else {
-					neg = append(neg, std(x))
+			npos := 0
+			for _, r := range q.Rel {
+				if r {
+					npos++
 				}
 			}
-			if len(pos) == 0 || len(neg) == 0 {
+			if npos == 0 || npos == len(q.Rel) {
 				continue
 			}
-			used++
-			w := 1 / float64(len(pos)*len(neg))
-			for _, p := range pos {
-				for _, n := range neg {
-					var diff [search.NumFeatures]float64
-					for i := range diff {
-						diff[i] = p[i] - n[i]
-					}
-					vp = append(vp, pair{diff, w})
-				}
+			p := pool{rel: q.Rel, w: 1 / float64(npos*(len(q.Rel)-npos))}
+			for _, x := range q.X {
+				p.z = append(p.z, std(x))
 			}
+			vp = append(vp, p)
 		}
 		for i := range vp {
-			vp[i].w /= float64(max(used, 1))
+			vp[i].w /= float64(len(vp))
 		}
-		pairs = append(pairs, vp...)
+		pools = append(pools, vp...)
 	}
 	// The prior is the fused order: the penalty pulls the weights towards
 	// it, so a large l2 keeps the pool as fusion ranked it.
@@ -282,21 +299,55 @@ func fit(data []vaultData, lambda float64, off [search.NumFeatures]bool) search.
 	prior[search.FeatureFused] = 1
 	w = prior
 	total := 0.0
-	for _, p := range pairs {
+	for _, p := range pools {
 		total += p.w
 	}
-	const steps, rate = 3000, 0.5
+	// The step shrinks with the penalty: the penalty's own curvature is
+	// 2·lambda, and a step past 1/curvature oscillates and diverges.
+	const steps = 3000
+	rate := 0.5 / (1 + 2*lambda)
+	scores := make([]float64, 64)
+	ranks := make([]int, 64)
 	for it := 0; it < steps; it++ {
 		var g [search.NumFeatures]float64
-		for _, p := range pairs {
-			s := 0.0
-			for i := range w {
-				s += w[i] * p.d[i]
+		for _, p := range pools {
+			n := len(p.z)
+			scores, ranks = scores[:0], ranks[:0]
+			for _, z := range p.z {
+				s := 0.0
+				for i := range w {
+					s += w[i] * z[i]
+				}
+				scores = append(scores, s)
 			}
-			// d/dw log(1+exp(-s)) = -d · σ(-s)
-			f := p.w / (1 + math.Exp(s))
-			for i := range g {
-				g[i] -= f * p.d[i]
+			if lambdaRank {
+				order := make([]int, n)
+				for i := range order {
+					order[i] = i
+				}
+				sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
+				ranks = ranks[:n]
+				for r, i := range order {
+					ranks[i] = r
+				}
+			}
+			for a := 0; a < n; a++ {
+				if !p.rel[a] {
+					continue
+				}
+				for b := 0; b < n; b++ {
+					if p.rel[b] {
+						continue
+					}
+					f := p.w / (1 + math.Exp(scores[a]-scores[b]))
+					if lambdaRank {
+						f *= math.Abs(1/math.Log2(2+float64(ranks[a])) - 1/math.Log2(2+float64(ranks[b])))
+					}
+					// d/dw log(1+exp(-(s_a-s_b))) = -(z_a-z_b) σ(-(s_a-s_b))
+					for i := range g {
+						g[i] -= f * (p.z[a][i] - p.z[b][i])
+					}
+				}
 			}
 		}
 		for i := range w {
@@ -385,4 +436,152 @@ func write(path string, models map[search.Channel]search.Model, vaults []string,
 		return err
 	}
 	return os.WriteFile(path, src, 0o644)
+}
+
+// devQuestion is one dev question's hybrid pool: features, span hits and
+// each passage's note, for the per-note cap.
+type devQuestion struct {
+	Query string
+	Type  string
+	X     [][search.NumFeatures]float64
+	Rel   []bool
+	Paths []string
+}
+
+type devSet struct {
+	Name      string
+	PerNote   int
+	Questions []devQuestion
+}
+
+// collectDev records the hybrid pools of the dev questions named by spec
+// (NAME=GOLD,...), each searched in the state folder STATE/NAME that the
+// fit's own NAME=VAULT indexed. The dev questions choose between fitted
+// variants; they never enter a fit.
+func collectDev(ctx context.Context, spec, state string) ([]devSet, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	vaults := map[string]string{}
+	for _, arg := range flag.Args() {
+		name, vault, _ := strings.Cut(arg, "=")
+		vaults[name] = vault
+	}
+	var out []devSet
+	for _, item := range strings.Split(spec, ",") {
+		name, gold, ok := strings.Cut(item, "=")
+		if !ok || vaults[name] == "" {
+			return nil, fmt.Errorf("-dev: %q is not NAME=GOLD with a NAME=VAULT argument", item)
+		}
+		qs, err := eval.Load(gold)
+		if err != nil {
+			return nil, err
+		}
+		e, err := engine.Open(engine.Setup{Vault: vaults[name], State: state + "/" + name, Foreground: true})
+		if err != nil {
+			return nil, err
+		}
+		ds, err := devPools(ctx, e, name, qs)
+		e.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ds)
+	}
+	return out, nil
+}
+
+func devPools(ctx context.Context, e *engine.Engine, name string, qs []eval.Question) (devSet, error) {
+	if err := e.EnableDense(ctx); err != nil {
+		return devSet{}, err
+	}
+	if _, err := e.Reindex(ctx, false, nil); err != nil {
+		return devSet{}, err
+	}
+	s := e.Searcher()
+	ds := devSet{Name: name, PerNote: s.PerNote}
+	for _, q := range qs {
+		pool, err := s.PoolFeatures(ctx, q.Query, search.Hybrid)
+		if err != nil {
+			return devSet{}, fmt.Errorf("%s: %q: %w", name, q.Query, err)
+		}
+		dq := devQuestion{Query: q.Query, Type: q.Type, X: pool.Features}
+		for _, c := range pool.Candidates {
+			rel := false
+			text := eval.Normalize(c.Text)
+			for _, sp := range q.Spans {
+				rel = rel || (c.Path == sp.Note && strings.Contains(text, eval.Normalize(sp.Text)))
+			}
+			dq.Rel = append(dq.Rel, rel)
+			dq.Paths = append(dq.Paths, c.Path)
+		}
+		ds.Questions = append(ds.Questions, dq)
+	}
+	return ds, nil
+}
+
+// reportDev prints span recall@5 on each dev set, in the fused order and
+// reranked, with the per-note cap search applies after the rerank, then
+// per question type pooled over the sets.
+func reportDev(sets []devSet, m search.Model) {
+	if len(sets) == 0 {
+		return
+	}
+	type tally struct{ n, off, on int }
+	types := map[string]*tally{}
+	var mean0, mean1 float64
+	for _, d := range sets {
+		var off, on int
+		for _, q := range d.Questions {
+			order := make([]int, len(q.X))
+			for i := range order {
+				order[i] = i
+			}
+			h0 := capHit(order, q, d.PerNote, 5)
+			sort.SliceStable(order, func(a, c int) bool { return m.Score(q.X[order[a]]) > m.Score(q.X[order[c]]) })
+			h1 := capHit(order, q, d.PerNote, 5)
+			off, on = off+h0, on+h1
+			if h0 != h1 && os.Getenv("FITRERANK_VERBOSE") != "" {
+				fmt.Printf("dev %s %+d [%s] %s\n", d.Name, h1-h0, q.Type, q.Query)
+			}
+			t := types[q.Type]
+			if t == nil {
+				t = &tally{}
+				types[q.Type] = t
+			}
+			t.n, t.off, t.on = t.n+1, t.off+h0, t.on+h1
+		}
+		n := float64(len(d.Questions))
+		mean0, mean1 = mean0+float64(off)/n, mean1+float64(on)/n
+		fmt.Printf("dev %-12s span@5 %.3f → %.3f  (%+d of %d)\n", d.Name, float64(off)/n, float64(on)/n, on-off, len(d.Questions))
+	}
+	fmt.Printf("dev mean         span@5 %.3f → %.3f\n", mean0/float64(len(sets)), mean1/float64(len(sets)))
+	names := make([]string, 0, len(types))
+	for t := range types {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		c := types[t]
+		fmt.Printf("dev type %-14s %.3f → %.3f (%d)\n", t, float64(c.off)/float64(c.n), float64(c.on)/float64(c.n), c.n)
+	}
+}
+
+// capHit is 1 when a relevant passage is among the first k of order once
+// each note is capped at per passages before the others (search.Diversify).
+func capHit(order []int, q devQuestion, per, k int) int {
+	ps := make([]search.Passage, len(order))
+	for r, i := range order {
+		ps[r] = search.Passage{Path: q.Paths[i], ID: strconv.Itoa(i)}
+	}
+	for r, p := range search.Diversify(ps, per) {
+		if r >= k {
+			break
+		}
+		i, _ := strconv.Atoi(p.ID)
+		if q.Rel[i] {
+			return 1
+		}
+	}
+	return 0
 }

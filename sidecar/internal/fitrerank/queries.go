@@ -114,6 +114,10 @@ func makeQueries(ctx context.Context, s *search.Searcher, n int, seed int64) ([]
 	return out, nil
 }
 
+// swapOdds are the odds that the recipe swaps a word for a neighbour
+// (-swap; the committed weights were fitted with 0.5).
+var swapOdds = 0.5
+
 // pickSentence returns one prose sentence of 8 to 40 words of text, or "".
 func pickSentence(text string, rng *rand.Rand) string {
 	var cands []string
@@ -184,7 +188,7 @@ func pick(words []string, k int, rng *rand.Rand) []string {
 func swapped(words []string, l lang.Lang, rng *rand.Rand) []string {
 	out := append([]string(nil), words...)
 	for i, w := range out {
-		if rng.Intn(2) == 0 {
+		if rng.Float64() >= swapOdds {
 			continue
 		}
 		if l != lang.English {
