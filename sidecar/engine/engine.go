@@ -208,7 +208,9 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 	}
 	count := map[string]int{}
 	var marked []string
+	hubs := make([]search.HubNote, 0, len(entries))
 	for p, en := range entries {
+		hubs = append(hubs, search.HubNote{Path: p, LinkLines: en.LinkLines, Lines: en.Lines})
 		if en.Lang != "" {
 			count[en.Lang]++
 		}
@@ -231,6 +233,12 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		return unixOrZero(en.Updated), unixOrZero(en.Dated)
 	}
 	snap.searcher.Private = func(p string) bool { return snap.private.Holds(p) }
+	snap.searcher.Hubs = search.RankHubs(hubs)
+	isHub := make(map[string]bool, len(snap.searcher.Hubs))
+	for _, p := range snap.searcher.Hubs {
+		isHub[p] = true
+	}
+	snap.searcher.Hub = func(p string) bool { return isHub[p] }
 	if rc := e.Config().Rerank; rc.Provider != "" {
 		if c, err := rerank.New(rc, nil); err == nil {
 			snap.searcher.Endpoint = c

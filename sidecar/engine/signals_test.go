@@ -180,3 +180,35 @@ func TestLastWeekPrefersThatWeeksDailyNotes(t *testing.T) {
 		t.Fatal("no last_week questions")
 	}
 }
+
+// TestOverviewQuestionFindsTheHub: a question asking for an overview
+// finds the hub that maps it among the first three notes, with the
+// reranker on or off, even when the hub shares none of its words ("Give
+// me an overview of my notes" and Home.md); the vault's hubs are known by
+// name and by shape.
+func TestOverviewQuestionFindsTheHub(t *testing.T) {
+	for _, rerank := range []string{"off", "builtin"} {
+		e, v := openSecondBrain(t, rerank)
+		if hubs := e.Searcher().Hubs; len(hubs) == 0 || hubs[0] != "Home.md" {
+			t.Fatalf("hubs %v, want Home.md first", hubs)
+		}
+		n := 0
+		for _, q := range v.Questions {
+			if q.Type != "overview" {
+				continue
+			}
+			n++
+			r, err := e.Search(context.Background(), engine.Query{Text: q.Question, K: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes := notesOf(r.Passages)
+			if i := slices.Index(notes, q.Gold[0]); i < 0 || i > 2 {
+				t.Errorf("rerank %s, %q: %s is note %d of %v", rerank, q.Question, q.Gold[0], i, notes)
+			}
+		}
+		if n == 0 {
+			t.Fatal("no overview questions")
+		}
+	}
+}

@@ -33,6 +33,11 @@ type Entry struct {
 	// about, in unix seconds (0: not known); see dating.stamp.
 	Updated int64 `json:"updated,omitempty"`
 	Dated   int64 `json:"dated,omitempty"`
+	// Lines counts the lines of content of the note's body and LinkLines
+	// those that lead with a link (markdown.LinkLines): what tells a map
+	// of content from a leaf.
+	LinkLines int `json:"linkLines,omitempty"`
+	Lines     int `json:"lines,omitempty"`
 }
 
 // Meta is the catalog's record of the last run.
@@ -225,6 +230,8 @@ func encodeEntry(e *Entry) []byte {
 	b = appendString(b, e.SupersededBy)
 	b = binary.AppendVarint(b, e.Updated)
 	b = binary.AppendVarint(b, e.Dated)
+	b = binary.AppendUvarint(b, uint64(e.LinkLines))
+	b = binary.AppendUvarint(b, uint64(e.Lines))
 	return b
 }
 
@@ -256,6 +263,8 @@ func decodeEntry(v []byte) (Entry, error) {
 	e.SupersededBy = d.string()
 	e.Updated = d.varint()
 	e.Dated = d.varint()
+	e.LinkLines = int(d.uvarint())
+	e.Lines = int(d.uvarint())
 	return e, d.err
 }
 

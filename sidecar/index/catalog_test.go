@@ -15,17 +15,17 @@ import (
 // existed) reads it as zero.
 func TestEntryBinaryForm(t *testing.T) {
 	e := Entry{Size: 1234, ModTime: -5, Hash: "h", Chunks: 7, Title: "Tïtle", Lang: "cs", Warning: "w",
-		Superseded: true, SupersededBy: "Plan v2", Private: true, Updated: 1764748800, Dated: 1764633600}
+		Superseded: true, SupersededBy: "Plan v2", Private: true, Updated: 1764748800, Dated: 1764633600, LinkLines: 12, Lines: 300}
 	b := encodeEntry(&e)
 	got, err := decodeEntry(b)
 	if err != nil || got != e {
 		t.Fatalf("decode: %+v, %v; want %+v", got, err, e)
 	}
-	if _, err := decodeEntry(b[:len(b)-3]); err == nil {
+	if _, err := decodeEntry(b[:len(b)-1]); err == nil {
 		t.Error("a record cut inside its last field decoded")
 	}
 	short := encodeEntry(&Entry{Size: 1, Chunks: 2})
-	short = short[:len(short)-3] // no SupersededBy, Updated, Dated: an older writer
+	short = short[:len(short)-5] // no SupersededBy, Updated, Dated, LinkLines, Lines: an older writer
 	if got, err := decodeEntry(short); err != nil || got != (Entry{Size: 1, Chunks: 2}) {
 		t.Errorf("older record: %+v, %v", got, err)
 	}

@@ -43,10 +43,11 @@ const schema = "bm25-v3"
 // documents' fields that are not passages (lang-5: inline tags; lang-6:
 // the catalog's private mark and supersession, so that notes marked
 // before it are read again; lang-7: languages detected on prose, not
-// formulas or code; lang-8: the catalog's dates); bump it when they change so that the keyword
+// formulas or code; lang-8: the catalog's dates; lang-9: its link and
+// word counts, which tell hub notes); bump it when they change so that the keyword
 // index is rebuilt and notes' languages detected anew, while vectors, which depend on the
 // passages only, are kept.
-const analysis = "lang-8"
+const analysis = "lang-9"
 
 // Analysis is the analyzers' version, logged with eval runs.
 func Analysis() string { return analysis }
@@ -510,6 +511,7 @@ func (ix *Index) prepare(f vault.File, prev *Entry, d *dating) result {
 	e := &Entry{Size: f.Size, ModTime: f.ModTime.UnixNano(), Hash: note.Hash, Title: note.Title, Warning: note.Warning, Private: note.Private,
 		Superseded: note.Supersession.Superseded, SupersededBy: note.Supersession.By}
 	d.stamp(e, note, f)
+	e.LinkLines, e.Lines = markdown.LinkLines(string(note.Body()))
 	r.entry = e
 	if prev != nil && prev.Hash == note.Hash {
 		// Touched but not changed: remember the new mtime, keep the passages.

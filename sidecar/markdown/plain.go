@@ -49,6 +49,33 @@ var (
 	calloutRe  = regexp.MustCompile(`(?m)^((?:>\s*)+)\[![\w-]+\][+-]?`)
 )
 
+// linkLineRe is a line that leads with a link to a note: a list item,
+// a task or a plain line whose first thing is a [[wikilink]] or a
+// [text](target), bold or not.
+var linkLineRe = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])?\s*(?:\[[ xX]\]\s*)?(?:\*\*|__)?(?:\[\[[^\]\n]+\]\]|\[[^\]\n]*\]\([^)\n]+\))`)
+
+// LinkLines counts the lines of a note's body that lead with a link and
+// all its lines of content (not blank, not a heading, a rule or a code
+// fence's): a map of content is mostly the first.
+func LinkLines(body string) (linkLines, lines int) {
+	fence := false
+	for _, l := range strings.Split(body, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = !fence
+			continue
+		}
+		if fence || t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "---") {
+			continue
+		}
+		lines++
+		if linkLineRe.MatchString(l) {
+			linkLines++
+		}
+	}
+	return linkLines, lines
+}
+
 // Plain returns src with Markdown markup removed: what the keyword index
 // and the embedder read, and what extracted answers quote. Wikilinks
 // become their display text followed by their target when it differs,

@@ -164,6 +164,11 @@ type Searcher struct {
 	// now, or about a span of days, puts the notes it asks for first (see
 	// dateOrder). Nil: no note is dated.
 	DateOf func(path string) (updated, dated time.Time)
+	// Hub reports whether a note is a hub (IsHub), and Hubs lists the
+	// vault's hubs, the main one first: what overview questions are
+	// answered with (hubOrder). Nil: none are known.
+	Hub  func(path string) bool
+	Hubs []string
 	// Now is today for questions about time ("last week"); nil: time.Now.
 	Now func() time.Time
 }
@@ -268,6 +273,9 @@ func (s *Searcher) search(ctx context.Context, t Terms, k int, ch Channel, f Fil
 		warn = s.rerank(ctx, t, cs, m)
 	}
 	cs = s.dateOrder(ctx, t, cs)
+	if cs, err = s.hubOrder(ctx, t, cs); err != nil {
+		return nil, "", err
+	}
 	if cs, err = s.succeed(ctx, t, cs); err != nil {
 		return nil, "", err
 	}
@@ -551,6 +559,9 @@ type Terms struct {
 	// When is what the query says about time. A span's words ("last
 	// week") are left out of Query: they say which days, not which words.
 	When When
+	// Overview is set when the query asks for a map of the notes (see
+	// hubOrder).
+	Overview bool
 }
 
 // The looser forms of a query's words (Terms.Near), below the word
@@ -577,7 +588,7 @@ func (s *Searcher) Terms(query string) Terms { return s.TermsTyped(query, false)
 // TermsTyped is Terms for a query still being typed: its last word is
 // also searched as the beginning of a word.
 func (s *Searcher) TermsTyped(query string, typing bool) Terms {
-	t := Terms{Query: query, Lang: lang.Detect(query), langs: s.vaultLangs(), When: ReadWhen(query, s.now())}
+	t := Terms{Query: query, Lang: lang.Detect(query), langs: s.vaultLangs(), When: ReadWhen(query, s.now()), Overview: ReadOverview(query)}
 	if t.When.Span() {
 		if rest := strings.Replace(query, t.When.Phrase, " ", 1); len(lang.Words(rest)) > 0 {
 			t.Query = rest
@@ -680,6 +691,13 @@ func (s *Searcher) Explain(query string) string {
 	}
 	if w.Current {
 		b.WriteString("asks about now: of notes that match alike, the one changed last comes first\n")
+	}
+	if ReadOverview(query) {
+		main := "none"
+		if len(s.Hubs) > 0 {
+			main = s.Hubs[0]
+		}
+		fmt.Fprintf(&b, "asks for an overview: hub notes that hold its words come first, else the main hub (%s) among the first three; %d hubs in the vault\n", main, len(s.Hubs))
 	}
 	return b.String()
 }
