@@ -41,6 +41,37 @@ type Settings struct {
 	Embedder string `json:"embedder"`
 	// Model is the language model used for answers and ingest.
 	Model ModelSettings `json:"model"`
+	// Rank is how results are ordered. Absent in config.set keeps it: a
+	// client that does not know it must not reset it.
+	Rank *RankSettings `json:"rank,omitempty"`
+}
+
+// RankSettings say how the pool of results is reordered before the cut.
+type RankSettings struct {
+	// Rerank is "off" (the fused order), "builtin" (Quire's learned
+	// model) or "endpoint" (the reranker server below; the built-in
+	// model answers when it fails or must not see private passages).
+	Rerank string `json:"rerank"`
+	// Reranker is the reranker server; an empty provider means none.
+	Reranker RerankerSettings `json:"reranker"`
+}
+
+// RerankerSettings name a reranker server. Its API key, when it needs
+// one, is read by the sidecar from its environment or config.yaml
+// (rerank.api_key_env, rerank.api_key), never sent over the wire.
+type RerankerSettings struct {
+	// Provider is "tei", "cohere", "jina", "llamacpp" (any Cohere-style
+	// /v1/rerank: llama.cpp's server, vLLM) or empty for none.
+	Provider string `json:"provider"`
+	// Endpoint is the server's base URL; empty for the provider's usual
+	// one.
+	Endpoint string `json:"endpoint"`
+	// Model is the reranker model, required by cohere and jina.
+	Model string `json:"model"`
+	// Remote says whether the server sends what it is given off this
+	// machine: "auto" (by its address), "true" or "false". A remote one
+	// never sees a pool holding a private passage.
+	Remote string `json:"remote"`
 }
 
 // ModelSettings name the model server.

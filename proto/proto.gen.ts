@@ -421,6 +421,7 @@ export interface Settings {
    */
   embedder: string;
   model: ModelSettings;
+  rank?: RankSettings;
 }
 /**
  * ModelSettings name the model server.
@@ -464,6 +465,49 @@ export interface ModelSettings {
    * APIKeySet is true in config.result when the sidecar holds a key.
    */
   apiKeySet: boolean;
+}
+/**
+ * RankSettings say how the pool of results is reordered before the cut.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "RankSettings".
+ */
+export interface RankSettings {
+  /**
+   * Rerank is "off" (the fused order), "builtin" (Quire's learned
+   * model) or "endpoint" (the reranker server below; the built-in
+   * model answers when it fails or must not see private passages).
+   */
+  rerank: string;
+  reranker: RerankerSettings;
+}
+/**
+ * RerankerSettings name a reranker server.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "RerankerSettings".
+ */
+export interface RerankerSettings {
+  /**
+   * Provider is "tei", "cohere", "jina", "llamacpp" (any Cohere-style
+   * /v1/rerank: llama.cpp's server, vLLM) or empty for none.
+   */
+  provider: string;
+  /**
+   * Endpoint is the server's base URL; empty for the provider's usual
+   * one.
+   */
+  endpoint: string;
+  /**
+   * Model is the reranker model, required by cohere and jina.
+   */
+  model: string;
+  /**
+   * Remote says whether the server sends what it is given off this
+   * machine: "auto" (by its address), "true" or "false". A remote one
+   * never sees a pool holding a private passage.
+   */
+  remote: string;
 }
 /**
  * ConfigSet changes settings.

@@ -125,6 +125,20 @@ const PROVIDERS: Record<string, string> = {
   anthropic: "Anthropic",
 };
 
+/** RERANK and RERANKERS are the ranking choices config.set accepts. */
+const RERANK: Record<string, string> = {
+  off: "Off (keyword and meaning scores as they are)",
+  builtin: "Built-in reranker (on this machine)",
+  endpoint: "Reranker server (below)",
+};
+const RERANKERS: Record<string, string> = {
+  "": "None",
+  tei: "Text Embeddings Inference",
+  llamacpp: "llama.cpp, vLLM or another /v1/rerank server",
+  cohere: "Cohere",
+  jina: "Jina",
+};
+
 /**
  * commitOnLeave calls commit with the field's trimmed value when the user
  * leaves it or presses Enter, not on every keystroke: a path typed letter
@@ -140,7 +154,9 @@ function commitOnLeave(text: TextComponent, commit: (value: string) => unknown):
 
 /** cloneSettings copies settings so that edits do not touch what the sidecar reported. */
 function cloneSettings(s: Settings): Settings {
-  return { ...s, ignore: [...(s.ignore ?? [])], model: { ...s.model } };
+  const out: Settings = { ...s, ignore: [...(s.ignore ?? [])], model: { ...s.model } };
+  if (s.rank) out.rank = { ...s.rank, reranker: { ...s.rank.reranker } };
+  return out;
 }
 
 /**
@@ -311,6 +327,7 @@ export class QuireSettingTab extends PluginSettingTab {
             d.folder = f === "" ? "" : normalizePath(f);
           }),
       );
+    this.drawRank(el, text);
     const apply = new Setting(el).setName("Apply").setDesc("Send these settings to Quire. They take effect at once.");
     apply.addButton((b) =>
       b
@@ -321,6 +338,52 @@ export class QuireSettingTab extends PluginSettingTab {
     this.statusEl = el.createDiv({ cls: "quire-settings-status" });
     this.statusEl.setAttr("aria-live", "polite");
     if (res.restart?.length) this.statusEl.setText(`Take effect when Quire restarts: ${res.restart.join(", ")}.`);
+  }
+
+  /**
+   * drawRank draws how results are reordered, when the engine has the
+   * setting (an older engine sends no rank, and a form that sends none
+   * back leaves the engine's as it is).
+   */
+  private drawRank(el: HTMLElement, text: (name: string, desc: string, placeholder: string, get: () => string, set: (v: string) => void) => Setting): void {
+    const rank = this.draft?.rank;
+    if (!rank) return;
+    new Setting(el).setName("Ranking").setHeading();
+    new Setting(el)
+      .setName("Reorder results")
+      .setDesc("How the first results are chosen from the best fifty, for search, related pages, questions and other apps alike. The built-in reranker is off by default: it gains on some of the test vaults and loses on one.")
+      .addDropdown((dd) =>
+        dd
+          .addOptions(RERANK)
+          .setValue(rank.rerank || "off")
+          .onChange((v) => {
+            rank.rerank = v;
+          }),
+      );
+    new Setting(el)
+      .setName("Reranker server")
+      .setDesc("A reranker model you run or use. Its API key, when it needs one, stays with Quire: it reads it from the environment or the state folder's config file, never from this plugin.")
+      .addDropdown((dd) =>
+        dd
+          .addOptions(RERANKERS)
+          .setValue(rank.reranker.provider ?? "")
+          .onChange((v) => {
+            rank.reranker.provider = v;
+          }),
+      );
+    text("Reranker address", "The reranker server's address. Empty for the provider's usual one.", "http://127.0.0.1:8080", () => rank.reranker.endpoint ?? "", (v) => (rank.reranker.endpoint = v));
+    text("Reranker model", "The reranker model's name; Cohere and Jina need one.", "rerank-v3.5", () => rank.reranker.model ?? "", (v) => (rank.reranker.model = v));
+    new Setting(el)
+      .setName("Where the reranker runs")
+      .setDesc("A reranker off this machine never sees results that hold a private note: Quire's built-in reranker orders those.")
+      .addDropdown((dd) =>
+        dd
+          .addOptions(REMOTE)
+          .setValue(rank.reranker.remote || "auto")
+          .onChange((v) => {
+            rank.reranker.remote = v;
+          }),
+      );
   }
 
   /** apply sends the form to the sidecar and says how it went. */

@@ -14,8 +14,9 @@ const sidecarSettings = (): Settings => ({
 });
 
 /** configServer answers config.get/set like the sidecar: the key is held, never echoed. */
-function configServer(server: FakeServer, opts: { refuse?: string } = {}) {
+function configServer(server: FakeServer, opts: { refuse?: string; rank?: boolean } = {}) {
   let current = sidecarSettings();
+  if (opts.rank) current.rank = { rerank: "off", reranker: { provider: "", endpoint: "", model: "", remote: "auto" } };
   const sets: Settings[] = [];
   server.reply = (f, s) => {
     const result = (): ConfigResult => ({ settings: { ...current, model: { ...current.model, apiKey: "" } }, restart: [] });
@@ -152,6 +153,29 @@ describe("QuireSettingTab", () => {
     });
     expect(tab.containerEl.querySelector(".quire-settings-status")!.textContent).toBe("Applied.");
     expect(sync.folder).toBe("Wiki");
+  });
+
+  it("edits the ranking when the engine has it, and leaves it out of config.set when it has not", async () => {
+    const cs = configServer(server, { rank: true });
+    setup();
+    await settle();
+    const names = [...tab.containerEl.querySelectorAll(".setting-item-name")].map((e) => e.textContent);
+    expect(names.slice(-7)).toEqual(["Ranking", "Reorder results", "Reranker server", "Reranker address", "Reranker model", "Where the reranker runs", "Apply"]);
+    await (Setting.namedForTest("Reorder results").components[0] as DropdownComponent).typeForTest("endpoint");
+    await (Setting.namedForTest("Reranker server").components[0] as DropdownComponent).typeForTest("tei");
+    await text("Reranker address").typeForTest(" http://127.0.0.1:8080 ");
+    await (Setting.namedForTest("Where the reranker runs").components[0] as DropdownComponent).typeForTest("false");
+    await (Setting.namedForTest("Apply").components[0] as ButtonComponent).clickForTest();
+    expect(cs.sets.at(-1)!.rank).toEqual({ rerank: "endpoint", reranker: { provider: "tei", endpoint: "http://127.0.0.1:8080", model: "", remote: "false" } });
+    expect(cs.current().rank!.rerank).toBe("endpoint");
+
+    // An engine without the setting: no section, and none sent back.
+    const old = configServer(server);
+    setup();
+    await settle();
+    expect(() => Setting.namedForTest("Reorder results")).toThrow();
+    await (Setting.namedForTest("Apply").components[0] as ButtonComponent).clickForTest();
+    expect(old.sets.at(-1)).not.toHaveProperty("rank");
   });
 
   it("shows the sidecar's refusal and keeps the form", async () => {

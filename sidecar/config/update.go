@@ -50,6 +50,17 @@ func Update(stateDir string, c Config) error {
 	if c.Model.Remote != "" {
 		set(root, scalar(c.Model.Remote), "model", "remote")
 	}
+	set(root, scalar(c.Search.Rerank), "search", "rerank")
+	// A reranker is written once there is one, or a rerank: to change;
+	// its key and timeout stay as the user wrote them.
+	if c.Rerank.Provider != "" || has(root, "rerank") {
+		set(root, scalar(c.Rerank.Provider), "rerank", "provider")
+		set(root, scalar(c.Rerank.Endpoint), "rerank", "endpoint")
+		set(root, scalar(c.Rerank.Model), "rerank", "model")
+		if c.Rerank.Remote != "" {
+			set(root, scalar(c.Rerank.Remote), "rerank", "remote")
+		}
+	}
 
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -58,6 +69,16 @@ func Update(stateDir string, c Config) error {
 		return fmt.Errorf("update config: %w", err)
 	}
 	return state.WriteFile(path, buf.Bytes(), 0o600)
+}
+
+// has reports whether mapping m holds key.
+func has(m *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 func scalar(s string) *yaml.Node {

@@ -18,11 +18,20 @@ type Settings struct {
 	// Model is the language model; its APIKey never leaves the engine
 	// through Settings (it is blanked), but a new one may come in.
 	Model llm.Config
+	// Rerank is search.rerank (off, builtin, endpoint) and Reranker the
+	// reranker server; of it a front end sets the provider, endpoint,
+	// model and remote, while its key, key variable and timeout stay
+	// config.yaml's.
+	Rerank   string
+	Reranker config.Rerank
 }
 
 // settingsOf is what a front end may see of cfg.
 func settingsOf(cfg config.Config) Settings {
-	return Settings{Ignore: slices.Clone(cfg.Ignore), Folder: cfg.Folder, Embedder: cfg.Dense.Embedder, Model: cfg.Model}
+	r := cfg.Rerank
+	r.APIKey = ""
+	return Settings{Ignore: slices.Clone(cfg.Ignore), Folder: cfg.Folder, Embedder: cfg.Dense.Embedder, Model: cfg.Model,
+		Rerank: cfg.Search.Rerank, Reranker: r}
 }
 
 // Settings returns the settings in force.
@@ -34,7 +43,8 @@ func (e *Engine) Settings() Settings { return settingsOf(e.Config()) }
 // vectors rebuilt with another model, which happens when the engine next
 // starts, so it is listed in restart and also kept. Only the model fields
 // of s.Model that a front end edits (provider, endpoint, model, embed
-// model, API key, and remote when not empty) are taken.
+// model, API key, and remote when not empty) are taken, and of the
+// reranker its provider, endpoint, model and remote.
 func (e *Engine) SetSettings(s Settings) (applied Settings, restart []string, err error) {
 	e.cfgMu.Lock()
 	old := e.cfg
@@ -51,6 +61,9 @@ func (e *Engine) SetSettings(s Settings) (applied Settings, restart []string, er
 		// model that private notes reach.
 		cfg.Model.Remote = m.Remote
 	}
+	cfg.Search.Rerank = s.Rerank
+	r := s.Reranker
+	cfg.Rerank.Provider, cfg.Rerank.Endpoint, cfg.Rerank.Model, cfg.Rerank.Remote = r.Provider, r.Endpoint, r.Model, r.Remote
 	if err := cfg.Validate(); err != nil {
 		e.cfgMu.Unlock()
 		return Settings{}, nil, errorf(Invalid, "%v", err)
@@ -82,6 +95,12 @@ func (e *Engine) SetSettings(s Settings) (applied Settings, restart []string, er
 		e.model = ask.ModelFor(cfg.Model)
 	}
 	e.cfgMu.Unlock()
+	if cfg.Search.Rerank != old.Search.Rerank || cfg.Rerank != old.Rerank {
+		// The searcher is made from the configuration with each snapshot.
+		if err := e.refresh(false); err != nil {
+			return Settings{}, nil, err
+		}
+	}
 
 	started := e.opts.Config
 	if cfg.Dense.Embedder != started.Dense.Embedder || cfg.Dense.Embedder == "model" && cfg.Model.EmbedModel != started.Model.EmbedModel {

@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,5 +185,99 @@ func TestConfigSetRemote(t *testing.T) {
 	set.Model.Remote = "maybe"
 	if err := c.Call(ctx, proto.TypeConfigSet, proto.ConfigSet{Settings: set}, &got); err == nil || !strings.Contains(err.Error(), "remote") {
 		t.Errorf("remote maybe: %v, want an error naming remote", err)
+	}
+}
+
+// TestConfigSetRank: config.set's rank reaches the searcher at once and
+// config.yaml: with a reranker endpoint (a TEI fake that prefers the
+// passage naming "rye") the results come in its order; a config.set
+// without rank (an older plugin) keeps it; a bad mode or provider is
+// refused and changes nothing.
+func TestConfigSetRank(t *testing.T) {
+	calls := 0
+	tei := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Texts []string `json:"texts"`
+		}
+		if r.URL.Path != "/rerank" || json.NewDecoder(r.Body).Decode(&body) != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		calls++
+		type scored struct {
+			Index int     `json:"index"`
+			Score float64 `json:"score"`
+		}
+		out := make([]scored, len(body.Texts))
+		for i, text := range body.Texts {
+			out[i] = scored{i, 0.1}
+			if strings.Contains(text, "rye") {
+				out[i].Score = 0.9
+			}
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	defer tei.Close()
+	stateDir := t.TempDir()
+	h := start(t, map[string]string{
+		"wheat.md": "# Wheat starter\n\nFeed the starter flour and water, flour and water, every day.\n",
+		"rye.md":   "# Rye\n\nA rye starter wants flour and water too.\n",
+	}, func(o *setup) { o.StateDir = stateDir })
+	c := h.dial()
+	defer c.Close()
+	ctx := context.Background()
+	var got proto.ConfigResult
+	if err := c.Call(ctx, proto.TypeConfigGet, proto.ConfigGet{}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Settings.Rank; r == nil || r.Rerank != "off" || r.Reranker.Provider != "" {
+		t.Fatalf("config.get rank = %+v, want off with no reranker", r)
+	}
+	first := func() string {
+		t.Helper()
+		res, err := c.Search(ctx, proto.SearchQuery{Query: "starter flour water", Channel: proto.ChannelBM25})
+		if err != nil || len(res.Passages) < 2 {
+			t.Fatalf("search: %+v %v", res, err)
+		}
+		return res.Passages[0].Path
+	}
+	if p := first(); p != "wheat.md" {
+		t.Fatalf("before config.set the first is %s, want wheat.md", p)
+	}
+	set := got.Settings
+	set.Rank = &proto.RankSettings{Rerank: "endpoint", Reranker: proto.RerankerSettings{Provider: "tei", Endpoint: tei.URL, Remote: "false"}}
+	if err := c.Call(ctx, proto.TypeConfigSet, proto.ConfigSet{Settings: set}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Settings.Rank; r == nil || r.Rerank != "endpoint" || r.Reranker.Endpoint != tei.URL {
+		t.Errorf("config.set answered rank %+v", r)
+	}
+	if p := first(); p != "rye.md" || calls == 0 {
+		t.Errorf("after config.set the first is %s (%d reranker calls), want rye.md by the reranker", p, calls)
+	}
+	if data, _ := os.ReadFile(filepath.Join(stateDir, config.FileName)); !strings.Contains(string(data), "rerank: endpoint") || !strings.Contains(string(data), tei.URL) {
+		t.Errorf("config.yaml does not keep the rank:\n%s", data)
+	}
+	older := got.Settings
+	older.Rank = nil
+	if err := c.Call(ctx, proto.TypeConfigSet, proto.ConfigSet{Settings: older}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Settings.Rank; r == nil || r.Rerank != "endpoint" {
+		t.Errorf("a config.set without rank changed it: %+v", r)
+	}
+	for name, bad := range map[string]proto.RankSettings{
+		"mode":     {Rerank: "magic"},
+		"provider": {Rerank: "endpoint", Reranker: proto.RerankerSettings{Provider: "skynet"}},
+		"no model": {Rerank: "endpoint", Reranker: proto.RerankerSettings{Provider: "cohere"}},
+	} {
+		s := got.Settings
+		s.Rank = &bad
+		if err := c.Call(ctx, proto.TypeConfigSet, proto.ConfigSet{Settings: s}, &proto.ConfigResult{}); err == nil || !strings.Contains(err.Error(), "invalid_request") {
+			t.Errorf("%s: err = %v, want invalid_request", name, err)
+		}
+	}
+	if p := first(); p != "rye.md" {
+		t.Errorf("a refused config.set changed the ranking: first %s", p)
 	}
 }

@@ -290,6 +290,11 @@ func toSettings(st engine.Settings) proto.Settings {
 			Remote:     cmp.Or(st.Model.Remote, "auto"),
 			APIKeySet:  st.Model.APIKey != "",
 		},
+		Rank: &proto.RankSettings{
+			Rerank: st.Rerank,
+			Reranker: proto.RerankerSettings{Provider: st.Reranker.Provider, Endpoint: st.Reranker.Endpoint,
+				Model: st.Reranker.Model, Remote: cmp.Or(st.Reranker.Remote, "auto")},
+		},
 	}
 }
 
@@ -299,6 +304,10 @@ func (s *Server) configSet(q proto.ConfigSet) (proto.ConfigResult, error) {
 	m := q.Settings.Model
 	st.Model.Provider, st.Model.Endpoint, st.Model.Model, st.Model.EmbedModel, st.Model.APIKey = m.Provider, m.Endpoint, m.Model, m.EmbedModel, m.APIKey
 	st.Model.Remote = m.Remote // empty keeps it
+	if r := q.Settings.Rank; r != nil { // absent keeps them
+		st.Rerank = r.Rerank
+		st.Reranker.Provider, st.Reranker.Endpoint, st.Reranker.Model, st.Reranker.Remote = r.Reranker.Provider, r.Reranker.Endpoint, r.Reranker.Model, r.Reranker.Remote
+	}
 	applied, restart, err := s.e.SetSettings(st)
 	if err != nil {
 		return proto.ConfigResult{}, prefixed(proto.TypeConfigSet, err)
