@@ -1,7 +1,7 @@
 // Searching the vault without Obsidian: the words of a query, a passage's
 // line with those words marked, the folder and tag filters, and the link a
 // result inserts. The search modal draws what these return.
-import type { Passage } from "../../proto/proto.gen";
+import type { DateSpan, Passage } from "../../proto/proto.gen";
 import { snippet } from "./passage";
 
 /** Piece is a run of a highlighted line: hit marks a query word. */
@@ -134,4 +134,28 @@ export function wikiLink(target: string, headingPath: readonly string[]): string
   // Obsidian link syntax cannot hold these in a heading reference.
   const clean = h?.replace(/[[\]#|^]/g, " ").replace(/\s+/g, " ").trim();
   return clean ? `[[${target}#${clean}]]` : `[[${target}]]`;
+}
+
+/**
+ * datesLabel says which days a query asked about, as the engine read them
+ * ("last week", "in March 2024"): "notes from March 2024", "notes from
+ * 2024", "notes from 23 Nov 2026 to 29 Nov 2026", in the app's language.
+ */
+export function datesLabel(d: DateSpan, locale?: string): string {
+  const day = (s: string) => new Date(`${s}T00:00:00Z`);
+  const from = day(d.from);
+  const through = day(d.through);
+  if (Number.isNaN(from.getTime()) || Number.isNaN(through.getTime())) return "";
+  const fmt = (t: Date, o: Intl.DateTimeFormatOptions) => t.toLocaleDateString(locale, { ...o, timeZone: "UTC" });
+  const next = new Date(through.getTime() + 86_400_000);
+  const firstOfMonth = from.getUTCDate() === 1 && next.getUTCDate() === 1;
+  if (firstOfMonth && from.getUTCMonth() === 0 && next.getUTCMonth() === 0 && next.getUTCFullYear() === from.getUTCFullYear() + 1) {
+    return `notes from ${from.getUTCFullYear()}`;
+  }
+  if (firstOfMonth && next.getTime() === Date.UTC(from.getUTCFullYear(), from.getUTCMonth() + 1, 1)) {
+    return `notes from ${fmt(from, { month: "long", year: "numeric" })}`;
+  }
+  const long = { day: "numeric", month: "short", year: "numeric" } as const;
+  if (d.from === d.through) return `notes from ${fmt(from, long)}`;
+  return `notes from ${fmt(from, long)} to ${fmt(through, long)}`;
 }

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Passage } from "../../proto/proto.gen";
 import { SearchModal } from "../src/modals/search";
-import { filterFields, highlight, matches, normalizeTag, queryTerms, wikiLink } from "../src/search";
+import { datesLabel, filterFields, highlight, matches, normalizeTag, queryTerms, wikiLink } from "../src/search";
 import { type FakeLifecycle, type FakeServer, online, settle } from "./fake-sidecar";
 import { App } from "./obsidian-stub";
 
@@ -56,6 +56,17 @@ describe("search helpers", () => {
   });
 });
 
+describe("datesLabel", () => {
+  it("names a month, a year, a day or a span of days as the engine read them", () => {
+    expect(datesLabel({ from: "2024-03-01", through: "2024-03-31", phrase: "in March 2024" }, "en")).toBe("notes from March 2024");
+    expect(datesLabel({ from: "2024-02-01", through: "2024-02-29", phrase: "2024-02" }, "en")).toBe("notes from February 2024");
+    expect(datesLabel({ from: "2025-01-01", through: "2025-12-31", phrase: "last year" }, "en")).toBe("notes from 2025");
+    expect(datesLabel({ from: "2026-11-23", through: "2026-11-29", phrase: "last week" }, "en")).toBe("notes from Nov 23, 2026 to Nov 29, 2026");
+    expect(datesLabel({ from: "2026-12-05", through: "2026-12-05", phrase: "yesterday" }, "en")).toBe("notes from Dec 5, 2026");
+    expect(datesLabel({ from: "x", through: "y", phrase: "" }, "en")).toBe("");
+  });
+});
+
 describe("SearchModal", () => {
   let server: FakeServer;
   let sidecar: FakeLifecycle;
@@ -80,7 +91,9 @@ describe("SearchModal", () => {
       asked.push(q);
       let passages = results[q.query] ?? [];
       if (engineFilters && q.folder) passages = passages.filter((p) => p.path.startsWith(`${q.folder}/`));
-      s.push({ id: f.id!, type: "search.result", payload: { passages, channel: "hybrid" } });
+      const dates = q.query.endsWith("last week") ? { dates: { from: "2026-11-23", through: "2026-11-29", phrase: "last week" } } : {};
+      if (q.query.endsWith("last week")) passages = results.bread!;
+      s.push({ id: f.id!, type: "search.result", payload: { passages, channel: "hybrid", ...dates } });
     };
   });
   afterEach(() => {
@@ -123,6 +136,15 @@ describe("SearchModal", () => {
     expect(rows[0]!.getAttribute("aria-selected")).toBe("true"); // wraps
     key(m, "Enter", { ctrlKey: true });
     expect(opened).toEqual([["Kitchen/Bread.md", 10, true]]);
+  });
+
+  it("says which days come first when the query named some", async () => {
+    const m = open();
+    await type(m, "bread last week");
+    const status = m.contentEl.querySelector(".quire-search-status")!.textContent!;
+    expect(status).toMatch(/^2 passages · notes from .*23.* to .*29.* first$/);
+    await type(m, "bread");
+    expect(m.contentEl.querySelector(".quire-search-status")!.textContent).toBe("2 passages");
   });
 
   it("says the last word is still being typed until a space ends it", async () => {

@@ -1,7 +1,7 @@
 import { type App, Modal } from "obsidian";
-import type { Passage } from "../../../proto/proto.gen";
+import type { DateSpan, Passage } from "../../../proto/proto.gen";
 import { headingLabel } from "../passage";
-import { type Filter, filterFields, highlight, matches, queryTerms } from "../search";
+import { type Filter, datesLabel, filterFields, highlight, matches, queryTerms } from "../search";
 import { type Client, ClientError, Latest, isSuperseded } from "../sidecar/client";
 import type { SidecarState } from "../sidecar/lifecycle";
 
@@ -30,7 +30,7 @@ export type SearchState =
   | { kind: "empty" }
   | { kind: "offline"; reason: string }
   | { kind: "searching"; query: string }
-  | { kind: "results"; query: string; passages: Passage[]; warning: string; filtered: number; channel: string }
+  | { kind: "results"; query: string; passages: Passage[]; warning: string; filtered: number; channel: string; dates?: DateSpan }
   | { kind: "error"; query: string; message: string };
 
 let modalSeq = 0;
@@ -169,7 +169,9 @@ export class SearchModal extends Modal {
       const res = await client.request("search.query", { query, k, typing: !/\s$/.test(q), ...filterFields(this.filter) }, { signal, timeoutMs: 15_000 });
       if (signal.aborted) return;
       const kept = res.passages.filter((p) => matches(p, this.filter, (path) => this.deps.tagsOf(path)));
-      this.show({ kind: "results", query, passages: kept.slice(0, k), warning: res.warning ?? "", filtered: res.passages.length - kept.length, channel: res.channel });
+      const results: SearchState = { kind: "results", query, passages: kept.slice(0, k), warning: res.warning ?? "", filtered: res.passages.length - kept.length, channel: res.channel };
+      if (res.dates) results.dates = res.dates;
+      this.show(results);
     } catch (err) {
       if (isSuperseded(err) || signal.aborted) return;
       if (err instanceof ClientError && err.code === "closed") return this.show(this.offlineState() ?? { kind: "offline", reason: "Quire went offline." });
@@ -249,7 +251,11 @@ export class SearchModal extends Modal {
         break;
     }
     const filtered = s.filtered > 0 ? ` (${s.filtered} outside the filter)` : "";
-    status.setText(s.passages.length === 0 ? `No passages match${filtered}.` : `${s.passages.length} ${s.passages.length === 1 ? "passage" : "passages"}${filtered}${s.warning ? ` · ${s.warning}` : ""}`);
+    // The days the query named ("last week") come first in the results:
+    // say which, so that a note from another week at the top is no surprise.
+    const dated = s.dates ? datesLabel(s.dates) : "";
+    const when = dated ? ` · ${dated} first` : "";
+    status.setText(s.passages.length === 0 ? `No passages match${filtered}.` : `${s.passages.length} ${s.passages.length === 1 ? "passage" : "passages"}${filtered}${when}${s.warning ? ` · ${s.warning}` : ""}`);
     const terms = queryTerms(s.query);
     s.passages.forEach((p, i) => {
       const row = list.createEl("li", { cls: "quire-search-item", attr: { role: "option", id: `quire-search-${this.id}-${i}`, "aria-selected": "false", "data-path": p.path } });
