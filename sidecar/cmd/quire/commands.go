@@ -170,7 +170,7 @@ func cmdSearch(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("search", &c)
 	k := fs.Int("k", 0, "number of passages (default from config, 10)")
-	channel := fs.String("channel", "bm25", "bm25, dense or hybrid")
+	channel := fs.String("channel", "", "bm25, dense or hybrid (default: hybrid once vectors exist, as in the plugin, ask and MCP)")
 	explain := fs.Bool("explain", false, "show the query's language and the translations used")
 	pos, err := parse(fs, &c, args)
 	if err != nil {
@@ -180,9 +180,13 @@ func cmdSearch(ctx context.Context, args []string) error {
 	if query == "" {
 		return usageErr("search: a QUERY is required")
 	}
-	ch, err := search.ParseChannel(*channel)
-	if err != nil {
-		return usageErr("--channel: %v", err)
+	// No channel is the engine's default, the one every front end uses:
+	// hybrid once vectors exist, keywords before.
+	var ch search.Channel
+	if *channel != "" {
+		if ch, err = search.ParseChannel(*channel); err != nil {
+			return usageErr("--channel: %v", err)
+		}
 	}
 	v, via, done, err := openVault(ctx, c, ch != search.BM25)
 	if err != nil {
