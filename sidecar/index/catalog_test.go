@@ -135,4 +135,3 @@ func TestRunPathsVaultGone(t *testing.T) {
 		t.Errorf("alpha: %+v, want the index left as it was", hits)
 	}
 }
-

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/markdown"
+	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/vault"
+)
+
+// outlineMax is the largest note whose headings are read to name a
+// passage by the section holding the match: a bigger one keeps the
+// heading its passage starts under.
+const outlineMax = 1 << 20
+
+// nameByMatch gives each passage that merged several sections the heading
+// path of the section holding most of the words the query matched, so
+// that "embed a pdf" is shown under "Embed a PDF", not under the first of
+// the small sections merged with it. A passage whose note changed since
+// it was indexed, or that holds no inner heading, is left as it is. It
+// changes no ranking: only the name shown.
+func (e *Engine) nameByMatch(res *search.Result) {
+	var m *search.Matcher
+	params := markdown.Params(e.Config().Chunk)
+	for i := range res.Passages {
+		p := &res.Passages[i]
+		if !strings.Contains(p.Text, "\n#") {
+			continue
+		}
+		raw, err := vault.ReadFile(e.ix.Vault, p.Path, outlineMax)
+		if err != nil || p.Start < 0 || p.End > len(raw) || p.Start > p.End || string(raw[p.Start:p.End]) != p.Text {
+			continue
+		}
+		note, err := vault.Parse(p.Path, raw)
+		if err != nil {
+			continue
+		}
+		var inner []markdown.Heading
+		for _, h := range markdown.Outline(raw, note.BodyStart, params) {
+			if h.Start > p.Start && h.Start < p.End {
+				inner = append(inner, h)
+			}
+		}
+		if len(inner) == 0 {
+			continue
+		}
+		if m == nil {
+			m = res.Terms.Matcher()
+		}
+		// The first section keeps the passage's own path; a later one
+		// must hold more of the query's words to take its place.
+		best, bestN := -1, len(m.Words(string(raw[p.Start:inner[0].Start])))
+		for j, h := range inner {
+			end := p.End
+			if j+1 < len(inner) {
+				end = inner[j+1].Start
+			}
+			if n := len(m.Words(string(raw[h.Start:end]))); n > bestN {
+				best, bestN = j, n
+			}
+		}
+		if best >= 0 {
+			p.Headings = index.ShownHeadings(note.Title, inner[best].Path)
+		}
+	}
+}
+
