@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// flagLine is a flag as flag.PrintDefaults lists it: its name and the
+// type of its value (none for a bool). A backquoted word in the flag's
+// text would take the type's place ("-idle quire mcp").
+var flagLine = regexp.MustCompile(`(?m)^  -(\S+)(?: (.+))?$`)
+
+// Issue 25: `quire CMD --help` exited 2 with "flag: help requested" and
+// the whole usage, without saying what the command does; the usage
+// missed flags the commands take.
+func TestCommandHelp(t *testing.T) {
+	for _, c := range commands {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := runCLI(t, c.name, "--help")
+			if code := report(&bytes.Buffer{}, err, false); code != 0 {
+				t.Fatalf("--help: exit %d (%v), want 0", code, err)
+			}
+			if !strings.HasPrefix(out, "Usage: quire "+c.name+" ") || !strings.Contains(out, c.about) {
+				t.Errorf("--help says:\n%s\nwant its synopsis and what it does", out)
+			}
+			if strings.Contains(out, "quire — a local companion") {
+				t.Errorf("--help repeats the whole usage:\n%s", out)
+			}
+			flags := flagLine.FindAllStringSubmatch(out, -1)
+			if len(flags) == 0 {
+				t.Fatalf("--help lists no flag:\n%s", out)
+			}
+			for _, f := range flags {
+				if f[1] == "test-hosts" {
+					continue // test builds only
+				}
+				if !strings.Contains(c.synopsis, "--"+f[1]) {
+					t.Errorf("the usage of %s misses --%s", c.name, f[1])
+				}
+				switch f[2] {
+				case "", "string", "int", "duration", "value", "float":
+				default:
+					t.Errorf("--%s reads as taking %q: a backquote in its text", f[1], f[2])
+				}
+			}
+		})
+	}
+	// -h too, and after other flags.
+	if _, err := runCLI(t, "search", "--k", "3", "-h"); !errors.Is(err, errHelp) {
+		t.Errorf("search --k 3 -h: %v, want the help", err)
+	}
+}
+
+// Ctrl-C while a command works is not reported as its error: the work
+// done is kept, and the exit code says it was interrupted.
+func TestInterruptReported(t *testing.T) {
+	var w bytes.Buffer
+	err := fmt.Errorf("embed: embed: %w", context.Canceled)
+	if code := report(&w, err, true); code != 130 || !strings.Contains(w.String(), "interrupted") || strings.Contains(w.String(), "context canceled") {
+		t.Errorf("interrupted: exit %d, %q", code, w.String())
+	}
+	w.Reset()
+	if code := report(&w, err, false); code != 1 || !strings.Contains(w.String(), "context canceled") {
+		t.Errorf("canceled without a signal: exit %d, %q; want it reported", code, w.String())
+	}
+}
