@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -68,4 +69,58 @@ func TestInterruptReported(t *testing.T) {
 	if code := report(&w, err, false); code != 1 || !strings.Contains(w.String(), "context canceled") {
 		t.Errorf("canceled without a signal: exit %d, %q; want it reported", code, w.String())
 	}
+}
+
+// Issue 25: every --json speaks the protocol's key style, camelCase
+// ("tookMs", "headingPath"): doctor printed Go's field names, Name and OK.
+// (quire eval's figures keep the snake_case of shared/bench's gold files
+// and of the eval logs already written.)
+func TestJSONKeysCamelCase(t *testing.T) {
+	v := writeVault(t)
+	for _, args := range [][]string{
+		{"index", "--vault", v, "--json"},
+		{"search", "--vault", v, "--json", "curdles"},
+		{"ask", "--vault", v, "--json", "What curdles milk?"},
+		{"status", "--vault", v, "--json"},
+		{"doctor", "--vault", v, "--json"},
+		{"lint", "--vault", v, "--json"},
+		{"version", "--json"},
+	} {
+		out, _ := runCLI(t, args...)
+		var doc any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Errorf("%s --json: %v\n%s", args[0], err, out)
+			continue
+		}
+		for _, k := range jsonKeys(doc, nil) {
+			if !camelKey.MatchString(k) {
+				t.Errorf("%s --json: key %q is not camelCase", args[0], k)
+			}
+		}
+	}
+}
+
+var camelKey = regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`)
+
+// jsonKeys lists the object keys of a decoded JSON document, each once.
+func jsonKeys(doc any, seen map[string]bool) []string {
+	if seen == nil {
+		seen = map[string]bool{}
+	}
+	var out []string
+	switch d := doc.(type) {
+	case map[string]any:
+		for k, v := range d {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+			out = append(out, jsonKeys(v, seen)...)
+		}
+	case []any:
+		for _, v := range d {
+			out = append(out, jsonKeys(v, seen)...)
+		}
+	}
+	return out
 }
