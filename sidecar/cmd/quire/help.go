@@ -18,10 +18,10 @@ type command struct {
 // top-level usage is made of their synopses, so that a flag added to a
 // command and to its synopsis shows in both places.
 var commands = []command{
-	{"index", "--vault DIR [--state DIR] [--json]",
+	{"index", "--vault DIR [--state DIR] [--rebuild] [--json]",
 		"Index the vault: keywords, then vectors for search by meaning. Only notes changed since the last\n" +
-			"pass are read again. While a sidecar serves the vault it keeps the index current itself; use\n" +
-			"`quire status` to see it, or the plugin's rebuild command to start over."},
+			"pass are read again, every note with --rebuild. While a sidecar serves the vault it keeps the\n" +
+			"index current itself: quire index then prints its counts, and --rebuild has it rebuild."},
 	{"search", "--vault DIR [--state DIR] [--k N] [--channel bm25|dense|hybrid] [--explain] [--json] QUERY",
 		"Print the passages that best match QUERY: note, heading path, snippet, score. With no --channel,\n" +
 			"hybrid once vectors exist, as in the plugin, ask and MCP. Answers through the running sidecar\n" +

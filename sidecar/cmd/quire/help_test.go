@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // flagLine is a flag as flag.PrintDefaults lists it: its name and the
@@ -123,4 +124,45 @@ func jsonKeys(doc any, seen map[string]bool) []string {
 		}
 	}
 	return out
+}
+
+// Issue 25: quire index while a sidecar serves the vault was refused the
+// lock with no word on how to reindex, and status --json through the
+// sidecar said vectors: 0. Now index reports the sidecar's counts (and
+// --rebuild has it rebuild), and status counts the vectors it holds.
+func TestIndexThroughSidecar(t *testing.T) {
+	v, st := writeVault(t), t.TempDir()
+	if _, err := runCLI(t, "index", "--vault", v, "--state", st); err != nil {
+		t.Fatal(err)
+	}
+	c := startQuire(t, "serve", "--vault", v, "--state", st, "--port", "0")
+	cl, _ := attachTo(t, c, st)
+	waitIdle(t, cl, 20*time.Second)
+	for _, args := range [][]string{{}, {"--rebuild"}} {
+		out, err := runCLI(t, append([]string{"index", "--vault", v, "--state", st, "--json"}, args...)...)
+		var got struct {
+			Notes   int `json:"notes"`
+			Vectors struct {
+				Embedded int `json:"embedded"`
+			} `json:"vectors"`
+		}
+		if err == nil {
+			err = json.Unmarshal([]byte(out), &got)
+		}
+		if err != nil || got.Notes != 2 || got.Vectors.Embedded != 2 {
+			t.Errorf("index %v with a sidecar running: %v, %s; want its counts (2 notes, 2 vectors)", args, err, out)
+		}
+	}
+	out, err := runCLI(t, "status", "--vault", v, "--state", st, "--json")
+	var status struct {
+		Vectors struct {
+			Vectors int `json:"vectors"`
+		} `json:"vectors"`
+	}
+	if err == nil {
+		err = json.Unmarshal([]byte(out), &status)
+	}
+	if err != nil || status.Vectors.Vectors != 2 {
+		t.Errorf("status --json through the sidecar: %v, %s; want 2 vectors", err, out)
+	}
 }
