@@ -18,7 +18,7 @@ import { detectSystem, isAlive, isExecutable, probeVersion, readFileOrNull, spaw
 import { installFor } from "./sidecar/setup";
 import { trustedCandidates } from "./sidecar/trust";
 import { EngineModal, LogModal, openQuireSettings } from "./views/engine";
-import { StatusTracker } from "./sidecar/status";
+import { StatusTracker, indexingPercent } from "./sidecar/status";
 import { liveNotice, showNotice } from "./views/notice";
 import { NoteOpener, openSidebarView } from "./views/open";
 import { lineAtByte } from "./passage";
@@ -253,6 +253,7 @@ export default class QuirePlugin extends Plugin {
           return f instanceof TFile ? tagsOf(f) : [];
         },
         openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
+        indexing: () => indexingPercent(tracker.snapshot),
         insertLink: (path, headingPath) => {
           const f = vault.getAbstractFileByPath(path);
           if (!editing?.file || !(f instanceof TFile)) return false;
