@@ -9,7 +9,7 @@ import { checkNotes } from "./lint";
 import { AskModal } from "./modals/ask";
 import { SearchModal } from "./modals/search";
 import { wikiLink } from "./search";
-import { PushedNotices } from "./notices";
+import { LastOffer, PushedNotices } from "./notices";
 import { type QuireSettings, QuireSettingTab, type SecretStorageLike, keyStore, mergeSettings, relatedExcludes } from "./settings";
 import { stateDir } from "./sidecar/connfile";
 import { PLUGIN_VERSION, type Platform, candidates, findEngine } from "./sidecar/engine";
@@ -40,6 +40,7 @@ export default class QuirePlugin extends Plugin {
     const { vault, workspace, metadataCache } = this.app;
     const vaultPath = vault.adapter instanceof FileSystemAdapter ? vault.adapter.getBasePath() : "";
     const log = (msg: string, ...detail: unknown[]) => console.debug(`[${this.manifest.id}] ${msg}`, ...detail);
+    const lastOffer = new LastOffer();
 
     // The engine: one the user installed with their system's package
     // manager, found (settings, PATH, the package managers' places), never
@@ -95,7 +96,7 @@ export default class QuirePlugin extends Plugin {
       spawn: (cmd, args) => spawnProcess(cmd, args, (line) => log(line)),
       isAlive,
       socket: (url) => new WebSocket(url),
-      notify: (msg, actions = []) => void showNotice(msg, [], actions, 10_000),
+      notify: (msg, actions = []) => void showNotice(msg, [], actions, 10_000, lastOffer),
       setup: openEngineModal,
       showLog: (lines) => new LogModal(this.app, lines).open(),
       log,
@@ -119,7 +120,7 @@ export default class QuirePlugin extends Plugin {
     const opener = new NoteOpener({ vault, workspace });
     const pushed = new PushedNotices({
       sidecar,
-      show: (msg, lines, actions, ms) => void showNotice(msg, lines, actions, ms),
+      show: (msg, lines, actions, ms) => void showNotice(msg, lines, actions, ms, lastOffer),
       openNote: (path) => void opener.openNote(path),
       // A review leaf in a hidden sidebar tab holds a DeferredView until shown: only a loaded ReviewView can refresh.
       reviewCreated: () => refreshReviewViews(workspace),
@@ -272,7 +273,7 @@ export default class QuirePlugin extends Plugin {
       sidecar,
       tracker: ingest,
       readClipboard: () => navigator.clipboard.readText(),
-      notice: liveNotice,
+      notice: (text, ms) => liveNotice(text, ms, lastOffer),
       openNote: openGenerated,
       log,
     });
@@ -313,6 +314,14 @@ export default class QuirePlugin extends Plugin {
         }),
     });
     this.addCommand({ id: "show-status", name: "Show status", callback: showStatus });
+    // A notice's Open button takes no focus: this reaches it from the keyboard.
+    this.addCommand({
+      id: "open-from-notice",
+      name: "Open what the last notice offered",
+      callback: () => {
+        if (!lastOffer.run()) new Notice("No notice is offering anything to open.");
+      },
+    });
     // The id stays as it was so that users' hotkeys keep working.
     this.addCommand({ id: "start-sidecar", name: "Start or reconnect", callback: () => void start() });
     this.addCommand({ id: "rebuild-index", name: "Rebuild the index", callback: () => void rebuild() });
