@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/markdown"
 	"github.com/quire-app/quire/sidecar/search"
@@ -66,3 +68,57 @@ func (e *Engine) nameByMatch(res *search.Result) {
 	}
 }
 
+// answersAfterSources moves each passage of a saved answer (Quire/Answers)
+// below the last passage of the notes it cites, when one of them is in
+// the result: an answer repeats its sources, and one Save as note used to
+// take the first places of the question it answered and push the note it
+// came from down. An answer whose sources are not in the result keeps
+// its place. Its score is lowered to the passage it now follows.
+func (e *Engine) answersAfterSources(res *search.Result) {
+	folder := e.answersFolder() + "/"
+	type moved struct {
+		at    int // the passage it now follows
+		score float64
+	}
+	after := map[int]moved{}
+	for i, p := range res.Passages {
+		if !strings.HasPrefix(p.Path, folder) {
+			continue
+		}
+		raw, err := vault.ReadFile(e.ix.Vault, p.Path, outlineMax)
+		if err != nil {
+			continue
+		}
+		notes, ok := ask.CitedNotes(raw)
+		if !ok {
+			continue
+		}
+		last := -1
+		for j := i + 1; j < len(res.Passages); j++ {
+			if q := res.Passages[j].Path; !strings.HasPrefix(q, folder) && slices.Contains(notes, q) {
+				last = j
+			}
+		}
+		if last > i {
+			after[i] = moved{at: last, score: res.Passages[last].Score}
+		}
+	}
+	if len(after) == 0 {
+		return
+	}
+	out := make([]search.Passage, 0, len(res.Passages))
+	for i, p := range res.Passages {
+		if _, ok := after[i]; ok {
+			continue
+		}
+		out = append(out, p)
+		for j := range res.Passages { // in rank order, after the source
+			if m, ok := after[j]; ok && m.at == i {
+				a := res.Passages[j]
+				a.Score = min(a.Score, m.score)
+				out = append(out, a)
+			}
+		}
+	}
+	res.Passages = out
+}

@@ -51,3 +51,44 @@ func TestMergedPassageNamedByTheMatch(t *testing.T) {
 	}
 }
 
+// Issue 25: after one Save as note, the answer took the first places of
+// the question it answered and the note it quoted fell below it. A saved
+// answer's passages now follow the last passage of the notes it cites.
+func TestSavedAnswerBelowItsSources(t *testing.T) {
+	v := t.TempDir()
+	os.WriteFile(filepath.Join(v, "Embed files.md"), []byte("# Embed files\n\n## Embed a PDF\n\nTo embed a PDF in a note, link the PDF file with an exclamation mark before the link.\n"), 0o644)
+	os.WriteFile(filepath.Join(v, "Pottery.md"), []byte("# Pottery\n\nThe kiln fires the clay at night.\n"), 0o644)
+	e := openVault(t, v)
+	ctx := context.Background()
+	ans, err := e.Ask(ctx, engine.Question{Text: "How do I embed a PDF in a note?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Citations) == 0 {
+		t.Fatalf("no citation: %q", ans.Text)
+	}
+	saved, err := e.SaveAnswer(ans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Reindex(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Search(ctx, engine.Query{Text: "embed a pdf", K: 10, Channel: search.BM25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, p := range r.Passages {
+		order = append(order, p.Path)
+	}
+	src, ansAt := slices.Index(order, "Embed files.md"), slices.Index(order, saved)
+	if src < 0 || ansAt < 0 || ansAt < src {
+		t.Fatalf("embed a pdf: %q, want Embed files.md above the saved answer %s", order, saved)
+	}
+	for i := 1; i < len(r.Passages); i++ {
+		if r.Passages[i].Score > r.Passages[i-1].Score {
+			t.Errorf("scores rise at %d: %v", i, r.Passages)
+		}
+	}
+}

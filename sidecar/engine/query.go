@@ -209,6 +209,7 @@ func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channe
 	if res.Channel == "" {
 		res.Channel = search.BM25
 	}
+	e.answersAfterSources(&res)
 	e.nameByMatch(&res)
 	res.Warning = strings.Join(warnings, "; ")
 	return res, nil
