@@ -299,7 +299,16 @@ export default class QuirePlugin extends Plugin {
         return source !== null;
       },
     });
-    this.addCommand({ id: "open-related", name: "Open related pages", callback: () => void openSidebarView(workspace, RELATED_VIEW) });
+    this.addCommand({
+      id: "open-related",
+      name: "Open related pages",
+      callback: async () => {
+        await openSidebarView(workspace, RELATED_VIEW);
+        // Revealing the view leaves the keyboard in the editor: move it into the list.
+        const view = workspace.getLeavesOfType(RELATED_VIEW)[0]?.view;
+        if (view instanceof RelatedView) view.focusList();
+      },
+    });
     this.addCommand({ id: "open-review", name: "Open review items", callback: () => void openSidebarView(workspace, REVIEW_VIEW) });
     this.addCommand({
       id: "check-notes",

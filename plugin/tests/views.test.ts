@@ -251,6 +251,25 @@ describe("RelatedView", () => {
     expect(view.contentEl.querySelectorAll(".quire-related-item")).toHaveLength(3);
   });
 
+  // Issue 25: the command revealed the view but left the keyboard in the
+  // editor; the bar said "strong" with no score to judge it by.
+  it("focusList moves the keyboard into the list, before and after the rows come; the bar's tooltip gives the score", async () => {
+    active = "a.md";
+    const view = await openView();
+    document.body.appendChild(view.containerEl);
+    view.focusList(); // no rows yet: the view holds the focus until they come
+    expect(document.activeElement).toBe(view.contentEl);
+    answer(0, [relNote("b.md", 0.3), relNote("c.md", 0.25)]);
+    await flush();
+    const items = view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item");
+    expect(document.activeElement).toBe(items[0]);
+    items[0]!.blur();
+    view.focusList();
+    expect(document.activeElement).toBe(items[0]);
+    expect(items[0]!.querySelector(".quire-related-bar")!.getAttribute("title")).toBe("Relevance: strong (score 0.300)");
+    view.containerEl.remove();
+  });
+
   it("rows work from the keyboard: arrows move, Enter and Space open; a row drags as a link", async () => {
     active = "a.md";
     const view = await openView();

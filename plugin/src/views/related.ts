@@ -266,8 +266,25 @@ export class RelatedView extends ItemView implements HoverParent {
     return ex.length === 0 ? notes : notes.filter((n) => !ex.some((d) => n.path.startsWith(`${d}/`)));
   }
 
+  /**
+   * focusList moves the keyboard into the list: its current row, or the
+   * view until the rows come (the command that opens the view calls it,
+   * since revealing a view leaves the focus in the editor).
+   */
+  focusList(): void {
+    const row = this.contentEl.querySelector<HTMLElement>('.quire-related-item[tabindex="0"]');
+    if (row) {
+      row.focus();
+      return;
+    }
+    this.contentEl.setAttr("tabindex", -1);
+    this.contentEl.focus();
+  }
+
   private show(s: RelatedState): void {
     const prev = this.state;
+    // The keyboard stays in the list as it is redrawn.
+    const hadFocus = this.contentEl.ownerDocument.activeElement === this.contentEl || (this.contentEl.contains(this.contentEl.ownerDocument.activeElement) && s.kind === "results");
     this.state = s;
     const el = this.contentEl;
     if (s.kind === "loading") {
@@ -308,6 +325,10 @@ export class RelatedView extends ItemView implements HoverParent {
         return;
       case "results":
         this.renderResults(el, s);
+        if (hadFocus) {
+          const a = this.contentEl.ownerDocument.activeElement;
+          if (a === this.contentEl || !this.contentEl.contains(a)) this.focusList();
+        }
         return;
     }
   }
@@ -371,7 +392,7 @@ export class RelatedView extends ItemView implements HoverParent {
       rows.push(item);
       const head = item.createDiv({ cls: "quire-related-head" });
       head.createSpan({ cls: "quire-related-title", text: n.title || n.path });
-      const bar = head.createSpan({ cls: "quire-related-bar", attr: { role: "img", "aria-label": `Relevance: ${strength(r)}`, title: `Relevance: ${strength(r)}` } });
+      const bar = head.createSpan({ cls: "quire-related-bar", attr: { role: "img", "aria-label": `Relevance: ${strength(r)}`, title: `Relevance: ${strength(r)} (score ${n.score.toFixed(3)})` } });
       bar.createSpan({ cls: `quire-related-bar-fill is-${strength(r)}`, attr: { "data-rel": r.toFixed(2) } });
       const crumb = headingLabel(n.passage.headingPath);
       if (crumb) item.createDiv({ cls: "quire-related-heading", text: crumb });
