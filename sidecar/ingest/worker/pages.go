@@ -16,6 +16,9 @@ import (
 // Searcher ranks passages; *search.Searcher is one.
 type Searcher interface {
 	Query(ctx context.Context, query string, k int, ch search.Channel) (search.Result, error)
+	// NoteCosines gives the notes closest in meaning to text their best
+	// cosine, and the vault's dense floor (search.Searcher.NoteCosines).
+	NoteCosines(ctx context.Context, text string) (map[string]float64, float64, error)
 }
 
 // relatedPool is how many passages are ranked per page returned, so that a
@@ -46,10 +49,23 @@ func Related(s Searcher, ch search.Channel, folder string) func(ctx context.Cont
 		if err != nil {
 			return nil, err
 		}
+		// A page no closer in meaning than chance is no connection: an
+		// article on cast iron listed Canvas and Bases syntax (issue 25).
+		// Only where the search embedded the query itself.
+		var cos map[string]float64
+		floor := 0.0
+		if res.Channel != search.BM25 {
+			if cos, floor, err = s.NoteCosines(ctx, query); err != nil {
+				return nil, err
+			}
+		}
 		var pages []compile.Page
 		seen := map[string]bool{}
 	passages:
 		for _, p := range res.Passages {
+			if cos != nil && cos[p.Path] < floor {
+				continue
+			}
 			for _, pre := range skip {
 				if strings.HasPrefix(p.Path, pre) {
 					continue passages
