@@ -270,6 +270,14 @@ describe("RelatedView", () => {
     view.containerEl.remove();
   });
 
+  it("says No close notes when the engine finds none above its floor", async () => {
+    active = "a.md";
+    const view = await openView();
+    answer(0, []);
+    await flush();
+    expect(view.contentEl.querySelector(".quire-related-empty")!.textContent).toBe("No close notes.");
+  });
+
   it("rows work from the keyboard: arrows move, Enter and Space open; a row drags as a link", async () => {
     active = "a.md";
     const view = await openView();

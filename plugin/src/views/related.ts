@@ -338,7 +338,8 @@ export class RelatedView extends ItemView implements HoverParent {
     if (s.updating !== null) el.createDiv({ cls: "quire-related-note", text: `Index updating (${s.updating}%)` });
     if (s.warning) el.createDiv({ cls: "quire-related-warning", text: s.warning });
     if (s.notes.length === 0) {
-      el.createDiv({ cls: "quire-related-empty", text: "No related notes found." });
+      // The engine leaves out notes no closer than chance (its dense floor): none left means none is close.
+      el.createDiv({ cls: "quire-related-empty", text: "No close notes." });
       return;
     }
     const top = s.notes[0]?.score || 1;
