@@ -169,6 +169,10 @@ export default class QuirePlugin extends Plugin {
         new RelatedView(leaf, {
           sidecar,
           tracker,
+          mtime: (path) => {
+            const f = vault.getAbstractFileByPath(path);
+            return f instanceof TFile ? f.stat.mtime : null;
+          },
           activeNote: () => {
             const f = workspace.getActiveFile();
             return f && f.extension === "md" ? { path: f.path } : null;

@@ -144,8 +144,10 @@ describe("RelatedView", () => {
   let opened: [string, number, boolean][];
   let starts: number;
   let excluded: string[];
+  let mtimes: Record<string, number>;
 
   beforeEach(async () => {
+    mtimes = {};
     server = new FakeServer();
     client = await Client.connect({ url: "ws://x/", token: "secret", clientName: "t", socket: server.factory });
     sock = server.last;
@@ -191,6 +193,7 @@ describe("RelatedView", () => {
       },
       linkText: (p) => p.replace(/\.md$/, ""),
       exclude: () => excluded,
+      mtime: (p) => mtimes[p] ?? null,
       typingDelayMs: 300,
     });
     view.load();
@@ -268,6 +271,35 @@ describe("RelatedView", () => {
     expect(document.activeElement).toBe(items[0]);
     expect(items[0]!.querySelector(".quire-related-bar")!.getAttribute("title")).toBe("Relevance: strong (score 0.300)");
     view.containerEl.remove();
+  });
+
+  // Issue 25: the list blanked on every note switch (median 523 ms).
+  it("keeps the previous list dimmed under Updating for the new note, and going back to an unchanged note is instant", async () => {
+    mtimes = { "a.md": 1, "b.md": 1 };
+    active = "a.md";
+    const view = await openView();
+    answer(0, [relNote("c.md", 0.3)]);
+    await flush();
+    active = "b.md";
+    handlers!.noteChanged();
+    await flush();
+    expect(view.contentEl.classList.contains("is-loading")).toBe(true);
+    expect(view.contentEl.querySelector(".quire-related-updating")!.textContent).toBe("Updating for b…");
+    expect([...view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item")].map((e) => e.dataset["path"])).toEqual(["c.md"]);
+    answer(1, [relNote("d.md", 0.3)]);
+    await flush();
+    expect(view.contentEl.querySelector(".quire-related-updating")).toBeNull();
+    expect([...view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item")].map((e) => e.dataset["path"])).toEqual(["d.md"]);
+    // Back to a: no request, its list at once.
+    active = "a.md";
+    handlers!.noteChanged();
+    expect(requests()).toHaveLength(2);
+    expect([...view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item")].map((e) => e.dataset["path"])).toEqual(["c.md"]);
+    // Changed since: asked again.
+    mtimes["a.md"] = 2;
+    handlers!.noteChanged();
+    await flush();
+    expect(requests()).toHaveLength(3);
   });
 
   it("says No close notes when the engine finds none above its floor", async () => {

@@ -40,6 +40,8 @@ export interface RelatedDeps {
   subscribe(handlers: { noteChanged(): void; edited(path: string, text: string): void }, register: (ref: EventRef) => void): void;
   /** k is how many notes to list. */
   k?: number;
+  /** mtime returns a note's modification time, or null: a note unchanged since its list was drawn shows that list again at once. */
+  mtime?(path: string): number | null;
   /** exclude returns the folders whose notes are never listed (the setting); the engine leaves them out before it cuts to k. */
   exclude?(): string[];
   /** typingDelayMs is how long typing must pause before the view asks again. */
@@ -64,6 +66,9 @@ export function strength(rel: number): string {
   return rel >= 0.8 ? "strong" : rel >= 0.55 ? "good" : "weak";
 }
 
+/** CACHED_NOTES is how many notes' lists the view keeps for going back. */
+const CACHED_NOTES = 20;
+
 /** MAX_QUERY_TEXT bounds the editor text sent while typing; the sidecar reads only the opening anyway. */
 const MAX_QUERY_TEXT = 8000;
 
@@ -87,6 +92,8 @@ export class RelatedView extends ItemView implements HoverParent {
   private lastStatus: unknown = null;
   private readonly k: number;
   private readonly typingDelayMs: number;
+  /** cache holds the lists of recent notes by path, with the note's mtime when asked: going back is instant. */
+  private readonly cache = new Map<string, { mtime: number; notes: RelatedNote[]; warning: string }>();
 
   constructor(
     leaf: WorkspaceLeaf,
@@ -116,7 +123,10 @@ export class RelatedView extends ItemView implements HoverParent {
 
   override async onOpen(): Promise<void> {
     this.contentEl.addClass("quire-related");
-    this.addAction("refresh-cw", "Refresh", () => void this.refresh());
+    this.addAction("refresh-cw", "Refresh", () => {
+      this.cache.clear();
+      void this.refresh();
+    });
     this.pinEl = this.addAction("pin", "Pin to this note", () => this.togglePin());
     this.deps.subscribe(
       {
@@ -176,7 +186,8 @@ export class RelatedView extends ItemView implements HoverParent {
       void this.refresh();
       return;
     }
-    // A new status follows a change to the index: the list may be stale.
+    // A new status follows a change to the index: the list may be stale, and so may the cached ones.
+    if (statusChanged) this.cache.clear();
     if (statusChanged && s.status !== null && this.state.kind !== "loading") void this.refresh();
     else if (this.state.kind === "results") this.show({ ...this.state, updating: indexingPercent(s) });
   }
@@ -210,8 +221,14 @@ export class RelatedView extends ItemView implements HoverParent {
       this.latest.cancel();
       return this.show({ kind: "building", percent: pct });
     }
-    const signal = this.latest.next();
     const path = note.path;
+    const mtime = text === undefined ? (this.deps.mtime?.(path) ?? null) : null;
+    const hit = mtime !== null ? this.cache.get(path) : undefined;
+    if (hit && hit.mtime === mtime) {
+      this.latest.cancel();
+      return this.show({ kind: "results", path, notes: hit.notes, warning: hit.warning, updating: indexingPercent(snap) });
+    }
+    const signal = this.latest.next();
     this.show({ kind: "loading", path });
     const opts = { signal, timeoutMs: 30_000 };
     try {
@@ -243,6 +260,11 @@ export class RelatedView extends ItemView implements HoverParent {
         }
       }
       if (signal.aborted) return;
+      if (mtime !== null) {
+        this.cache.delete(path); // the newest last: the oldest goes first
+        this.cache.set(path, { mtime, notes, warning });
+        if (this.cache.size > CACHED_NOTES) this.cache.delete(this.cache.keys().next().value!);
+      }
       this.show({ kind: "results", path, notes, warning, updating: indexingPercent(this.deps.tracker.snapshot) });
     } catch (err) {
       if (isSuperseded(err) || signal.aborted) return;
@@ -288,9 +310,20 @@ export class RelatedView extends ItemView implements HoverParent {
     this.state = s;
     const el = this.contentEl;
     if (s.kind === "loading") {
-      // Keep the list while the next one comes: no flicker as the user types.
+      // Keep the list while the next one comes: no flicker as the user
+      // types, and no blank panel when they move to another note (the
+      // old list stays, dimmed, under a line saying which note is asked).
       el.addClass("is-loading");
-      if (prev.kind === "results" && prev.path === s.path) return;
+      if (prev.kind === "results" || (prev.kind === "loading" && el.querySelector(".quire-related-list, .quire-related-empty"))) {
+        const name = s.path.replace(/\.md$/, "").split("/").at(-1) ?? s.path;
+        let line = el.querySelector<HTMLElement>(".quire-related-updating");
+        if ((prev.kind === "results" && prev.path !== s.path) || (prev.kind === "loading" && line)) {
+          line ??= el.createDiv({ cls: "quire-related-updating" });
+          el.prepend(line);
+          line.setText(`Updating for ${name}…`);
+        }
+        return;
+      }
     } else {
       el.removeClass("is-loading");
     }
