@@ -1,4 +1,4 @@
-import { type App, FileSystemAdapter, MarkdownView, Modal, Notice, Plugin, TFile, getAllTags } from "obsidian";
+import { type App, Component, FileSystemAdapter, MarkdownRenderer, MarkdownView, Modal, Notice, Plugin, TFile, getAllTags } from "obsidian";
 import { Conversation, History } from "./ask";
 import { ConfigSync, modelText } from "./config";
 import { answerNoteProcessor } from "./hover/answer-note";
@@ -267,7 +267,19 @@ export default class QuirePlugin extends Plugin {
         },
       }).open();
     };
-    const citationDeps = { noteText: (path: string) => opener.read(path), open: (path: string, at: number) => void opener.open(path, at) };
+    // Each popover's rendering lives until the next one is drawn (or the plugin unloads).
+    let popoverRender: Component | null = null;
+    this.register(() => popoverRender?.unload());
+    const citationDeps = {
+      noteText: (path: string) => opener.read(path),
+      open: (path: string, at: number) => void opener.open(path, at),
+      render: (md: string, el: HTMLElement, sourcePath: string) => {
+        popoverRender?.unload();
+        popoverRender = new Component();
+        popoverRender.load();
+        return MarkdownRenderer.render(this.app, md, el, sourcePath, popoverRender);
+      },
+    };
     this.registerMarkdownPostProcessor(answerNoteProcessor(citationDeps));
     const editorHover = new CitationHover(citationDeps);
     this.register(() => editorHover.dispose());

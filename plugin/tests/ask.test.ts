@@ -243,6 +243,30 @@ describe("AskModal", () => {
     expect(MarkdownRenderer.renderedForTest).toBe(before + 1);
   });
 
+  // Issue 25: a stopped answer showed its raw **.
+  it("draws a stopped answer as Markdown, once", async () => {
+    let push: ((d: string) => void) | null = null;
+    server.reply = (f, s) => {
+      if (f.type !== "ask.query") return;
+      push = (d) => s.push({ id: f.id!, type: "ask.delta", payload: { text: d } });
+    };
+    const m = modal();
+    m.open();
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "q";
+    const asked = m.submit();
+    await settle();
+    push!("Knead it for **ten** min");
+    await settle();
+    const before = MarkdownRenderer.renderedForTest;
+    m.contentEl.querySelector<HTMLButtonElement>(".quire-ask-stop")!.click();
+    await asked;
+    await settle();
+    expect(MarkdownRenderer.renderedForTest).toBe(before + 1);
+    const stopped = m.contentEl.querySelector(".quire-ask-answer.is-stopped .quire-ask-stream")!;
+    expect(stopped.querySelector("strong")?.textContent).toBe("ten");
+    expect(stopped.textContent).not.toContain("**");
+  });
+
   it("shows a refusal as a refusal, and extracted answers and warnings as such", async () => {
     answerAsk(server, [], done({ refused: true, grounded: false, answer: "Your notes do not say.", citations: [] }));
     const m = modal();

@@ -7,7 +7,7 @@ import { Client } from "../src/sidecar/client";
 import type { SidecarState } from "../src/sidecar/lifecycle";
 import { type IndexSnapshot, statusBarText } from "../src/sidecar/status";
 import { RelatedView } from "../src/views/related";
-import { App, WorkspaceLeaf } from "./obsidian-stub";
+import { App, MarkdownRenderer, WorkspaceLeaf } from "./obsidian-stub";
 import { FakeServer, type FakeSocket } from "./fake-sidecar";
 
 const status = (over: Partial<StatusResult> = {}): StatusResult => ({
@@ -104,6 +104,30 @@ describe("citations", () => {
     const h = { path: "Notes/A.md", start, end, hash };
     expect(await describeCitation(h, moved)).toMatchObject({ where: "moved", text: "First passage." });
     expect(await describeCitation(h, gone)).toMatchObject({ where: "gone", text: "" });
+  });
+
+  // Issue 25: the hover showed raw Markdown with its hard wraps.
+  it("hover draws the passage as Obsidian draws the note when it can render", async () => {
+    const md = "# A\n\nKnead for **ten**\nminutes.\n";
+    const enc = new TextEncoder();
+    const s = enc.encode("# A\n\n").length;
+    const e = s + enc.encode("Knead for **ten**\nminutes.").length;
+    const rendered: string[] = [];
+    const hover = new CitationHover({
+      noteText: async () => md,
+      open: () => {},
+      render: async (text, el, source) => {
+        rendered.push(source);
+        await MarkdownRenderer.render(new App() as never, text, el, source, null as never);
+      },
+    });
+    const el = document.body.createSpan({ text: "[1]" });
+    const pop = await hover.show(el, { n: 1, path: "Notes/A.md", start: s, end: e, headingPath: ["A"] });
+    expect(rendered).toEqual(["Notes/A.md"]);
+    expect(pop?.querySelector(".quire-citation-text strong")?.textContent).toBe("ten");
+    expect(pop?.querySelector(".quire-citation-text")?.textContent).not.toContain("**");
+    hover.dispose();
+    el.remove();
   });
 
   it("hover draws a popover with the passage; click opens it; dispose cleans up", async () => {

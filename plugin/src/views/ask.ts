@@ -140,6 +140,7 @@ export class AskPanel {
         deps.openPassage(path, start);
       },
       doc: document,
+      render: (md, el, sourcePath) => MarkdownRenderer.render(this.app, md, el, sourcePath, this.render),
     });
   }
 
@@ -361,7 +362,11 @@ export class AskPanel {
     const answerEl = next.createDiv({ cls: "quire-ask-answer" });
     if (t.kind === "stopped") {
       answerEl.addClass("is-stopped");
-      answerEl.createDiv({ cls: "quire-ask-stream", text: t.text });
+      // Drawn as a note is (no raw **), once: it no longer grows.
+      const body = answerEl.createDiv({ cls: "quire-ask-stream markdown-rendered" });
+      const render = this.render;
+      await MarkdownRenderer.render(this.app, t.text, body, "", render);
+      if (render !== this.render) return; // a new conversation began while rendering
       answerEl.createDiv({ cls: "quire-ask-note", text: "Stopped: incomplete, and not checked." });
     } else if (t.kind === "error") {
       answerEl.addClass("is-error");
