@@ -10,7 +10,7 @@ import { AskModal } from "./modals/ask";
 import { SearchModal } from "./modals/search";
 import { wikiLink } from "./search";
 import { LastOffer, PushedNotices } from "./notices";
-import { type QuireSettings, QuireSettingTab, type SecretStorageLike, keyStore, mergeSettings, relatedExcludes } from "./settings";
+import { type QuireSettings, QuireSettingTab, type SecretStorageLike, hiddenNotes, keyStore, mergeSettings, relatedExcludes } from "./settings";
 import { stateDir } from "./sidecar/connfile";
 import { PLUGIN_VERSION, type Platform, candidates, findEngine } from "./sidecar/engine";
 import { type EngineProblem, Sidecar } from "./sidecar/lifecycle";
@@ -180,6 +180,10 @@ export default class QuirePlugin extends Plugin {
           readNote: (path) => opener.read(path),
           openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
           exclude: () => relatedExcludes(this.settings.relatedExclude),
+          linked: (sourcePath) => Object.keys(metadataCache.resolvedLinks[sourcePath] ?? {}),
+          hidden: () => hiddenNotes(this.settings.relatedHidden),
+          hide: (path) => void this.saveSettings({ relatedHidden: [...hiddenNotes(this.settings.relatedHidden), path].join("\n") }),
+          copy: (text) => navigator.clipboard.writeText(text),
           subscribe: workspaceEvents(workspace),
           linkText: (path, sourcePath) => {
             const f = vault.getAbstractFileByPath(path);

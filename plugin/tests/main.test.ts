@@ -94,11 +94,11 @@ describe("QuirePlugin", () => {
     const tab = p.settingTabs[0]!;
     tab.display();
     const names = [...tab.containerEl.querySelectorAll(".setting-item-name")].map((e) => e.textContent);
-    expect(names.slice(0, 5)).toEqual(["Quire program", "State folder", "Related pages", "Leave out folders", "Models and indexing"]);
+    expect(names.slice(0, 6)).toEqual(["Quire program", "State folder", "Related pages", "Leave out folders", "Hidden notes", "Models and indexing"]);
 
     await (Setting.all[1]!.components[0] as TextComponent).commitForTest("  /var/lib/quire  ");
     expect(p.settings.stateFolder).toBe("/var/lib/quire");
-    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "", relatedExclude: "" });
+    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "", relatedExclude: "", relatedHidden: "" });
     // Related pages' left-out folders: saved on leaving the field, one clean folder per line.
     const area = [...tab.containerEl.querySelectorAll(".setting-item")].find((e) => e.querySelector(".setting-item-name")?.textContent === "Leave out folders")!.querySelector("textarea")!;
     area.value = " /Archive/ \nDaily, Archive\n\n";

@@ -514,6 +514,20 @@ export class MetadataCache extends Events {
   constructor(private readonly vault: Vault) {
     super();
   }
+  /** resolvedLinks maps a note to the notes its [[links]] resolve to (read from the stub vault's text, by name or path). */
+  get resolvedLinks(): Record<string, Record<string, number>> {
+    const out: Record<string, Record<string, number>> = {};
+    for (const [path, text] of this.vault.files) {
+      const links: Record<string, number> = {};
+      for (const m of text.matchAll(/\[\[([^\]|#]+)/g)) {
+        const name = m[1]!.trim();
+        const target = [...this.vault.files.keys()].find((p) => p === `${name}.md` || p.endsWith(`/${name}.md`));
+        if (target) links[target] = (links[target] ?? 0) + 1;
+      }
+      out[path] = links;
+    }
+    return out;
+  }
   getFileCache(file: TFile): { frontmatter?: Record<string, unknown>; tags?: { tag: string }[] } | null {
     const text = this.vault.files.get(file.path);
     if (text === undefined) return null;

@@ -169,9 +169,13 @@ describe("RelatedView", () => {
   let starts: number;
   let excluded: string[];
   let mtimes: Record<string, number>;
+  let hidden: string[];
+  let copied: string[];
 
   beforeEach(async () => {
     mtimes = {};
+    hidden = [];
+    copied = [];
     server = new FakeServer();
     client = await Client.connect({ url: "ws://x/", token: "secret", clientName: "t", socket: server.factory });
     sock = server.last;
@@ -218,6 +222,10 @@ describe("RelatedView", () => {
       linkText: (p) => p.replace(/\.md$/, ""),
       exclude: () => excluded,
       mtime: (p) => mtimes[p] ?? null,
+      linked: (src) => (src === "a.md" ? ["c.md"] : []),
+      hidden: () => hidden,
+      hide: (p) => void hidden.push(p),
+      copy: async (t) => void copied.push(t),
       typingDelayMs: 300,
     });
     view.load();
@@ -324,6 +332,32 @@ describe("RelatedView", () => {
     handlers!.noteChanged();
     await flush();
     expect(requests()).toHaveLength(3);
+  });
+
+  // Issue 25: what Smart Connections users rely on.
+  it("marks notes already linked, hides a note with Delete (remembered), copies all as links", async () => {
+    active = "a.md";
+    const view = await openView();
+    document.body.appendChild(view.containerEl);
+    answer(0, [relNote("b.md", 0.3), relNote("c.md", 0.28), relNote("d.md", 0.27)]);
+    await flush();
+    const row = (p: string) => view.contentEl.querySelector<HTMLElement>(`.quire-related-item[data-path="${p}"]`);
+    expect(row("c.md")!.querySelector(".quire-related-linked")?.textContent).toBe("linked");
+    expect(row("b.md")!.querySelector(".quire-related-linked")).toBeNull();
+    row("b.md")!.focus();
+    row("b.md")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Delete", bubbles: true }));
+    expect(hidden).toEqual(["b.md"]);
+    expect(row("b.md")).toBeNull();
+    expect(document.activeElement).toBe(row("c.md"));
+    await view.copyLinks();
+    expect(copied).toEqual(["[[c]]\n[[d]]"]);
+    // Remembered: the next answer for any note leaves it out too.
+    active = "e.md";
+    handlers!.noteChanged();
+    answer(1, [relNote("b.md", 0.3), relNote("d.md", 0.3)]);
+    await flush();
+    expect([...view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item")].map((e) => e.dataset["path"])).toEqual(["d.md"]);
+    view.containerEl.remove();
   });
 
   it("says No close notes when the engine finds none above its floor", async () => {

@@ -42,6 +42,13 @@ export interface RelatedDeps {
   k?: number;
   /** mtime returns a note's modification time, or null: a note unchanged since its list was drawn shows that list again at once. */
   mtime?(path: string): number | null;
+  /** linked returns the notes the note at sourcePath already links to: their rows say so. */
+  linked?(sourcePath: string): readonly string[];
+  /** hidden returns the notes the user hid from the list (Delete on a row); hide adds one, remembered. */
+  hidden?(): readonly string[];
+  hide?(path: string): void;
+  /** copy puts text on the clipboard (Copy all as links). */
+  copy?(text: string): Promise<void>;
   /** exclude returns the folders whose notes are never listed (the setting); the engine leaves them out before it cuts to k. */
   exclude?(): string[];
   /** typingDelayMs is how long typing must pause before the view asks again. */
@@ -128,6 +135,7 @@ export class RelatedView extends ItemView implements HoverParent {
       void this.refresh();
     });
     this.pinEl = this.addAction("pin", "Pin to this note", () => this.togglePin());
+    this.addAction("copy", "Copy all as links", () => void this.copyLinks());
     this.deps.subscribe(
       {
         noteChanged: () => void this.refresh(),
@@ -159,6 +167,20 @@ export class RelatedView extends ItemView implements HoverParent {
     this.pinEl?.setAttr("aria-pressed", this.pinned !== null ? "true" : "false");
     this.pinEl?.setAttr("aria-label", this.pinned !== null ? "Unpin: follow the active note" : "Pin to this note");
     void this.refresh();
+  }
+
+  /** copyLinks puts a [[link]] to every note listed now on the clipboard, one per line. */
+  async copyLinks(): Promise<void> {
+    const s = this.state;
+    if (s.kind !== "results" || !this.deps.copy) return;
+    const links = this.visible(s.notes).map((n) => `[[${this.deps.linkText?.(n.path, s.path) ?? n.path.replace(/\.md$/, "")}]]`);
+    if (links.length > 0) await this.deps.copy(links.join("\n"));
+  }
+
+  /** visible leaves out the notes the user hid. */
+  private visible(notes: RelatedNote[]): RelatedNote[] {
+    const hidden = this.deps.hidden?.() ?? [];
+    return hidden.length === 0 ? notes : notes.filter((n) => !hidden.includes(n.path));
   }
 
   /** pinnedTo is the note the view is pinned to, or null, for tests. */
@@ -370,6 +392,8 @@ export class RelatedView extends ItemView implements HoverParent {
     if (this.pinned !== null) el.createDiv({ cls: "quire-related-note", text: `Pinned to ${this.pinned.replace(/\.md$/, "")}` });
     if (s.updating !== null) el.createDiv({ cls: "quire-related-note", text: `Index updating (${s.updating}%)` });
     if (s.warning) el.createDiv({ cls: "quire-related-warning", text: s.warning });
+    const linked = this.deps.linked?.(s.path) ?? [];
+    s = { ...s, notes: this.visible(s.notes) };
     if (s.notes.length === 0) {
       // The engine leaves out notes no closer than chance (its dense floor): none left means none is close.
       el.createDiv({ cls: "quire-related-empty", text: "No close notes." });
@@ -395,6 +419,18 @@ export class RelatedView extends ItemView implements HoverParent {
     };
     const keys = (evt: KeyboardEvent, row: HTMLElement, open: (e: KeyboardEvent) => void, nav?: { path: string; expandable: boolean; expanded: boolean; child: boolean }) => {
       const i = rows.indexOf(row);
+      if (nav && !nav.child && evt.key === "Delete" && this.deps.hide) {
+        // Hide this note from the list, remembered; the keyboard moves to the next row.
+        evt.preventDefault();
+        evt.stopPropagation();
+        const tops = rows.filter((r) => !r.hasClass("quire-related-sub"));
+        const at = tops.indexOf(row);
+        const next = (tops[at + 1] ?? tops[at - 1])?.dataset["path"] ?? "";
+        this.deps.hide(nav.path);
+        redraw(next, false);
+        if (!this.contentEl.contains(this.contentEl.ownerDocument.activeElement)) this.focusList();
+        return;
+      }
       if (evt.key === "Enter" || evt.key === " ") {
         evt.preventDefault();
         evt.stopPropagation();
@@ -426,6 +462,7 @@ export class RelatedView extends ItemView implements HoverParent {
       rows.push(item);
       const head = item.createDiv({ cls: "quire-related-head" });
       head.createSpan({ cls: "quire-related-title", text: n.title || n.path });
+      if (linked.includes(n.path)) head.createSpan({ cls: "quire-related-linked", text: "linked", attr: { title: "Already linked from this note" } });
       const bar = head.createSpan({ cls: "quire-related-bar", attr: { role: "img", "aria-label": `Relevance: ${strength(r)}`, title: `Relevance: ${strength(r)} (score ${n.score.toFixed(3)})` } });
       bar.createSpan({ cls: `quire-related-bar-fill is-${strength(r)}`, attr: { "data-rel": r.toFixed(2) } });
       const crumb = headingLabel(n.passage.headingPath);
