@@ -34,9 +34,15 @@ import { StatusBar, StatusModal } from "./views/status";
  */
 export default class QuirePlugin extends Plugin {
   override settings: QuireSettings = mergeSettings(undefined);
+  /** askHistory is the questions asked, newest first, as data.json keeps them beside the settings. */
+  private askHistory: string[] = [];
 
   override async onload(): Promise<void> {
-    this.settings = mergeSettings(await this.loadData());
+    const data: unknown = await this.loadData();
+    this.settings = mergeSettings(data);
+    // The questions asked, newest first, kept across restarts beside the settings.
+    const kept = typeof data === "object" && data !== null ? (data as Record<string, unknown>)["askHistory"] : undefined;
+    this.askHistory = Array.isArray(kept) ? kept.filter((q): q is string => typeof q === "string") : [];
     const { vault, workspace, metadataCache } = this.app;
     const vaultPath = vault.adapter instanceof FileSystemAdapter ? vault.adapter.getBasePath() : "";
     const log = (msg: string, ...detail: unknown[]) => console.debug(`[${this.manifest.id}] ${msg}`, ...detail);
@@ -209,7 +215,10 @@ export default class QuirePlugin extends Plugin {
         }),
     );
 
-    const history = new History();
+    const history = new History(20, this.askHistory, (list) => {
+      this.askHistory = [...list];
+      void this.saveSettings({});
+    });
     /** tagsOf is a note's tags without "#", from the metadata cache (none when it has no cache yet). */
     const tagsOf = (f: TFile): string[] => {
       const cache = metadataCache.getFileCache(f);
@@ -387,7 +396,7 @@ export default class QuirePlugin extends Plugin {
 
   private async saveSettings(change: Partial<QuireSettings>): Promise<void> {
     Object.assign(this.settings, change);
-    await this.saveData(this.settings);
+    await this.saveData({ ...this.settings, askHistory: this.askHistory });
   }
 }
 

@@ -824,3 +824,15 @@ describe("saved answers in the editor", () => {
     o.view.destroy();
   });
 });
+
+describe("History kept", () => {
+  it("starts from what a previous session kept and tells each change", () => {
+    const kept: (readonly string[])[] = [];
+    const h = new History(3, ["b", "", "a", "b", 7], (l) => kept.push([...l]));
+    expect(h.list).toEqual(["b", "a"]);
+    h.add("c");
+    h.add("d");
+    expect(h.list).toEqual(["d", "c", "b"]);
+    expect(kept).toEqual([["c", "b", "a"], ["d", "c", "b"]]);
+  });
+});

@@ -85,6 +85,18 @@ describe("QuirePlugin", () => {
     expect((p as unknown as { postProcessorsForTest: unknown[] }).postProcessorsForTest).toHaveLength(0);
   });
 
+  // Issue 25: the question history was lost on restart.
+  it("keeps the questions asked across restarts, beside the settings", async () => {
+    const p = newPlugin({ binaryPath: "/opt/quire", askHistory: ["How long do I knead?", 3, "Where is the kiln?"] });
+    await p.onload();
+    const tab = p.settingTabs[0]!;
+    Setting.all = [];
+    tab.display();
+    await (Setting.all[1]!.components[0] as TextComponent).commitForTest("/var/lib/quire");
+    expect(p.savedData.at(-1)).toMatchObject({ stateFolder: "/var/lib/quire", askHistory: ["How long do I knead?", "Where is the kiln?"] });
+    p.unloadForTest();
+  });
+
   it("reads stored settings and saves edits from the settings tab", async () => {
     const p = newPlugin({ binaryPath: "/opt/quire", stateFolder: "", unknownKey: 1 });
     await p.onload();
@@ -98,7 +110,7 @@ describe("QuirePlugin", () => {
 
     await (Setting.all[1]!.components[0] as TextComponent).commitForTest("  /var/lib/quire  ");
     expect(p.settings.stateFolder).toBe("/var/lib/quire");
-    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "", relatedExclude: "", relatedHidden: "" });
+    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "", relatedExclude: "", relatedHidden: "", askHistory: [] });
     // Related pages' left-out folders: saved on leaving the field, one clean folder per line.
     const area = [...tab.containerEl.querySelectorAll(".setting-item")].find((e) => e.querySelector(".setting-item-name")?.textContent === "Leave out folders")!.querySelector("textarea")!;
     area.value = " /Archive/ \nDaily, Archive\n\n";
