@@ -182,6 +182,11 @@ export class Conversation {
     this.items.push(t);
   }
 
+  /** dropLast forgets the last finished turn (its answer is being asked again); it returns it, or null. */
+  dropLast(): Turn | null {
+    return this.items.pop() ?? null;
+  }
+
   /** clear starts a new conversation; the question in flight is dropped. */
   clear(): void {
     this.asker?.reset();

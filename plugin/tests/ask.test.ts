@@ -243,6 +243,34 @@ describe("AskModal", () => {
     expect(MarkdownRenderer.renderedForTest).toBe(before + 1);
   });
 
+  // Issue 25: Copilot's Regenerate on the last answer.
+  it("Regenerate asks the last question again in place of its answer, with the same scope", async () => {
+    const { asks } = answerAsk(server, [], done());
+    const sent: unknown[] = [];
+    const reply = server.reply!;
+    server.reply = (f, s) => {
+      if (f.type === "ask.query") sent.push(f.payload);
+      reply(f, s);
+    };
+    const m = modal();
+    m.open();
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "How long do I knead?";
+    await m.submit();
+    await settle();
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "And at what heat?";
+    await m.submit();
+    await settle();
+    // Only the newest answer offers it.
+    expect(m.contentEl.querySelectorAll(".quire-ask-regenerate")).toHaveLength(1);
+    m.contentEl.querySelector<HTMLButtonElement>(".quire-ask-regenerate")!.click();
+    await settle();
+    expect(asks).toHaveLength(3);
+    expect(sent.at(-1)).toMatchObject({ question: "And at what heat?" });
+    // The first turn goes with it as history; the replaced one does not.
+    expect((sent.at(-1) as { history?: { question: string }[] }).history?.map((h) => h.question)).toEqual(["How long do I knead?"]);
+    expect(m.contentEl.querySelectorAll(".quire-ask-turn")).toHaveLength(2);
+  });
+
   // Issue 25: a stopped answer showed its raw **.
   it("draws a stopped answer as Markdown, once", async () => {
     let push: ((d: string) => void) | null = null;

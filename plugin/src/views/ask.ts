@@ -341,6 +341,8 @@ export class AskPanel {
   /** startTurn adds the turn for a new question and scrolls it to the top, once. */
   private startTurn(question: string, scope: AskScope | undefined): void {
     this.historyEl.empty();
+    // Only the newest answer can be asked for again.
+    for (const b of Array.from(this.convEl.querySelectorAll(".quire-ask-regenerate"))) b.remove();
     this.newBtn.toggleClass("is-hidden", false);
     for (const old of Array.from(this.convEl.querySelectorAll(".quire-ask-turn.is-latest"))) old.removeClass("is-latest");
     const turn = this.convEl.createDiv({ cls: "quire-ask-turn is-latest" });
@@ -456,6 +458,19 @@ export class AskPanel {
     const save = bar.createEl("button", { cls: "quire-ask-save", text: "Save as note" });
     const msg = bar.createSpan({ cls: "quire-ask-save-status" });
     save.addEventListener("click", () => void this.save(t.askId, save, msg));
+    if (this.deps.conversation.turns.at(-1) === t) {
+      // The last answer can be asked for again: it replaces this turn, with the same question and scope.
+      const again = bar.createEl("button", { cls: "quire-ask-regenerate", text: "Regenerate" });
+      again.addEventListener("click", () => void this.regenerate(t, again));
+    }
+  }
+
+  /** regenerate asks the last question again in place of its answer. */
+  async regenerate(t: Turn, btn?: HTMLElement): Promise<void> {
+    if (this.deps.conversation.turns.at(-1) !== t || this.session.state.kind === "streaming") return;
+    this.deps.conversation.dropLast();
+    btn?.closest(".quire-ask-turn")?.remove();
+    await this.session.ask(t.question, this.deps.conversation.history(), t.scope ?? this.deps.conversation.scope);
   }
 
   private async save(askId: string, btn: HTMLButtonElement, msg: HTMLElement): Promise<void> {
