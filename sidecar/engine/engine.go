@@ -66,6 +66,8 @@ type Options struct {
 
 // Engine is one open vault. Its methods are safe for concurrent use.
 type Engine struct {
+	outlines outlines // headings of notes read to name passages (heading.go)
+
 	vault string // absolute
 	opts  Options
 	ix    *index.Index

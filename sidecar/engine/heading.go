@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"hash/fnv"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/index"
@@ -10,6 +12,48 @@ import (
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/vault"
 )
+
+// outlines keeps the headings of the notes nameByMatch read, by path and
+// content, so that the keystrokes of one query parse each note once.
+type outlines struct {
+	mu sync.Mutex
+	m  map[string]outline
+}
+
+type outline struct {
+	sum   uint64
+	title string
+	heads []markdown.Heading
+}
+
+// maxOutlines bounds the notes whose headings are kept; past it the
+// cache starts again.
+const maxOutlines = 512
+
+// get returns raw's title and headings, parsed once per content.
+func (o *outlines) get(path string, raw []byte, params markdown.Params) (string, []markdown.Heading, bool) {
+	h := fnv.New64a()
+	h.Write(raw)
+	sum := h.Sum64()
+	o.mu.Lock()
+	c, ok := o.m[path]
+	o.mu.Unlock()
+	if ok && c.sum == sum {
+		return c.title, c.heads, true
+	}
+	note, err := vault.Parse(path, raw)
+	if err != nil {
+		return "", nil, false
+	}
+	c = outline{sum: sum, title: note.Title, heads: markdown.Outline(raw, note.BodyStart, params)}
+	o.mu.Lock()
+	if o.m == nil || len(o.m) >= maxOutlines {
+		o.m = map[string]outline{}
+	}
+	o.m[path] = c
+	o.mu.Unlock()
+	return c.title, c.heads, true
+}
 
 // outlineMax is the largest note whose headings are read to name a
 // passage by the section holding the match: a bigger one keeps the
@@ -34,12 +78,12 @@ func (e *Engine) nameByMatch(res *search.Result) {
 		if err != nil || p.Start < 0 || p.End > len(raw) || p.Start > p.End || string(raw[p.Start:p.End]) != p.Text {
 			continue
 		}
-		note, err := vault.Parse(p.Path, raw)
-		if err != nil {
+		title, heads, ok := e.outlines.get(p.Path, raw, params)
+		if !ok {
 			continue
 		}
 		var inner []markdown.Heading
-		for _, h := range markdown.Outline(raw, note.BodyStart, params) {
+		for _, h := range heads {
 			if h.Start > p.Start && h.Start < p.End {
 				inner = append(inner, h)
 			}
@@ -63,7 +107,7 @@ func (e *Engine) nameByMatch(res *search.Result) {
 			}
 		}
 		if best >= 0 {
-			p.Headings = index.ShownHeadings(note.Title, inner[best].Path)
+			p.Headings = index.ShownHeadings(title, inner[best].Path)
 		}
 	}
 }
