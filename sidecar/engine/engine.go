@@ -242,6 +242,7 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		snap.searcher.Dense = e.ix
 		snap.dense = e.ix.DenseStatsOf(entries)
 		snap.searcher.Floor = e.denseFloor()
+		snap.searcher.Embedded = func(p string) bool { return e.ix.Embedded(p, snap.entries[p].Chunks) }
 	}
 	return snap, nil
 }

@@ -282,7 +282,7 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 		if p.Path == r.Path {
 			continue // not the note itself
 		}
-		if cos != nil && cos[p.Path] < floor && !r.Unfloored {
+		if !r.Unfloored && snap.searcher.Far(cos, floor, p.Path) {
 			continue // no closer than chance: no connection is better than a wrong one
 		}
 		if i, ok := at[p.Path]; ok {

@@ -9,6 +9,13 @@ import (
 // notes their cosine (NoteCosines).
 const RelatedCosines = 400
 
+// Far reports whether the note at path is below the floor by cos and
+// floor (NoteCosines): only a note with vectors can be (Searcher.Embedded),
+// since one not embedded yet is unknown, not far.
+func (s *Searcher) Far(cos map[string]float64, floor float64, path string) bool {
+	return cos != nil && cos[path] < floor && (s.Embedded == nil || s.Embedded(path))
+}
+
 // NoteCosines returns, for the notes of the RelatedCosines passages
 // closest in meaning to text, each note's best cosine, and the vault's
 // dense floor (Floor): a related note below it is no closer to the text

@@ -19,6 +19,8 @@ type Searcher interface {
 	// NoteCosines gives the notes closest in meaning to text their best
 	// cosine, and the vault's dense floor (search.Searcher.NoteCosines).
 	NoteCosines(ctx context.Context, text string) (map[string]float64, float64, error)
+	// Far says whether a note is below the floor by those cosines.
+	Far(cos map[string]float64, floor float64, path string) bool
 }
 
 // relatedPool is how many passages are ranked per page returned, so that a
@@ -63,7 +65,7 @@ func Related(s Searcher, ch search.Channel, folder string) func(ctx context.Cont
 		seen := map[string]bool{}
 	passages:
 		for _, p := range res.Passages {
-			if cos != nil && cos[p.Path] < floor {
+			if s.Far(cos, floor, p.Path) {
 				continue
 			}
 			for _, pre := range skip {
