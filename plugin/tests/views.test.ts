@@ -360,6 +360,26 @@ describe("RelatedView", () => {
     view.containerEl.remove();
   });
 
+  it("keeps no list asked by the text of a note the index lacks yet, nor one with a warning", async () => {
+    mtimes = { "a.md": 1 };
+    active = "a.md";
+    const view = await openView();
+    sock.push({ id: requests()[0]!.id!, type: "error", payload: { code: "not_found", message: "note not indexed: a.md" } });
+    await flush();
+    await flush();
+    answer(1, [relNote("c.md", 0.3)]);
+    await flush();
+    expect(view.current.kind).toBe("results");
+    handlers!.noteChanged();
+    await flush();
+    expect(requests()).toHaveLength(3); // asked again: the index may hold it now
+    sock.push({ id: requests()[2]!.id!, type: "related.result", payload: { notes: [relNote("c.md", 0.3)], warning: "vectors cover 3 of 9 passages" } });
+    await flush();
+    handlers!.noteChanged();
+    await flush();
+    expect(requests()).toHaveLength(4); // a partial list is not kept either
+  });
+
   it("says No close notes when the engine finds none above its floor", async () => {
     active = "a.md";
     const view = await openView();

@@ -100,7 +100,7 @@ export class RelatedView extends ItemView implements HoverParent {
   private readonly k: number;
   private readonly typingDelayMs: number;
   /** cache holds the lists of recent notes by path, with the note's mtime when asked: going back is instant. */
-  private readonly cache = new Map<string, { mtime: number; notes: RelatedNote[]; warning: string }>();
+  private readonly cache = new Map<string, { mtime: number; exclude: string; notes: RelatedNote[] }>();
 
   constructor(
     leaf: WorkspaceLeaf,
@@ -245,10 +245,11 @@ export class RelatedView extends ItemView implements HoverParent {
     }
     const path = note.path;
     const mtime = text === undefined ? (this.deps.mtime?.(path) ?? null) : null;
+    const exclude = (this.deps.exclude?.() ?? []).join("\n");
     const hit = mtime !== null ? this.cache.get(path) : undefined;
-    if (hit && hit.mtime === mtime) {
+    if (hit && hit.mtime === mtime && hit.exclude === exclude) {
       this.latest.cancel();
-      return this.show({ kind: "results", path, notes: hit.notes, warning: hit.warning, updating: indexingPercent(snap) });
+      return this.show({ kind: "results", path, notes: hit.notes, warning: "", updating: indexingPercent(snap) });
     }
     const signal = this.latest.next();
     this.show({ kind: "loading", path });
@@ -282,9 +283,11 @@ export class RelatedView extends ItemView implements HoverParent {
         }
       }
       if (signal.aborted) return;
-      if (mtime !== null) {
+      // Kept only when whole: asked by path (not by the text of a note the index lacks yet), with
+      // no warning (vectors missing, keywords only) and no pass running, which could all change the list.
+      if (mtime !== null && query === undefined && warning === "" && indexingPercent(this.deps.tracker.snapshot) === null) {
         this.cache.delete(path); // the newest last: the oldest goes first
-        this.cache.set(path, { mtime, notes, warning });
+        this.cache.set(path, { mtime, exclude, notes });
         if (this.cache.size > CACHED_NOTES) this.cache.delete(this.cache.keys().next().value!);
       }
       this.show({ kind: "results", path, notes, warning, updating: indexingPercent(this.deps.tracker.snapshot) });
