@@ -90,13 +90,27 @@ export interface AskDeps {
  */
 export class History {
   private items: string[] = [];
-  constructor(private readonly max = 20) {}
+  /**
+   * saved, when given, starts the history (newest first: what a previous
+   * session kept); onChange is told the list after each question, to keep it.
+   */
+  constructor(
+    private readonly max = 20,
+    saved: unknown = [],
+    private readonly onChange?: (list: readonly string[]) => void,
+  ) {
+    if (Array.isArray(saved)) {
+      for (const q of saved) if (typeof q === "string" && q.trim() !== "" && !this.items.includes(q.trim())) this.items.push(q.trim());
+      this.items = this.items.slice(0, max);
+    }
+  }
 
   /** add puts q first, dropping an older copy. */
   add(q: string): void {
     const t = q.trim();
     if (t === "") return;
     this.items = [t, ...this.items.filter((x) => x !== t)].slice(0, this.max);
+    this.onChange?.(this.items);
   }
 
   /** list is the questions, newest first. */
@@ -166,6 +180,11 @@ export class Conversation {
   /** add records a finished question. */
   add(t: Turn): void {
     this.items.push(t);
+  }
+
+  /** dropLast forgets the last finished turn (its answer is being asked again); it returns it, or null. */
+  dropLast(): Turn | null {
+    return this.items.pop() ?? null;
   }
 
   /** clear starts a new conversation; the question in flight is dropped. */

@@ -1,4 +1,4 @@
-import { type App, FileSystemAdapter, MarkdownView, Modal, Notice, Plugin, TFile, getAllTags } from "obsidian";
+import { type App, Component, FileSystemAdapter, MarkdownRenderer, MarkdownView, Modal, Notice, Plugin, TFile, getAllTags } from "obsidian";
 import { Conversation, History } from "./ask";
 import { ConfigSync, modelText } from "./config";
 import { answerNoteProcessor } from "./hover/answer-note";
@@ -9,8 +9,8 @@ import { checkNotes } from "./lint";
 import { AskModal } from "./modals/ask";
 import { SearchModal } from "./modals/search";
 import { wikiLink } from "./search";
-import { PushedNotices } from "./notices";
-import { type QuireSettings, QuireSettingTab, type SecretStorageLike, keyStore, mergeSettings, relatedExcludes } from "./settings";
+import { LastOffer, PushedNotices } from "./notices";
+import { type QuireSettings, QuireSettingTab, type SecretStorageLike, hiddenNotes, keyStore, mergeSettings, relatedExcludes } from "./settings";
 import { stateDir } from "./sidecar/connfile";
 import { PLUGIN_VERSION, type Platform, candidates, findEngine } from "./sidecar/engine";
 import { type EngineProblem, Sidecar } from "./sidecar/lifecycle";
@@ -18,7 +18,7 @@ import { detectSystem, isAlive, isExecutable, probeVersion, readFileOrNull, spaw
 import { installFor } from "./sidecar/setup";
 import { trustedCandidates } from "./sidecar/trust";
 import { EngineModal, LogModal, openQuireSettings } from "./views/engine";
-import { StatusTracker } from "./sidecar/status";
+import { StatusTracker, indexingPercent } from "./sidecar/status";
 import { liveNotice, showNotice } from "./views/notice";
 import { NoteOpener, openSidebarView } from "./views/open";
 import { lineAtByte } from "./passage";
@@ -34,12 +34,19 @@ import { StatusBar, StatusModal } from "./views/status";
  */
 export default class QuirePlugin extends Plugin {
   override settings: QuireSettings = mergeSettings(undefined);
+  /** askHistory is the questions asked, newest first, as data.json keeps them beside the settings. */
+  private askHistory: string[] = [];
 
   override async onload(): Promise<void> {
-    this.settings = mergeSettings(await this.loadData());
+    const data: unknown = await this.loadData();
+    this.settings = mergeSettings(data);
+    // The questions asked, newest first, kept across restarts beside the settings.
+    const kept = typeof data === "object" && data !== null ? (data as Record<string, unknown>)["askHistory"] : undefined;
+    this.askHistory = Array.isArray(kept) ? kept.filter((q): q is string => typeof q === "string") : [];
     const { vault, workspace, metadataCache } = this.app;
     const vaultPath = vault.adapter instanceof FileSystemAdapter ? vault.adapter.getBasePath() : "";
     const log = (msg: string, ...detail: unknown[]) => console.debug(`[${this.manifest.id}] ${msg}`, ...detail);
+    const lastOffer = new LastOffer();
 
     // The engine: one the user installed with their system's package
     // manager, found (settings, PATH, the package managers' places), never
@@ -95,7 +102,7 @@ export default class QuirePlugin extends Plugin {
       spawn: (cmd, args) => spawnProcess(cmd, args, (line) => log(line)),
       isAlive,
       socket: (url) => new WebSocket(url),
-      notify: (msg, actions = []) => void showNotice(msg, [], actions, 10_000),
+      notify: (msg, actions = []) => void showNotice(msg, [], actions, 10_000, lastOffer),
       setup: openEngineModal,
       showLog: (lines) => new LogModal(this.app, lines).open(),
       log,
@@ -119,7 +126,7 @@ export default class QuirePlugin extends Plugin {
     const opener = new NoteOpener({ vault, workspace });
     const pushed = new PushedNotices({
       sidecar,
-      show: (msg, lines, actions, ms) => void showNotice(msg, lines, actions, ms),
+      show: (msg, lines, actions, ms) => void showNotice(msg, lines, actions, ms, lastOffer),
       openNote: (path) => void opener.openNote(path),
       // A review leaf in a hidden sidebar tab holds a DeferredView until shown: only a loaded ReviewView can refresh.
       reviewCreated: () => refreshReviewViews(workspace),
@@ -168,6 +175,10 @@ export default class QuirePlugin extends Plugin {
         new RelatedView(leaf, {
           sidecar,
           tracker,
+          mtime: (path) => {
+            const f = vault.getAbstractFileByPath(path);
+            return f instanceof TFile ? f.stat.mtime : null;
+          },
           activeNote: () => {
             const f = workspace.getActiveFile();
             return f && f.extension === "md" ? { path: f.path } : null;
@@ -175,6 +186,10 @@ export default class QuirePlugin extends Plugin {
           readNote: (path) => opener.read(path),
           openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
           exclude: () => relatedExcludes(this.settings.relatedExclude),
+          linked: (sourcePath) => Object.keys(metadataCache.resolvedLinks[sourcePath] ?? {}),
+          hidden: () => hiddenNotes(this.settings.relatedHidden),
+          hide: (path) => void this.saveSettings({ relatedHidden: [...hiddenNotes(this.settings.relatedHidden), path].join("\n") }),
+          copy: (text) => navigator.clipboard.writeText(text),
           subscribe: workspaceEvents(workspace),
           linkText: (path, sourcePath) => {
             const f = vault.getAbstractFileByPath(path);
@@ -200,7 +215,10 @@ export default class QuirePlugin extends Plugin {
         }),
     );
 
-    const history = new History();
+    const history = new History(20, this.askHistory, (list) => {
+      this.askHistory = [...list];
+      void this.saveSettings({});
+    });
     /** tagsOf is a note's tags without "#", from the metadata cache (none when it has no cache yet). */
     const tagsOf = (f: TFile): string[] => {
       const cache = metadataCache.getFileCache(f);
@@ -253,6 +271,7 @@ export default class QuirePlugin extends Plugin {
           return f instanceof TFile ? tagsOf(f) : [];
         },
         openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
+        indexing: () => indexingPercent(tracker.snapshot),
         insertLink: (path, headingPath) => {
           const f = vault.getAbstractFileByPath(path);
           if (!editing?.file || !(f instanceof TFile)) return false;
@@ -261,7 +280,19 @@ export default class QuirePlugin extends Plugin {
         },
       }).open();
     };
-    const citationDeps = { noteText: (path: string) => opener.read(path), open: (path: string, at: number) => void opener.open(path, at) };
+    // Each popover's rendering lives until the next one is drawn (or the plugin unloads).
+    let popoverRender: Component | null = null;
+    this.register(() => popoverRender?.unload());
+    const citationDeps = {
+      noteText: (path: string) => opener.read(path),
+      open: (path: string, at: number) => void opener.open(path, at),
+      render: (md: string, el: HTMLElement, sourcePath: string) => {
+        popoverRender?.unload();
+        popoverRender = new Component();
+        popoverRender.load();
+        return MarkdownRenderer.render(this.app, md, el, sourcePath, popoverRender);
+      },
+    };
     this.registerMarkdownPostProcessor(answerNoteProcessor(citationDeps));
     const editorHover = new CitationHover(citationDeps);
     this.register(() => editorHover.dispose());
@@ -271,7 +302,7 @@ export default class QuirePlugin extends Plugin {
       sidecar,
       tracker: ingest,
       readClipboard: () => navigator.clipboard.readText(),
-      notice: liveNotice,
+      notice: (text, ms) => liveNotice(text, ms, lastOffer),
       openNote: openGenerated,
       log,
     });
@@ -297,7 +328,16 @@ export default class QuirePlugin extends Plugin {
         return source !== null;
       },
     });
-    this.addCommand({ id: "open-related", name: "Open related pages", callback: () => void openSidebarView(workspace, RELATED_VIEW) });
+    this.addCommand({
+      id: "open-related",
+      name: "Open related pages",
+      callback: async () => {
+        await openSidebarView(workspace, RELATED_VIEW);
+        // Revealing the view leaves the keyboard in the editor: move it into the list.
+        const view = workspace.getLeavesOfType(RELATED_VIEW)[0]?.view;
+        if (view instanceof RelatedView) view.focusList();
+      },
+    });
     this.addCommand({ id: "open-review", name: "Open review items", callback: () => void openSidebarView(workspace, REVIEW_VIEW) });
     this.addCommand({
       id: "check-notes",
@@ -312,6 +352,14 @@ export default class QuirePlugin extends Plugin {
         }),
     });
     this.addCommand({ id: "show-status", name: "Show status", callback: showStatus });
+    // A notice's Open button takes no focus: this reaches it from the keyboard.
+    this.addCommand({
+      id: "open-from-notice",
+      name: "Open what the last notice offered",
+      callback: () => {
+        if (!lastOffer.run()) new Notice("No notice is offering anything to open.");
+      },
+    });
     // The id stays as it was so that users' hotkeys keep working.
     this.addCommand({ id: "start-sidecar", name: "Start or reconnect", callback: () => void start() });
     this.addCommand({ id: "rebuild-index", name: "Rebuild the index", callback: () => void rebuild() });
@@ -348,7 +396,7 @@ export default class QuirePlugin extends Plugin {
 
   private async saveSettings(change: Partial<QuireSettings>): Promise<void> {
     Object.assign(this.settings, change);
-    await this.saveData(this.settings);
+    await this.saveData({ ...this.settings, askHistory: this.askHistory });
   }
 }
 

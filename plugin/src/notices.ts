@@ -13,6 +13,39 @@ export interface NoticeAction {
   run(): void;
 }
 
+/**
+ * LastOffer remembers the buttons of the last notice that had any, so that
+ * the command "Open what the last notice offered" reaches them from the
+ * keyboard: a notice's buttons take no focus.
+ */
+export class LastOffer {
+  private actions: NoticeAction[] = [];
+  private hide: (() => void) | null = null;
+
+  /** remember keeps a notice's buttons, and how to hide it once one is used. */
+  remember(actions: NoticeAction[], hide: () => void): void {
+    if (actions.length === 0) return;
+    this.actions = actions;
+    this.hide = hide;
+  }
+
+  /** forget drops the buttons of a notice that was used or hidden. */
+  forget(): void {
+    this.actions = [];
+    this.hide = null;
+  }
+
+  /** run uses the first button of the last notice that offered one, once; false when none waits. */
+  run(): boolean {
+    const a = this.actions[0];
+    if (!a) return false;
+    this.hide?.();
+    this.forget();
+    a.run();
+    return true;
+  }
+}
+
 /** PushedNoticesDeps is what the pushed-event notices need. */
 export interface PushedNoticesDeps {
   sidecar: Pick<Sidecar, "state" | "onChange">;

@@ -19,6 +19,8 @@ export interface QuireSettings {
    * never shows (an archive, daily notes); search and Ask still find them.
    */
   relatedExclude: string;
+  /** relatedHidden lists notes, one path per line, hidden from Related pages with Delete on their row. */
+  relatedHidden: string;
 }
 
 /** DEFAULT_SETTINGS fills in what data.json lacks. */
@@ -27,7 +29,18 @@ export const DEFAULT_SETTINGS: Readonly<QuireSettings> = {
   stateFolder: "",
   apiKey: "",
   relatedExclude: "",
+  relatedHidden: "",
 };
+
+/** hiddenNotes reads the notes hidden from Related pages: one path per line, each once. */
+export function hiddenNotes(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    const p = line.trim();
+    if (p !== "" && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
 
 /** relatedExcludes reads the Related pages' left-out folders: one per line (or comma), without surrounding slashes, each once. */
 export function relatedExcludes(text: string): string[] {
@@ -214,6 +227,18 @@ export class QuireSettingTab extends PluginSettingTab {
         area.inputEl.addEventListener("blur", () => {
           const value = relatedExcludes(area.getValue()).join("\n");
           if (value !== this.store.settings.relatedExclude) void this.store.save({ relatedExclude: value });
+        });
+      });
+
+    new Setting(containerEl)
+      .setName("Hidden notes")
+      .setDesc("Notes you hid from the related list (the delete key on a row), one path per line. Remove a line to list the note again. Saved when you leave the field.")
+      .addTextArea((area) => {
+        area.setValue(this.store.settings.relatedHidden);
+        area.inputEl.rows = 3;
+        area.inputEl.addEventListener("blur", () => {
+          const value = hiddenNotes(area.getValue()).join("\n");
+          if (value !== this.store.settings.relatedHidden) void this.store.save({ relatedHidden: value });
         });
       });
 

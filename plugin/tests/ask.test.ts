@@ -243,6 +243,58 @@ describe("AskModal", () => {
     expect(MarkdownRenderer.renderedForTest).toBe(before + 1);
   });
 
+  // Issue 25: Copilot's Regenerate on the last answer.
+  it("Regenerate asks the last question again in place of its answer, with the same scope", async () => {
+    const { asks } = answerAsk(server, [], done());
+    const sent: unknown[] = [];
+    const reply = server.reply!;
+    server.reply = (f, s) => {
+      if (f.type === "ask.query") sent.push(f.payload);
+      reply(f, s);
+    };
+    const m = modal();
+    m.open();
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "How long do I knead?";
+    await m.submit();
+    await settle();
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "And at what heat?";
+    await m.submit();
+    await settle();
+    // Only the newest answer offers it.
+    expect(m.contentEl.querySelectorAll(".quire-ask-regenerate")).toHaveLength(1);
+    m.contentEl.querySelector<HTMLButtonElement>(".quire-ask-regenerate")!.click();
+    await settle();
+    expect(asks).toHaveLength(3);
+    expect(sent.at(-1)).toMatchObject({ question: "And at what heat?" });
+    // The first turn goes with it as history; the replaced one does not.
+    expect((sent.at(-1) as { history?: { question: string }[] }).history?.map((h) => h.question)).toEqual(["How long do I knead?"]);
+    expect(m.contentEl.querySelectorAll(".quire-ask-turn")).toHaveLength(2);
+  });
+
+  // Issue 25: a stopped answer showed its raw **.
+  it("draws a stopped answer as Markdown, once", async () => {
+    let push: ((d: string) => void) | null = null;
+    server.reply = (f, s) => {
+      if (f.type !== "ask.query") return;
+      push = (d) => s.push({ id: f.id!, type: "ask.delta", payload: { text: d } });
+    };
+    const m = modal();
+    m.open();
+    m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "q";
+    const asked = m.submit();
+    await settle();
+    push!("Knead it for **ten** min");
+    await settle();
+    const before = MarkdownRenderer.renderedForTest;
+    m.contentEl.querySelector<HTMLButtonElement>(".quire-ask-stop")!.click();
+    await asked;
+    await settle();
+    expect(MarkdownRenderer.renderedForTest).toBe(before + 1);
+    const stopped = m.contentEl.querySelector(".quire-ask-answer.is-stopped .quire-ask-stream")!;
+    expect(stopped.querySelector("strong")?.textContent).toBe("ten");
+    expect(stopped.textContent).not.toContain("**");
+  });
+
   it("shows a refusal as a refusal, and extracted answers and warnings as such", async () => {
     answerAsk(server, [], done({ refused: true, grounded: false, answer: "Your notes do not say.", citations: [] }));
     const m = modal();
@@ -798,5 +850,17 @@ describe("saved answers in the editor", () => {
     o.move(o.text.indexOf("[1]") + 1);
     expect(shown).toHaveLength(2);
     o.view.destroy();
+  });
+});
+
+describe("History kept", () => {
+  it("starts from what a previous session kept and tells each change", () => {
+    const kept: (readonly string[])[] = [];
+    const h = new History(3, ["b", "", "a", "b", 7], (l) => kept.push([...l]));
+    expect(h.list).toEqual(["b", "a"]);
+    h.add("c");
+    h.add("d");
+    expect(h.list).toEqual(["d", "c", "b"]);
+    expect(kept).toEqual([["c", "b", "a"], ["d", "c", "b"]]);
   });
 });

@@ -63,7 +63,7 @@ describe("QuirePlugin", () => {
     expect(p.settings).toEqual(DEFAULT_SETTINGS);
 
     const ids = (p as unknown as { commands: { id: string }[] }).commands.map((c) => c.id);
-    expect(ids).toEqual(["search-vault", "ask-vault", "open-ask-view", "ingest-clipboard", "resummarise-source", "open-related", "open-review", "check-notes", "show-status", "start-sidecar", "rebuild-index"]);
+    expect(ids).toEqual(["search-vault", "ask-vault", "open-ask-view", "ingest-clipboard", "resummarise-source", "open-related", "open-review", "check-notes", "show-status", "open-from-notice", "start-sidecar", "rebuild-index"]);
     const ribbon = (p as unknown as { ribbonIcons: HTMLElement[] }).ribbonIcons;
     expect(ribbon.map((el) => [el.dataset.icon, el.getAttribute("aria-label")])).toEqual([
       ["search", "Quire: search vault"],
@@ -85,6 +85,18 @@ describe("QuirePlugin", () => {
     expect((p as unknown as { postProcessorsForTest: unknown[] }).postProcessorsForTest).toHaveLength(0);
   });
 
+  // Issue 25: the question history was lost on restart.
+  it("keeps the questions asked across restarts, beside the settings", async () => {
+    const p = newPlugin({ binaryPath: "/opt/quire", askHistory: ["How long do I knead?", 3, "Where is the kiln?"] });
+    await p.onload();
+    const tab = p.settingTabs[0]!;
+    Setting.all = [];
+    tab.display();
+    await (Setting.all[1]!.components[0] as TextComponent).commitForTest("/var/lib/quire");
+    expect(p.savedData.at(-1)).toMatchObject({ stateFolder: "/var/lib/quire", askHistory: ["How long do I knead?", "Where is the kiln?"] });
+    p.unloadForTest();
+  });
+
   it("reads stored settings and saves edits from the settings tab", async () => {
     const p = newPlugin({ binaryPath: "/opt/quire", stateFolder: "", unknownKey: 1 });
     await p.onload();
@@ -94,11 +106,11 @@ describe("QuirePlugin", () => {
     const tab = p.settingTabs[0]!;
     tab.display();
     const names = [...tab.containerEl.querySelectorAll(".setting-item-name")].map((e) => e.textContent);
-    expect(names.slice(0, 5)).toEqual(["Quire program", "State folder", "Related pages", "Leave out folders", "Models and indexing"]);
+    expect(names.slice(0, 6)).toEqual(["Quire program", "State folder", "Related pages", "Leave out folders", "Hidden notes", "Models and indexing"]);
 
     await (Setting.all[1]!.components[0] as TextComponent).commitForTest("  /var/lib/quire  ");
     expect(p.settings.stateFolder).toBe("/var/lib/quire");
-    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "", relatedExclude: "" });
+    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "", relatedExclude: "", relatedHidden: "", askHistory: [] });
     // Related pages' left-out folders: saved on leaving the field, one clean folder per line.
     const area = [...tab.containerEl.querySelectorAll(".setting-item")].find((e) => e.querySelector(".setting-item-name")?.textContent === "Leave out folders")!.querySelector("textarea")!;
     area.value = " /Archive/ \nDaily, Archive\n\n";

@@ -145,6 +145,8 @@ export abstract class TAbstractFile {
 }
 
 export class TFile extends TAbstractFile {
+  /** stat is the file's times and size; the stub's vault sets mtime from the content, so an edit changes it. */
+  stat = { ctime: 0, mtime: 0, size: 0 };
   get extension(): string {
     const i = this.name.lastIndexOf(".");
     return i < 0 ? "" : this.name.slice(i + 1);
@@ -168,7 +170,13 @@ export class Vault extends Events {
     super();
   }
   getAbstractFileByPath(path: string): TAbstractFile | null {
-    return this.files.has(path) ? new TFile(path) : null;
+    const text = this.files.get(path);
+    if (text === undefined) return null;
+    const f = new TFile(path);
+    let h = 0;
+    for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) | 0;
+    f.stat = { ctime: 0, mtime: h >>> 0, size: text.length };
+    return f;
   }
   getMarkdownFiles(): TFile[] {
     return [...this.files.keys()].filter((p) => p.endsWith(".md")).map((p) => new TFile(p));
@@ -513,6 +521,20 @@ export function parseFrontmatterForTest(text: string): Record<string, unknown> |
 export class MetadataCache extends Events {
   constructor(private readonly vault: Vault) {
     super();
+  }
+  /** resolvedLinks maps a note to the notes its [[links]] resolve to (read from the stub vault's text, by name or path). */
+  get resolvedLinks(): Record<string, Record<string, number>> {
+    const out: Record<string, Record<string, number>> = {};
+    for (const [path, text] of this.vault.files) {
+      const links: Record<string, number> = {};
+      for (const m of text.matchAll(/\[\[([^\]|#]+)/g)) {
+        const name = m[1]!.trim();
+        const target = [...this.vault.files.keys()].find((p) => p === `${name}.md` || p.endsWith(`/${name}.md`));
+        if (target) links[target] = (links[target] ?? 0) + 1;
+      }
+      out[path] = links;
+    }
+    return out;
   }
   getFileCache(file: TFile): { frontmatter?: Record<string, unknown>; tags?: { tag: string }[] } | null {
     const text = this.vault.files.get(file.path);

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { PushedNotices, writtenText } from "../src/notices";
-import { showNotice } from "../src/views/notice";
+import { LastOffer, PushedNotices, writtenText } from "../src/notices";
+import { liveNotice, showNotice } from "../src/views/notice";
 import { createHash } from "node:crypto";
 import { REVIEW_VIEW, ReviewView, listReview, markReview, quireReview, reviewFolder } from "../src/views/review";
 import { type FakeLifecycle, type FakeSocket, online } from "./fake-sidecar";
@@ -220,5 +220,30 @@ describe("ReviewView", () => {
     expect(app.vault.files.get("Quire/Review/Mine.md")).toBe(mine);
     expect(app.vault.files.get("Quire/Review/Claimed.md")).toBe(claimed);
     expect(app.vault.files.get("Quire/Review/Edited.md")).toBe(edited);
+  });
+});
+
+// Issue 25: a notice's Open button is mouse-only, and a finished ingest
+// offered its note to the mouse alone. The command "Open what the last
+// notice offered" runs the last notice's first button, once, and hides it.
+describe("LastOffer", () => {
+  it("keeps the last notice's buttons for the keyboard, once", () => {
+    const last = new LastOffer();
+    const opened: string[] = [];
+    expect(last.run()).toBe(false);
+    const first = showNotice("Quire wrote the source note A", [], [{ label: "Open", run: () => opened.push("A") }], 8000, last);
+    const ingest = liveNotice("Quire: reading…", 0, last);
+    ingest.offer("Quire: saved B", [{ label: "Open", run: () => opened.push("B") }]);
+    showNotice("Quire is offline.", [], [], 8000, last); // no button: the offer stands
+    expect(last.run()).toBe(true);
+    expect(opened).toEqual(["B"]);
+    expect(last.run()).toBe(false);
+    // A button used by mouse is no longer offered.
+    const again = new LastOffer();
+    const n = showNotice("Quire wrote C", [], [{ label: "Open", run: () => opened.push("C") }], 8000, again);
+    n.noticeEl.querySelector("button")!.click();
+    expect(opened).toEqual(["B", "C"]);
+    expect(again.run()).toBe(false);
+    expect(first.noticeEl.querySelector("button")!.getAttribute("title")).toContain("Open what the last notice offered");
   });
 });

@@ -191,6 +191,37 @@ describe("SearchModal", () => {
     expect(m.contentEl.querySelector(".quire-search-status")!.textContent).toContain("1 outside the filter");
   });
 
+  it("while Quire starts, it says so (no error) and searches once it is up", async () => {
+    const up = sidecar.state;
+    sidecar.set({ kind: "starting" });
+    const m = new SearchModal(new App() as never, { client: () => sidecar.client, state: () => sidecar.state, tagsOf: () => [], openPassage: () => {}, debounceMs: 0, retryMs: 5 });
+    m.open();
+    await type(m, "bread");
+    const status = m.contentEl.querySelector(".quire-search-status")!;
+    expect(status.textContent).toBe("Starting Quire… results appear as soon as it is up.");
+    expect(status.classList.contains("is-error")).toBe(false);
+    expect(asked).toEqual([]);
+    sidecar.set(up);
+    await new Promise((r) => setTimeout(r, 30));
+    await settle();
+    expect(asked.map((q) => q.query)).toEqual(["bread"]);
+    expect(m.contentEl.querySelectorAll(".quire-search-item")).toHaveLength(2);
+    m.close();
+  });
+
+  it("while the first pass indexes, no match says how far it has read, not that nothing matches", async () => {
+    let pct: number | null = 9;
+    const m = new SearchModal(new App() as never, { client: () => sidecar.client, state: () => sidecar.state, tagsOf: () => [], openPassage: () => {}, debounceMs: 0, indexing: () => pct });
+    m.open();
+    await type(m, "sourdough");
+    const status = m.contentEl.querySelector(".quire-search-status")!;
+    expect(status.textContent).toBe("Indexing 9 % — results appear as notes are read.");
+    pct = null;
+    await type(m, "sourdough starter");
+    expect(status.textContent).toBe("No passages match.");
+    m.close();
+  });
+
   it("offline, it says so and sends nothing", async () => {
     sidecar.set({ kind: "offline", reason: "Quire is not answering.", canStart: true });
     const m = open();

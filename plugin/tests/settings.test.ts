@@ -128,7 +128,7 @@ describe("QuireSettingTab", () => {
     setup();
     await settle();
     const names = [...tab.containerEl.querySelectorAll(".setting-item-name")].map((e) => e.textContent);
-    expect(names).toEqual(["Quire program", "State folder", "Related pages", "Leave out folders", "Models and indexing", "Embedder", "Language model", "Endpoint", "Model", "Embedding model", "Where the model runs", "API key", "Ignore", "Generated notes folder", "Apply"]);
+    expect(names).toEqual(["Quire program", "State folder", "Related pages", "Leave out folders", "Hidden notes", "Models and indexing", "Embedder", "Language model", "Endpoint", "Model", "Embedding model", "Where the model runs", "API key", "Ignore", "Generated notes folder", "Apply"]);
     expect((Setting.namedForTest("Ignore").components[0] as TextAreaComponent).getValue()).toBe("Templates/");
 
     await (Setting.namedForTest("Embedder").components[0] as DropdownComponent).typeForTest("model");

@@ -7,7 +7,7 @@ import { Client } from "../src/sidecar/client";
 import type { SidecarState } from "../src/sidecar/lifecycle";
 import { type IndexSnapshot, statusBarText } from "../src/sidecar/status";
 import { RelatedView } from "../src/views/related";
-import { App, WorkspaceLeaf } from "./obsidian-stub";
+import { App, MarkdownRenderer, WorkspaceLeaf } from "./obsidian-stub";
 import { FakeServer, type FakeSocket } from "./fake-sidecar";
 
 const status = (over: Partial<StatusResult> = {}): StatusResult => ({
@@ -106,6 +106,30 @@ describe("citations", () => {
     expect(await describeCitation(h, gone)).toMatchObject({ where: "gone", text: "" });
   });
 
+  // Issue 25: the hover showed raw Markdown with its hard wraps.
+  it("hover draws the passage as Obsidian draws the note when it can render", async () => {
+    const md = "# A\n\nKnead for **ten**\nminutes.\n";
+    const enc = new TextEncoder();
+    const s = enc.encode("# A\n\n").length;
+    const e = s + enc.encode("Knead for **ten**\nminutes.").length;
+    const rendered: string[] = [];
+    const hover = new CitationHover({
+      noteText: async () => md,
+      open: () => {},
+      render: async (text, el, source) => {
+        rendered.push(source);
+        await MarkdownRenderer.render(new App() as never, text, el, source, null as never);
+      },
+    });
+    const el = document.body.createSpan({ text: "[1]" });
+    const pop = await hover.show(el, { n: 1, path: "Notes/A.md", start: s, end: e, headingPath: ["A"] });
+    expect(rendered).toEqual(["Notes/A.md"]);
+    expect(pop?.querySelector(".quire-citation-text strong")?.textContent).toBe("ten");
+    expect(pop?.querySelector(".quire-citation-text")?.textContent).not.toContain("**");
+    hover.dispose();
+    el.remove();
+  });
+
   it("hover draws a popover with the passage; click opens it; dispose cleans up", async () => {
     const opened: [string, number][] = [];
     const hover = new CitationHover({ noteText: async () => note, open: (p, s) => opened.push([p, s]) });
@@ -144,8 +168,14 @@ describe("RelatedView", () => {
   let opened: [string, number, boolean][];
   let starts: number;
   let excluded: string[];
+  let mtimes: Record<string, number>;
+  let hidden: string[];
+  let copied: string[];
 
   beforeEach(async () => {
+    mtimes = {};
+    hidden = [];
+    copied = [];
     server = new FakeServer();
     client = await Client.connect({ url: "ws://x/", token: "secret", clientName: "t", socket: server.factory });
     sock = server.last;
@@ -191,6 +221,11 @@ describe("RelatedView", () => {
       },
       linkText: (p) => p.replace(/\.md$/, ""),
       exclude: () => excluded,
+      mtime: (p) => mtimes[p] ?? null,
+      linked: (src) => (src === "a.md" ? ["c.md"] : []),
+      hidden: () => hidden,
+      hide: (p) => void hidden.push(p),
+      copy: async (t) => void copied.push(t),
       typingDelayMs: 300,
     });
     view.load();
@@ -249,6 +284,108 @@ describe("RelatedView", () => {
     expect(more.textContent).toBe("Show 1 weaker match");
     more.click();
     expect(view.contentEl.querySelectorAll(".quire-related-item")).toHaveLength(3);
+  });
+
+  // Issue 25: the command revealed the view but left the keyboard in the
+  // editor; the bar said "strong" with no score to judge it by.
+  it("focusList moves the keyboard into the list, before and after the rows come; the bar's tooltip gives the score", async () => {
+    active = "a.md";
+    const view = await openView();
+    document.body.appendChild(view.containerEl);
+    view.focusList(); // no rows yet: the view holds the focus until they come
+    expect(document.activeElement).toBe(view.contentEl);
+    answer(0, [relNote("b.md", 0.3), relNote("c.md", 0.25)]);
+    await flush();
+    const items = view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item");
+    expect(document.activeElement).toBe(items[0]);
+    items[0]!.blur();
+    view.focusList();
+    expect(document.activeElement).toBe(items[0]);
+    expect(items[0]!.querySelector(".quire-related-bar")!.getAttribute("title")).toBe("Relevance: strong (score 0.300)");
+    view.containerEl.remove();
+  });
+
+  // Issue 25: the list blanked on every note switch (median 523 ms).
+  it("keeps the previous list dimmed under Updating for the new note, and going back to an unchanged note is instant", async () => {
+    mtimes = { "a.md": 1, "b.md": 1 };
+    active = "a.md";
+    const view = await openView();
+    answer(0, [relNote("c.md", 0.3)]);
+    await flush();
+    active = "b.md";
+    handlers!.noteChanged();
+    await flush();
+    expect(view.contentEl.classList.contains("is-loading")).toBe(true);
+    expect(view.contentEl.querySelector(".quire-related-updating")!.textContent).toBe("Updating for b…");
+    expect([...view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item")].map((e) => e.dataset["path"])).toEqual(["c.md"]);
+    answer(1, [relNote("d.md", 0.3)]);
+    await flush();
+    expect(view.contentEl.querySelector(".quire-related-updating")).toBeNull();
+    expect([...view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item")].map((e) => e.dataset["path"])).toEqual(["d.md"]);
+    // Back to a: no request, its list at once.
+    active = "a.md";
+    handlers!.noteChanged();
+    expect(requests()).toHaveLength(2);
+    expect([...view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item")].map((e) => e.dataset["path"])).toEqual(["c.md"]);
+    // Changed since: asked again.
+    mtimes["a.md"] = 2;
+    handlers!.noteChanged();
+    await flush();
+    expect(requests()).toHaveLength(3);
+  });
+
+  // Issue 25: what Smart Connections users rely on.
+  it("marks notes already linked, hides a note with Delete (remembered), copies all as links", async () => {
+    active = "a.md";
+    const view = await openView();
+    document.body.appendChild(view.containerEl);
+    answer(0, [relNote("b.md", 0.3), relNote("c.md", 0.28), relNote("d.md", 0.27)]);
+    await flush();
+    const row = (p: string) => view.contentEl.querySelector<HTMLElement>(`.quire-related-item[data-path="${p}"]`);
+    expect(row("c.md")!.querySelector(".quire-related-linked")?.textContent).toBe("linked");
+    expect(row("b.md")!.querySelector(".quire-related-linked")).toBeNull();
+    row("b.md")!.focus();
+    row("b.md")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Delete", bubbles: true }));
+    expect(hidden).toEqual(["b.md"]);
+    expect(row("b.md")).toBeNull();
+    expect(document.activeElement).toBe(row("c.md"));
+    await view.copyLinks();
+    expect(copied).toEqual(["[[c]]\n[[d]]"]);
+    // Remembered: the next answer for any note leaves it out too.
+    active = "e.md";
+    handlers!.noteChanged();
+    answer(1, [relNote("b.md", 0.3), relNote("d.md", 0.3)]);
+    await flush();
+    expect([...view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item")].map((e) => e.dataset["path"])).toEqual(["d.md"]);
+    view.containerEl.remove();
+  });
+
+  it("keeps no list asked by the text of a note the index lacks yet, nor one with a warning", async () => {
+    mtimes = { "a.md": 1 };
+    active = "a.md";
+    const view = await openView();
+    sock.push({ id: requests()[0]!.id!, type: "error", payload: { code: "not_found", message: "note not indexed: a.md" } });
+    await flush();
+    await flush();
+    answer(1, [relNote("c.md", 0.3)]);
+    await flush();
+    expect(view.current.kind).toBe("results");
+    handlers!.noteChanged();
+    await flush();
+    expect(requests()).toHaveLength(3); // asked again: the index may hold it now
+    sock.push({ id: requests()[2]!.id!, type: "related.result", payload: { notes: [relNote("c.md", 0.3)], warning: "vectors cover 3 of 9 passages" } });
+    await flush();
+    handlers!.noteChanged();
+    await flush();
+    expect(requests()).toHaveLength(4); // a partial list is not kept either
+  });
+
+  it("says No close notes when the engine finds none above its floor", async () => {
+    active = "a.md";
+    const view = await openView();
+    answer(0, []);
+    await flush();
+    expect(view.contentEl.querySelector(".quire-related-empty")!.textContent).toBe("No close notes.");
   });
 
   it("rows work from the keyboard: arrows move, Enter and Space open; a row drags as a link", async () => {

@@ -149,6 +149,12 @@ func (a *Asker) extract(ctx context.Context, ans *Answer, history []Turn, search
 	for _, c := range cands {
 		b.WriteString("\n> ")
 		b.WriteString(strings.ReplaceAll(c.text, "\n", "\n> "))
+		// A citation after a closing fence would make that line no
+		// fence at all ("``` [1]" closes nothing), and the rest of the
+		// answer would render as code: it goes on its own line.
+		if endsWithFence(c.text) {
+			b.WriteString("\n>")
+		}
 		b.WriteString(" [" + strconv.Itoa(c.n) + "]")
 		if !citedAlready(ans.Citations, c.n) {
 			p := byN[c.n]
@@ -473,6 +479,12 @@ func sentences(md string) []string {
 	}
 	flush()
 	return out
+}
+
+// endsWithFence reports whether s ends with a code fence line.
+func endsWithFence(s string) bool {
+	last := strings.TrimSpace(s[strings.LastIndexByte(s, '\n')+1:])
+	return strings.HasPrefix(last, "```") || strings.HasPrefix(last, "~~~")
 }
 
 // listMarkerRe matches what opens a list item or a block quote.

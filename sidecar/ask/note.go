@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -191,4 +192,29 @@ func fileName(q string) string {
 		q = "Answer " + q
 	}
 	return q
+}
+
+// CitedNotes reads a saved answer's frontmatter and returns the notes its
+// citations name, in citation order, each once; ok is false for a note
+// that is not a saved answer (quire: answer).
+func CitedNotes(raw []byte) (notes []string, ok bool) {
+	s := strings.ReplaceAll(strings.TrimPrefix(string(raw), "\ufeff"), "\r\n", "\n")
+	rest, found := strings.CutPrefix(s, "---\n")
+	if !found {
+		return nil, false
+	}
+	front, _, found := strings.Cut(rest, "\n---")
+	if !found {
+		return nil, false
+	}
+	var meta noteMeta
+	if yaml.Unmarshal([]byte(front), &meta) != nil || meta.Quire != "answer" {
+		return nil, false
+	}
+	for _, c := range meta.Citations {
+		if c.Note != "" && !slices.Contains(notes, c.Note) {
+			notes = append(notes, c.Note)
+		}
+	}
+	return notes, true
 }

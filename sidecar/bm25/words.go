@@ -76,9 +76,23 @@ func wordsQuery(text string, extra []Term, families []string, boosts map[string]
 		}
 		translations[src] = append(translations[src], t)
 	}
+	// A query whose language is unknown (most short ones) leaves out the
+	// stop words of every language the vault's notes are in: "the" of
+	// "the monstera" is no word to find Italian notes by.
+	stop := func(w string) bool {
+		if ql != lang.Unknown {
+			return lang.IsStop(ql, w)
+		}
+		for _, fam := range families {
+			if l := lang.Parse(fam); l != lang.Unknown && lang.IsStop(l, w) {
+				return true
+			}
+		}
+		return false
+	}
 	content := words[:0:0]
 	for _, w := range words {
-		if ql == lang.Unknown || !lang.IsStop(ql, w) {
+		if !stop(w) {
 			content = append(content, w)
 		}
 	}

@@ -58,7 +58,8 @@ func (r *Remote) Status(ctx context.Context) (engine.Status, error) {
 func (r *Remote) fromStatus(st proto.StatusResult) engine.Status {
 	out := engine.Status{Vault: r.c.Welcome().Vault, Notes: st.Notes, Chunks: st.Chunks, Languages: st.Languages,
 		Indexing: st.Indexing, LastIndexed: st.LastIndexed, Fingerprint: st.Fingerprint.Chunking,
-		Vectors: index.DenseStats{Embedder: st.Fingerprint.Embedder, Embedded: st.Coverage.VectorsDone, Passages: st.Coverage.VectorsTotal},
+		Vectors: index.DenseStats{Embedder: st.Fingerprint.Embedder, Embedded: st.Coverage.VectorsDone, Passages: st.Coverage.VectorsTotal,
+			Vectors: st.Coverage.VectorsDone}, // one vector per embedded passage, as in process
 		Skipped: fromSkipped(st.Skipped), Warnings: fromSkipped(st.Warnings)}
 	if out.Languages == nil {
 		out.Languages = map[string]int{}
@@ -101,7 +102,8 @@ func (r *Remote) Reindex(ctx context.Context, full bool, progress func(engine.Pr
 	}
 	out := engine.Reindexed{Full: full, Stats: index.Stats{Notes: after.Notes, Chunks: after.Chunks,
 		Skipped: fromSkipped(after.Skipped), Warnings: fromSkipped(after.Warnings)},
-		Vectors: index.DenseStats{Embedder: after.Fingerprint.Embedder, Embedded: after.Coverage.VectorsDone, Passages: after.Coverage.VectorsTotal}}
+		Vectors: index.DenseStats{Embedder: after.Fingerprint.Embedder, Embedded: after.Coverage.VectorsDone, Passages: after.Coverage.VectorsTotal,
+			Vectors: after.Coverage.VectorsDone}}
 	if msg := down.message(); msg != "" && after.Coverage.VectorsDone < after.Coverage.VectorsTotal {
 		out.VectorsErr = errors.New(msg)
 	}

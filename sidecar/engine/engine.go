@@ -66,6 +66,8 @@ type Options struct {
 
 // Engine is one open vault. Its methods are safe for concurrent use.
 type Engine struct {
+	outlines outlines // headings of notes read to name passages (heading.go)
+
 	vault string // absolute
 	opts  Options
 	ix    *index.Index
@@ -248,6 +250,7 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		snap.searcher.Dense = e.ix
 		snap.dense = e.ix.DenseStatsOf(entries)
 		snap.searcher.Floor = e.denseFloor()
+		snap.searcher.Embedded = func(p string) bool { return e.ix.Embedded(p, snap.entries[p].Chunks) }
 	}
 	return snap, nil
 }

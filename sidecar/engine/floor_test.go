@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/ingest/worker"
 	"github.com/quire-app/quire/sidecar/search"
 )
 
@@ -71,5 +72,79 @@ func TestDenseFloorDropsNonsense(t *testing.T) {
 	}
 	if len(r.Passages) == 0 || r.Passages[0].Path != "Garden/Monstera care.md" {
 		t.Errorf("a paraphrase by meaning: got %v, want the Monstera note first", r.Passages)
+	}
+}
+
+// Related pages stop where the vault's dense floor does (issue 25: the
+// first row was always "strong", and an ingested article on cast iron
+// listed Canvas and Bases syntax): a note no closer to the open note's
+// text than made-up words come to some passage is left out.
+func TestRelatedStopsAtTheFloor(t *testing.T) {
+	e := openSample(t)
+	ctx := context.Background()
+	all, _, err := e.Related(ctx, engine.Related{Path: "Garden/Rajčata.md", K: 10, Unfloored: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := e.Related(ctx, engine.Related{Path: "Garden/Rajčata.md", K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	floor, err := e.Searcher().Floor.Cosine(ctx, e.Searcher().Dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var below int
+	for _, n := range all {
+		if n.Cosine < floor {
+			below++
+		}
+	}
+	if below == 0 || len(got) != len(all)-below || len(got) == 0 {
+		t.Fatalf("Rajčata: %d related, %d of %d below the floor %.3f: want those left out and some kept", len(got), below, len(all), floor)
+	}
+	for _, n := range got {
+		if n.Cosine < floor {
+			t.Errorf("Rajčata: %s at cosine %.3f, below the floor %.3f", n.Path, n.Cosine, floor)
+		}
+	}
+	if got[0].Path != "Kitchen/Pasta fresca.md" {
+		t.Errorf("Rajčata: first %s, want the pasta note (tomatoes in both)", got[0].Path)
+	}
+
+}
+
+// An ingested source's Connections come from the same search, and stop
+// at the same floor: an article on cast iron listed five unrelated notes.
+func TestConnectionsStopAtTheFloor(t *testing.T) {
+	e := openSample(t)
+	ctx := context.Background()
+	const article = "Seasoning a cast iron skillet: wipe a thin layer of oil over the pan and heat it until the fat polymerises. Cast iron rusts when it is left wet."
+	s := e.Searcher()
+	cos, floor, err := s.NoteCosines(ctx, article)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loose, err := worker.Related(s, search.BM25, "Quire")(ctx, article, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var far int
+	for _, p := range loose {
+		if cos[p.Path] < floor {
+			far++
+		}
+	}
+	if far == 0 {
+		t.Fatalf("by keywords alone the article finds %v, none below the floor %.3f: the test shows nothing", loose, floor)
+	}
+	pages, err := worker.Related(s, search.Hybrid, "Quire")(ctx, article, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if cos[p.Path] < floor {
+			t.Errorf("connection %s at cosine %.3f, below the floor %.3f", p.Path, cos[p.Path], floor)
+		}
 	}
 }

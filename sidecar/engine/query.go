@@ -209,6 +209,8 @@ func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channe
 	if res.Channel == "" {
 		res.Channel = search.BM25
 	}
+	e.answersAfterSources(&res)
+	e.nameByMatch(&res)
 	res.Warning = strings.Join(warnings, "; ")
 	return res, nil
 }
@@ -223,6 +225,9 @@ type Related struct {
 	// Exclude lists folders whose notes are left out, before the cut to
 	// K (search.Filter.Exclude).
 	Exclude []string
+	// Unfloored keeps the notes below the vault's dense floor, with
+	// their cosine: internal/relatedfloor measures the floor with it.
+	Unfloored bool
 }
 
 // Related returns up to K notes closest to r's note or text, one passage
@@ -260,11 +265,25 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 	if local != "" {
 		res.Warning = strings.TrimPrefix(res.Warning+"; "+local, "; ")
 	}
+	// How close each note comes by meaning, and the vault's floor: a
+	// note below it is no connection (search.NoteCosines). Only where
+	// the search itself embedded the text (a private note's goes to no
+	// remote embedder).
+	var cos map[string]float64
+	floor := 0.0
+	if res.Channel != search.BM25 {
+		if cos, floor, err = snap.searcher.NoteCosines(ctx, clip(text, relatedQuery)); err != nil {
+			return nil, "", err
+		}
+	}
 	out := []RelatedNote{}
 	at := map[string]int{}
 	for _, p := range res.Passages {
 		if p.Path == r.Path {
 			continue // not the note itself
+		}
+		if !r.Unfloored && snap.searcher.Far(cos, floor, p.Path) {
+			continue // no closer than chance: no connection is better than a wrong one
 		}
 		if i, ok := at[p.Path]; ok {
 			if len(out[i].More) < relatedMore {
@@ -276,7 +295,11 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 			continue // the notes are chosen; later passages may still add to them
 		}
 		at[p.Path] = len(out)
-		out = append(out, RelatedNote{Passage: p})
+		c := -1.0
+		if cos != nil {
+			c = cos[p.Path]
+		}
+		out = append(out, RelatedNote{Passage: p, Cosine: c})
 	}
 	return out, res.Warning, nil
 }
@@ -297,6 +320,9 @@ func (e *Engine) localChannel(ch search.Channel) (search.Channel, string) {
 type RelatedNote struct {
 	search.Passage
 	More []search.Passage
+	// Cosine is the note's best cosine to the query text (at least the
+	// vault's dense floor), -1 when the dense channel did not serve.
+	Cosine float64
 }
 
 // clip cuts s to at most n bytes at a word boundary, never inside a rune.

@@ -391,6 +391,21 @@ func (ix *Index) DenseStatsOf(entries map[string]Entry) DenseStats {
 	return st
 }
 
+// Embedded reports whether some of the chunks passages of the note at
+// path have vectors: a note with none is not far by meaning, only not
+// read yet (or withheld from a remote embedder).
+func (ix *Index) Embedded(path string, chunks int) bool {
+	if ix.dense == nil {
+		return false
+	}
+	for i := 0; i < chunks; i++ {
+		if ix.dense.store.Has(path + "#" + strconv.Itoa(i) + "@0") {
+			return true
+		}
+	}
+	return false
+}
+
 // DenseHit is a passage found by meaning.
 type DenseHit struct {
 	ID    string

@@ -538,10 +538,10 @@ func (ix *Index) prepare(f vault.File, prev *Entry, d *dating) result {
 	return r
 }
 
-// shownHeadings is a passage's heading path as front ends show it beside
+// ShownHeadings is a passage's heading path as front ends show it beside
 // the note's title: a top heading that repeats the title is not shown
 // twice.
-func shownHeadings(title string, headings []string) []string {
+func ShownHeadings(title string, headings []string) []string {
 	if len(headings) > 0 && strings.EqualFold(headings[0], title) {
 		headings = headings[1:]
 	}
@@ -571,7 +571,7 @@ func toDoc(n *vault.Note, l string, i int, c markdown.Chunk) bm25.Doc {
 		Title:       n.Title,
 		Aliases:     n.Aliases,
 		Tags:        n.Tags,
-		Headings:    shownHeadings(n.Title, c.Headings),
+		Headings:    ShownHeadings(n.Title, c.Headings),
 		HeadingText: strings.Join(append(append([]string{}, c.Headings...), c.Contains...), "\n"),
 		Body:        markdown.Plain(text),
 		Text:        text,

@@ -13,10 +13,10 @@ import (
 // Check is one line of `quire doctor`: what was checked, whether it passed,
 // what was seen, and what to do when it did not pass.
 type Check struct {
-	Name   string
-	OK     bool
-	Detail string
-	Fix    string
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
 }
 
 // Doctor checks cfg end to end: the config itself, the API key, for Ollama

@@ -14,6 +14,8 @@ type Matcher struct {
 	langs []lang.Lang
 	stems map[lang.Lang]map[string]bool
 	near  []bm25.Term
+	// stops marks stop words too: the query is made of nothing else.
+	stops bool
 }
 
 // Matcher returns the matcher for the search that read t: a word matches
@@ -24,13 +26,34 @@ type Matcher struct {
 // looser form the search read (Terms.Near): "Monstera" for "monstra",
 // "sourdough" for "sourd" being typed. It translates nothing: the search
 // did.
+//
+// A stop word of the query's language, or of any vault language when the
+// query's is unknown, marks nothing in any language: "the" of an English
+// query is not an Italian word to stem, "come" of an Italian one not an
+// English verb. A query of stop words alone marks them.
 func (t Terms) Matcher() *Matcher {
-	m := &Matcher{langs: t.langs, stems: map[lang.Lang]map[string]bool{}, near: t.Near}
+	m := &Matcher{langs: t.langs, stems: map[lang.Lang]map[string]bool{}}
 	if len(m.langs) == 0 {
 		m.langs = []lang.Lang{lang.English}
 	}
+	words := lang.Words(t.Query)
+	var content []string
+	for _, w := range words {
+		if !t.stop(m.langs, w) {
+			content = append(content, w)
+		}
+	}
+	m.stops = len(content) == 0
+	if m.stops {
+		content = words
+	}
+	for _, n := range t.Near {
+		if m.stops || !t.stop(m.langs, strings.ToLower(n.Source)) {
+			m.near = append(m.near, n)
+		}
+	}
 	add := func(l lang.Lang, w string) {
-		if utf8.RuneCountInString(w) < 2 || lang.IsStop(l, w) {
+		if utf8.RuneCountInString(w) < 2 || !m.stops && lang.IsStop(l, w) {
 			return
 		}
 		if m.stems[l] == nil {
@@ -38,7 +61,7 @@ func (t Terms) Matcher() *Matcher {
 		}
 		m.stems[l][lang.Fold(lang.Stem(l, w))] = true
 	}
-	for _, w := range lang.Words(t.Query) {
+	for _, w := range content {
 		for _, l := range m.langs {
 			add(l, w)
 		}
@@ -73,7 +96,7 @@ func (m *Matcher) Words(text string) []string {
 
 func (m *Matcher) matches(w string) bool {
 	for _, l := range m.langs {
-		if m.stems[l][lang.Fold(lang.Stem(l, w))] && !lang.IsStop(l, w) {
+		if m.stems[l][lang.Fold(lang.Stem(l, w))] && (m.stops || !lang.IsStop(l, w)) {
 			return true
 		}
 	}
@@ -91,6 +114,20 @@ func (m *Matcher) matches(w string) bool {
 			if within(f, n.Text, n.Edits, bm25.NearFuzzyPrefix) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// stop reports whether w, a word of the query, is a stop word of its
+// language, or of any of langs when the query's language is unknown.
+func (t Terms) stop(langs []lang.Lang, w string) bool {
+	if t.Lang != lang.Unknown {
+		return lang.IsStop(t.Lang, w)
+	}
+	for _, l := range langs {
+		if lang.IsStop(l, w) {
+			return true
 		}
 	}
 	return false

@@ -151,6 +151,8 @@ type Searcher struct {
 	// Private reports whether a note is private: its passages never go to
 	// an endpoint that is not on this machine.
 	Private func(path string) bool
+	// Embedded reports whether a note has vectors (Far); nil: every note.
+	Embedded func(path string) bool
 	// Floor is the cosine below which a passage that only the dense
 	// channel found is no match at all (see Floor); nil: no floor.
 	Floor *Floor

@@ -39,6 +39,8 @@ export interface CitationHoverDeps {
   doc?: Document;
   /** hideDelayMs is how long the popover stays after the pointer leaves, to let it move in. */
   hideDelayMs?: number;
+  /** render draws Markdown as Obsidian draws a note (MarkdownRenderer); without it the passage shows as its raw text. */
+  render?(markdown: string, el: HTMLElement, sourcePath: string): Promise<void>;
 }
 
 /**
@@ -257,7 +259,15 @@ export class CitationHover {
     head.createSpan({ cls: "quire-citation-title", text: view.title });
     if (view.heading) head.createSpan({ cls: "quire-citation-heading", text: view.heading });
     if (view.note) pop.createDiv({ cls: `quire-citation-changed is-${view.where}`, text: view.note });
-    if (view.text) pop.createDiv({ cls: "quire-citation-text", text: view.text });
+    if (view.text && this.deps.render) {
+      // As the note shows it: no raw ** or hard wraps.
+      const body = pop.createDiv({ cls: "quire-citation-text markdown-rendered" });
+      await this.deps.render(view.text, body, c.path);
+      if (seq !== this.shown) {
+        pop.remove(); // the pointer moved on while it was drawn
+        return null;
+      }
+    } else if (view.text) pop.createDiv({ cls: "quire-citation-text", text: view.text });
     if (!("rect" in anchor)) {
       anchor.setAttr("aria-describedby", pop.id);
       this.described = anchor;

@@ -21,6 +21,10 @@ export interface SearchModalDeps {
   debounceMs?: number;
   /** k is how many passages to show. */
   k?: number;
+  /** indexing returns how far the first pass has read the vault (0–100) while it runs, else null. */
+  indexing?(): number | null;
+  /** retryMs is how often a query typed while Quire starts is tried again. */
+  retryMs?: number;
   /** onResults is told each time results are drawn, with the query they answer (for the harness's timing). */
   onResults?(query: string): void;
 }
@@ -29,6 +33,7 @@ export interface SearchModalDeps {
 export type SearchState =
   | { kind: "empty" }
   | { kind: "offline"; reason: string }
+  | { kind: "waiting"; message: string }
   | { kind: "searching"; query: string }
   | { kind: "results"; query: string; passages: Passage[]; warning: string; filtered: number; channel: string; dates?: DateSpan }
   | { kind: "error"; query: string; message: string };
@@ -132,7 +137,8 @@ export class SearchModal extends Modal {
     const s = this.deps.state();
     if (s.kind === "online") return null;
     if (s.kind === "offline") return { kind: "offline", reason: s.reason };
-    return { kind: "offline", reason: s.kind === "starting" ? "Quire is starting…" : "Connecting to Quire…" };
+    // Starting is no failure: say what is happening, and search once it is up.
+    return { kind: "waiting", message: s.kind === "starting" ? "Starting Quire… results appear as soon as it is up." : "Connecting to Quire…" };
   }
 
   /** typed schedules a search for the field's text after a short pause. */
@@ -155,6 +161,8 @@ export class SearchModal extends Modal {
     const client = this.deps.client();
     if (off || !client) {
       this.latest.cancel();
+      // A query typed while Quire starts goes out once it is up.
+      if (off?.kind === "waiting") this.typed(this.deps.retryMs ?? 500);
       return this.show(off ?? { kind: "offline", reason: "Quire is offline." });
     }
     const signal = this.latest.next();
@@ -243,6 +251,9 @@ export class SearchModal extends Modal {
         status.addClass("is-error");
         status.setText(`Search needs Quire, which is not running: ${s.reason} Start it from the status bar.`);
         return;
+      case "waiting":
+        status.setText(s.message);
+        return;
       case "error":
         status.addClass("is-error");
         status.setText(s.message);
@@ -255,7 +266,10 @@ export class SearchModal extends Modal {
     // say which, so that a note from another week at the top is no surprise.
     const dated = s.dates ? datesLabel(s.dates) : "";
     const when = dated ? ` · ${dated} first` : "";
-    status.setText(s.passages.length === 0 ? `No passages match${filtered}.` : `${s.passages.length} ${s.passages.length === 1 ? "passage" : "passages"}${filtered}${when}${s.warning ? ` · ${s.warning}` : ""}`);
+    // While the first pass reads the vault, no match yet is not "no match".
+    const indexing = this.deps.indexing?.() ?? null;
+    const none = indexing !== null ? `Indexing ${indexing} % — results appear as notes are read.` : `No passages match${filtered}.`;
+    status.setText(s.passages.length === 0 ? none : `${s.passages.length} ${s.passages.length === 1 ? "passage" : "passages"}${filtered}${when}${s.warning ? ` · ${s.warning}` : ""}`);
     const terms = queryTerms(s.query);
     s.passages.forEach((p, i) => {
       const row = list.createEl("li", { cls: "quire-search-item", attr: { role: "option", id: `quire-search-${this.id}-${i}`, "aria-selected": "false", "data-path": p.path } });

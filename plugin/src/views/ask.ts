@@ -140,6 +140,7 @@ export class AskPanel {
         deps.openPassage(path, start);
       },
       doc: document,
+      render: (md, el, sourcePath) => MarkdownRenderer.render(this.app, md, el, sourcePath, this.render),
     });
   }
 
@@ -340,6 +341,8 @@ export class AskPanel {
   /** startTurn adds the turn for a new question and scrolls it to the top, once. */
   private startTurn(question: string, scope: AskScope | undefined): void {
     this.historyEl.empty();
+    // Only the newest answer can be asked for again.
+    for (const b of Array.from(this.convEl.querySelectorAll(".quire-ask-regenerate"))) b.remove();
     this.newBtn.toggleClass("is-hidden", false);
     for (const old of Array.from(this.convEl.querySelectorAll(".quire-ask-turn.is-latest"))) old.removeClass("is-latest");
     const turn = this.convEl.createDiv({ cls: "quire-ask-turn is-latest" });
@@ -361,7 +364,11 @@ export class AskPanel {
     const answerEl = next.createDiv({ cls: "quire-ask-answer" });
     if (t.kind === "stopped") {
       answerEl.addClass("is-stopped");
-      answerEl.createDiv({ cls: "quire-ask-stream", text: t.text });
+      // Drawn as a note is (no raw **), once: it no longer grows.
+      const body = answerEl.createDiv({ cls: "quire-ask-stream markdown-rendered" });
+      const render = this.render;
+      await MarkdownRenderer.render(this.app, t.text, body, "", render);
+      if (render !== this.render) return; // a new conversation began while rendering
       answerEl.createDiv({ cls: "quire-ask-note", text: "Stopped: incomplete, and not checked." });
     } else if (t.kind === "error") {
       answerEl.addClass("is-error");
@@ -451,6 +458,19 @@ export class AskPanel {
     const save = bar.createEl("button", { cls: "quire-ask-save", text: "Save as note" });
     const msg = bar.createSpan({ cls: "quire-ask-save-status" });
     save.addEventListener("click", () => void this.save(t.askId, save, msg));
+    if (this.deps.conversation.turns.at(-1) === t) {
+      // The last answer can be asked for again: it replaces this turn, with the same question and scope.
+      const again = bar.createEl("button", { cls: "quire-ask-regenerate", text: "Regenerate" });
+      again.addEventListener("click", () => void this.regenerate(t, again));
+    }
+  }
+
+  /** regenerate asks the last question again in place of its answer. */
+  async regenerate(t: Turn, btn?: HTMLElement): Promise<void> {
+    if (this.deps.conversation.turns.at(-1) !== t || this.session.state.kind === "streaming") return;
+    this.deps.conversation.dropLast();
+    btn?.closest(".quire-ask-turn")?.remove();
+    await this.session.ask(t.question, this.deps.conversation.history(), t.scope ?? this.deps.conversation.scope);
   }
 
   private async save(askId: string, btn: HTMLButtonElement, msg: HTMLElement): Promise<void> {

@@ -40,6 +40,15 @@ export interface RelatedDeps {
   subscribe(handlers: { noteChanged(): void; edited(path: string, text: string): void }, register: (ref: EventRef) => void): void;
   /** k is how many notes to list. */
   k?: number;
+  /** mtime returns a note's modification time, or null: a note unchanged since its list was drawn shows that list again at once. */
+  mtime?(path: string): number | null;
+  /** linked returns the notes the note at sourcePath already links to: their rows say so. */
+  linked?(sourcePath: string): readonly string[];
+  /** hidden returns the notes the user hid from the list (Delete on a row); hide adds one, remembered. */
+  hidden?(): readonly string[];
+  hide?(path: string): void;
+  /** copy puts text on the clipboard (Copy all as links). */
+  copy?(text: string): Promise<void>;
   /** exclude returns the folders whose notes are never listed (the setting); the engine leaves them out before it cuts to k. */
   exclude?(): string[];
   /** typingDelayMs is how long typing must pause before the view asks again. */
@@ -64,6 +73,9 @@ export function strength(rel: number): string {
   return rel >= 0.8 ? "strong" : rel >= 0.55 ? "good" : "weak";
 }
 
+/** CACHED_NOTES is how many notes' lists the view keeps for going back. */
+const CACHED_NOTES = 20;
+
 /** MAX_QUERY_TEXT bounds the editor text sent while typing; the sidecar reads only the opening anyway. */
 const MAX_QUERY_TEXT = 8000;
 
@@ -87,6 +99,8 @@ export class RelatedView extends ItemView implements HoverParent {
   private lastStatus: unknown = null;
   private readonly k: number;
   private readonly typingDelayMs: number;
+  /** cache holds the lists of recent notes by path, with the note's mtime when asked: going back is instant. */
+  private readonly cache = new Map<string, { mtime: number; exclude: string; notes: RelatedNote[] }>();
 
   constructor(
     leaf: WorkspaceLeaf,
@@ -116,8 +130,12 @@ export class RelatedView extends ItemView implements HoverParent {
 
   override async onOpen(): Promise<void> {
     this.contentEl.addClass("quire-related");
-    this.addAction("refresh-cw", "Refresh", () => void this.refresh());
+    this.addAction("refresh-cw", "Refresh", () => {
+      this.cache.clear();
+      void this.refresh();
+    });
     this.pinEl = this.addAction("pin", "Pin to this note", () => this.togglePin());
+    this.addAction("copy", "Copy all as links", () => void this.copyLinks());
     this.deps.subscribe(
       {
         noteChanged: () => void this.refresh(),
@@ -151,6 +169,20 @@ export class RelatedView extends ItemView implements HoverParent {
     void this.refresh();
   }
 
+  /** copyLinks puts a [[link]] to every note listed now on the clipboard, one per line. */
+  async copyLinks(): Promise<void> {
+    const s = this.state;
+    if (s.kind !== "results" || !this.deps.copy) return;
+    const links = this.visible(s.notes).map((n) => `[[${this.deps.linkText?.(n.path, s.path) ?? n.path.replace(/\.md$/, "")}]]`);
+    if (links.length > 0) await this.deps.copy(links.join("\n"));
+  }
+
+  /** visible leaves out the notes the user hid. */
+  private visible(notes: RelatedNote[]): RelatedNote[] {
+    const hidden = this.deps.hidden?.() ?? [];
+    return hidden.length === 0 ? notes : notes.filter((n) => !hidden.includes(n.path));
+  }
+
   /** pinnedTo is the note the view is pinned to, or null, for tests. */
   get pinnedTo(): string | null {
     return this.pinned;
@@ -176,7 +208,8 @@ export class RelatedView extends ItemView implements HoverParent {
       void this.refresh();
       return;
     }
-    // A new status follows a change to the index: the list may be stale.
+    // A new status follows a change to the index: the list may be stale, and so may the cached ones.
+    if (statusChanged) this.cache.clear();
     if (statusChanged && s.status !== null && this.state.kind !== "loading") void this.refresh();
     else if (this.state.kind === "results") this.show({ ...this.state, updating: indexingPercent(s) });
   }
@@ -210,8 +243,15 @@ export class RelatedView extends ItemView implements HoverParent {
       this.latest.cancel();
       return this.show({ kind: "building", percent: pct });
     }
-    const signal = this.latest.next();
     const path = note.path;
+    const mtime = text === undefined ? (this.deps.mtime?.(path) ?? null) : null;
+    const exclude = (this.deps.exclude?.() ?? []).join("\n");
+    const hit = mtime !== null ? this.cache.get(path) : undefined;
+    if (hit && hit.mtime === mtime && hit.exclude === exclude) {
+      this.latest.cancel();
+      return this.show({ kind: "results", path, notes: hit.notes, warning: "", updating: indexingPercent(snap) });
+    }
+    const signal = this.latest.next();
     this.show({ kind: "loading", path });
     const opts = { signal, timeoutMs: 30_000 };
     try {
@@ -243,6 +283,13 @@ export class RelatedView extends ItemView implements HoverParent {
         }
       }
       if (signal.aborted) return;
+      // Kept only when whole: asked by path (not by the text of a note the index lacks yet), with
+      // no warning (vectors missing, keywords only) and no pass running, which could all change the list.
+      if (mtime !== null && query === undefined && warning === "" && indexingPercent(this.deps.tracker.snapshot) === null) {
+        this.cache.delete(path); // the newest last: the oldest goes first
+        this.cache.set(path, { mtime, exclude, notes });
+        if (this.cache.size > CACHED_NOTES) this.cache.delete(this.cache.keys().next().value!);
+      }
       this.show({ kind: "results", path, notes, warning, updating: indexingPercent(this.deps.tracker.snapshot) });
     } catch (err) {
       if (isSuperseded(err) || signal.aborted) return;
@@ -266,14 +313,42 @@ export class RelatedView extends ItemView implements HoverParent {
     return ex.length === 0 ? notes : notes.filter((n) => !ex.some((d) => n.path.startsWith(`${d}/`)));
   }
 
+  /**
+   * focusList moves the keyboard into the list: its current row, or the
+   * view until the rows come (the command that opens the view calls it,
+   * since revealing a view leaves the focus in the editor).
+   */
+  focusList(): void {
+    const row = this.contentEl.querySelector<HTMLElement>('.quire-related-item[tabindex="0"]');
+    if (row) {
+      row.focus();
+      return;
+    }
+    this.contentEl.setAttr("tabindex", -1);
+    this.contentEl.focus();
+  }
+
   private show(s: RelatedState): void {
     const prev = this.state;
+    // The keyboard stays in the list as it is redrawn.
+    const hadFocus = this.contentEl.ownerDocument.activeElement === this.contentEl || (this.contentEl.contains(this.contentEl.ownerDocument.activeElement) && s.kind === "results");
     this.state = s;
     const el = this.contentEl;
     if (s.kind === "loading") {
-      // Keep the list while the next one comes: no flicker as the user types.
+      // Keep the list while the next one comes: no flicker as the user
+      // types, and no blank panel when they move to another note (the
+      // old list stays, dimmed, under a line saying which note is asked).
       el.addClass("is-loading");
-      if (prev.kind === "results" && prev.path === s.path) return;
+      if (prev.kind === "results" || (prev.kind === "loading" && el.querySelector(".quire-related-list, .quire-related-empty"))) {
+        const name = s.path.replace(/\.md$/, "").split("/").at(-1) ?? s.path;
+        let line = el.querySelector<HTMLElement>(".quire-related-updating");
+        if ((prev.kind === "results" && prev.path !== s.path) || (prev.kind === "loading" && line)) {
+          line ??= el.createDiv({ cls: "quire-related-updating" });
+          el.prepend(line);
+          line.setText(`Updating for ${name}…`);
+        }
+        return;
+      }
     } else {
       el.removeClass("is-loading");
     }
@@ -308,6 +383,10 @@ export class RelatedView extends ItemView implements HoverParent {
         return;
       case "results":
         this.renderResults(el, s);
+        if (hadFocus) {
+          const a = this.contentEl.ownerDocument.activeElement;
+          if (a === this.contentEl || !this.contentEl.contains(a)) this.focusList();
+        }
         return;
     }
   }
@@ -316,8 +395,11 @@ export class RelatedView extends ItemView implements HoverParent {
     if (this.pinned !== null) el.createDiv({ cls: "quire-related-note", text: `Pinned to ${this.pinned.replace(/\.md$/, "")}` });
     if (s.updating !== null) el.createDiv({ cls: "quire-related-note", text: `Index updating (${s.updating}%)` });
     if (s.warning) el.createDiv({ cls: "quire-related-warning", text: s.warning });
+    const linked = this.deps.linked?.(s.path) ?? [];
+    s = { ...s, notes: this.visible(s.notes) };
     if (s.notes.length === 0) {
-      el.createDiv({ cls: "quire-related-empty", text: "No related notes found." });
+      // The engine leaves out notes no closer than chance (its dense floor): none left means none is close.
+      el.createDiv({ cls: "quire-related-empty", text: "No close notes." });
       return;
     }
     const top = s.notes[0]?.score || 1;
@@ -340,6 +422,18 @@ export class RelatedView extends ItemView implements HoverParent {
     };
     const keys = (evt: KeyboardEvent, row: HTMLElement, open: (e: KeyboardEvent) => void, nav?: { path: string; expandable: boolean; expanded: boolean; child: boolean }) => {
       const i = rows.indexOf(row);
+      if (nav && !nav.child && evt.key === "Delete" && this.deps.hide) {
+        // Hide this note from the list, remembered; the keyboard moves to the next row.
+        evt.preventDefault();
+        evt.stopPropagation();
+        const tops = rows.filter((r) => !r.hasClass("quire-related-sub"));
+        const at = tops.indexOf(row);
+        const next = (tops[at + 1] ?? tops[at - 1])?.dataset["path"] ?? "";
+        this.deps.hide(nav.path);
+        redraw(next, false);
+        if (!this.contentEl.contains(this.contentEl.ownerDocument.activeElement)) this.focusList();
+        return;
+      }
       if (evt.key === "Enter" || evt.key === " ") {
         evt.preventDefault();
         evt.stopPropagation();
@@ -371,7 +465,8 @@ export class RelatedView extends ItemView implements HoverParent {
       rows.push(item);
       const head = item.createDiv({ cls: "quire-related-head" });
       head.createSpan({ cls: "quire-related-title", text: n.title || n.path });
-      const bar = head.createSpan({ cls: "quire-related-bar", attr: { role: "img", "aria-label": `Relevance: ${strength(r)}`, title: `Relevance: ${strength(r)}` } });
+      if (linked.includes(n.path)) head.createSpan({ cls: "quire-related-linked", text: "linked", attr: { title: "Already linked from this note" } });
+      const bar = head.createSpan({ cls: "quire-related-bar", attr: { role: "img", "aria-label": `Relevance: ${strength(r)}`, title: `Relevance: ${strength(r)} (score ${n.score.toFixed(3)})` } });
       bar.createSpan({ cls: `quire-related-bar-fill is-${strength(r)}`, attr: { "data-rel": r.toFixed(2) } });
       const crumb = headingLabel(n.passage.headingPath);
       if (crumb) item.createDiv({ cls: "quire-related-heading", text: crumb });

@@ -897,7 +897,8 @@ async function main() {
       await pageD.click(".quire-citation-popover");
       await waitFor(pageD, (p) => window.harness.mainNote()?.path === p && window.harness.mainNote()?.line !== null, notePath);
       const opened = await pageD.evaluate(() => window.harness.mainNote());
-      const movedLine = (await fsp.readFile(full, "utf8")).slice(0, (await fsp.readFile(full, "utf8")).indexOf(before.trim().split("\n")[0])).split("\n").length - 1;
+      // The passage's bytes moved down by the inserted line (the popover shows it rendered, not as its raw first line).
+      const movedLine = (await fsp.readFile(full)).subarray(0, start + Buffer.byteLength("Edited by the user today.\n\n")).toString("utf8").split("\n").length - 1;
       expect(opened.line === movedLine, `opened at line ${opened.line}, the passage is now at line ${movedLine}`);
       const orig2 = await fsp.readFile(join(vaultD, savedAnswer), "utf8");
       expect(orig2 === fm, "the answer note was modified");

@@ -94,8 +94,21 @@ func warnSkips(st index.Stats) {
 func cmdIndex(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("index", &c)
+	rebuild := fs.Bool("rebuild", false, "read every note again, not only the changed ones (through the running sidecar too)")
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
+	}
+	// A sidecar holding the vault keeps its index current: quire index
+	// then reports its counts, or asks it to rebuild, instead of being
+	// refused the lock with no word on how to reindex.
+	if rm := attach(ctx, c); rm != nil {
+		defer rm.close()
+		r, err := rm.r.Reindex(ctx, *rebuild, progressPrinter())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "quire: %s\n", r.Note)
+		return printIndexed(c, r)
 	}
 	e, err := open(c, false, nil)
 	if err != nil {
@@ -105,11 +118,16 @@ func cmdIndex(ctx context.Context, args []string) error {
 	if err := e.EnableDense(ctx); err != nil {
 		return err
 	}
-	r, err := e.Reindex(ctx, false, progressPrinter())
+	r, err := e.Reindex(ctx, *rebuild, progressPrinter())
 	warnSkips(r.Stats)
 	if err != nil {
 		return err
 	}
+	return printIndexed(c, r)
+}
+
+// printIndexed says what a reindex did, here or in the sidecar.
+func printIndexed(c common, r engine.Reindexed) error {
 	if r.VectorsErr != nil {
 		return r.VectorsErr
 	}
@@ -170,7 +188,7 @@ func cmdSearch(ctx context.Context, args []string) error {
 	var c common
 	fs := newFlags("search", &c)
 	k := fs.Int("k", 0, "number of passages (default from config, 10)")
-	channel := fs.String("channel", "bm25", "bm25, dense or hybrid")
+	channel := fs.String("channel", "", "bm25, dense or hybrid (default: hybrid once vectors exist, as in the plugin, ask and MCP)")
 	explain := fs.Bool("explain", false, "show the query's language and the translations used")
 	pos, err := parse(fs, &c, args)
 	if err != nil {
@@ -180,9 +198,13 @@ func cmdSearch(ctx context.Context, args []string) error {
 	if query == "" {
 		return usageErr("search: a QUERY is required")
 	}
-	ch, err := search.ParseChannel(*channel)
-	if err != nil {
-		return usageErr("--channel: %v", err)
+	// No channel is the engine's default, the one every front end uses:
+	// hybrid once vectors exist, keywords before.
+	var ch search.Channel
+	if *channel != "" {
+		if ch, err = search.ParseChannel(*channel); err != nil {
+			return usageErr("--channel: %v", err)
+		}
 	}
 	v, via, done, err := openVault(ctx, c, ch != search.BM25)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -14,27 +15,6 @@ import (
 
 	"github.com/quire-app/quire/sidecar/state"
 )
-
-const usage = `quire — a local companion for an Obsidian vault
-
-Usage:
-  quire index  --vault DIR [--state DIR] [--json]
-  quire search --vault DIR [--state DIR] [--k N] [--channel bm25] [--json] QUERY
-  quire ask    --vault DIR [--state DIR] [--k N] [--folder DIR] [--tag TAG] [--json] [--save] QUESTION
-  quire status --vault DIR [--state DIR] [--json]
-  quire eval   --vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25[,hybrid]] [--json] [--misses]
-               [--name NAME] [--control NAME] [--decide] [--report OUT.html] [--log FILE]
-               [--ask [--unanswerable FILE]]
-  quire serve  --vault DIR [--state DIR] [--port N] [--parent-pid N] [--idle DURATION]
-  quire ingest --vault DIR [--state DIR] [--resummarise] URL|FILE...
-  quire doctor --vault DIR [--state DIR] [--json]
-  quire lint   --vault DIR [--state DIR] [--dry-run] [--json]
-  quire mcp    --vault DIR [--state DIR] [--http 127.0.0.1:PORT] [--token T] [--sidecar-idle 30s]
-  quire version [--json]
-
---state is where the index lives (default <vault>/.quire; for a read-only
-vault, a folder in the user cache directory).
-`
 
 // exitError carries an exit code: 2 for usage errors.
 type exitError struct {
@@ -65,21 +45,39 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:])
+	interrupted := ctx.Err() != nil
 	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "quire:", shown(err.Error()))
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if ee.code == 2 {
-				fmt.Fprint(os.Stderr, "\n"+usage)
-			}
-			os.Exit(ee.code)
-		}
-		if errors.Is(err, state.ErrLocked) {
-			os.Exit(exitLocked)
-		}
-		os.Exit(1)
+	if code := report(os.Stderr, err, interrupted); code != 0 {
+		os.Exit(code)
 	}
+}
+
+// report prints what a command's error means to w and returns the exit
+// code: 0 for none or a help printed, 2 for usage errors (with the usage),
+// 3 for a vault locked by another quire, 130 for Ctrl-C, 1 otherwise.
+func report(w io.Writer, err error, interrupted bool) int {
+	if err == nil || errors.Is(err, errHelp) {
+		return 0
+	}
+	if interrupted && errors.Is(err, context.Canceled) {
+		// Ctrl-C is no failure to report as one ("embed: embed: context
+		// canceled"): what was done is kept (notes indexed, vectors
+		// written), and the next pass goes on from there.
+		fmt.Fprintln(w, "quire: interrupted; the work done so far is kept")
+		return 130
+	}
+	fmt.Fprintln(w, "quire:", shown(err.Error()))
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.code == 2 {
+			fmt.Fprint(w, "\n"+usage)
+		}
+		return ee.code
+	}
+	if errors.Is(err, state.ErrLocked) {
+		return exitLocked
+	}
+	return 1
 }
 
 func run(ctx context.Context, args []string) error {
@@ -120,10 +118,13 @@ type common struct {
 
 func newFlags(name string, c *common) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
 	fs.StringVar(&c.vault, "vault", "", "vault folder")
 	fs.StringVar(&c.state, "state", "", "state folder (default <vault>/.quire)")
-	fs.BoolVar(&c.json, "json", false, "print one JSON document")
+	switch name {
+	case "serve", "mcp", "ingest": // they print no document
+	default:
+		fs.BoolVar(&c.json, "json", false, "print one JSON document")
+	}
 	return fs
 }
 
@@ -144,8 +145,8 @@ func parse(fs *flag.FlagSet, c *common, args []string) ([]string, error) {
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, &exitError{code: 2, err: err}
+		if err := parseHelp(fs, args); err != nil {
+			return nil, err
 		}
 		args = fs.Args()
 		if len(args) == 0 {

@@ -293,11 +293,17 @@ func TestModelEmbedder(t *testing.T) {
 	if !doc || !query {
 		t.Errorf("prefixes: documents %v, query %v; want both", doc, query)
 	}
+	// With no channel named, search is hybrid once vectors exist, as in
+	// the plugin, ask and MCP (issue 25).
+	out, err = runCLI(t, "search", "--vault", v, "--json", "curdles")
+	if err != nil || !strings.Contains(out, "rennet.md") || !strings.Contains(out, `"channel": "hybrid"`) {
+		t.Fatalf("default search: %v, want hybrid\n%s", err, out)
+	}
 	// A keyword search does not load the embedder, though vectors exist:
 	// loading it was most of a one-shot search's start-up (its probe is
 	// the request this would see).
 	before := len(fake.Requests())
-	if out, err := runCLI(t, "search", "--vault", v, "--json", "curdles"); err != nil || !strings.Contains(out, "rennet.md") {
+	if out, err := runCLI(t, "search", "--vault", v, "--channel", "bm25", "--json", "curdles"); err != nil || !strings.Contains(out, "rennet.md") {
 		t.Fatalf("keyword search: %v\n%s", err, out)
 	}
 	if n := len(fake.Requests()) - before; n != 0 {

@@ -34,7 +34,7 @@ func cmdServe(ctx context.Context, args []string) error {
 	fs := newFlags("serve", &c)
 	port := fs.Int("port", 0, "TCP port on 127.0.0.1 (0: any free port)")
 	parent := fs.Int("parent-pid", 0, "stop when this process ends (the plugin passes its own); stdin, if a pipe, closing stops it too")
-	idle := fs.Duration("idle", 0, "stop after this long with no client connected (0: never); `quire mcp` starts a sidecar shared by its clients with it")
+	idle := fs.Duration("idle", 0, "stop after this long with no client connected (0: never); quire mcp starts a sidecar shared by its clients with it")
 	hosts := testHostsFlag(fs)
 	if _, err := parse(fs, &c, args); err != nil {
 		return err

@@ -17,10 +17,9 @@ import (
 // protocol range says whether the two can talk.
 func cmdVersion(_ context.Context, args []string) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
 	asJSON := fs.Bool("json", false, "print one JSON document")
-	if err := fs.Parse(args); err != nil {
-		return &exitError{code: 2, err: err}
+	if err := parseHelp(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErr("version takes no arguments")

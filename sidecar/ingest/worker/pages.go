@@ -16,6 +16,11 @@ import (
 // Searcher ranks passages; *search.Searcher is one.
 type Searcher interface {
 	Query(ctx context.Context, query string, k int, ch search.Channel) (search.Result, error)
+	// NoteCosines gives the notes closest in meaning to text their best
+	// cosine, and the vault's dense floor (search.Searcher.NoteCosines).
+	NoteCosines(ctx context.Context, text string) (map[string]float64, float64, error)
+	// Far says whether a note is below the floor by those cosines.
+	Far(cos map[string]float64, floor float64, path string) bool
 }
 
 // relatedPool is how many passages are ranked per page returned, so that a
@@ -46,10 +51,23 @@ func Related(s Searcher, ch search.Channel, folder string) func(ctx context.Cont
 		if err != nil {
 			return nil, err
 		}
+		// A page no closer in meaning than chance is no connection: an
+		// article on cast iron listed Canvas and Bases syntax (issue 25).
+		// Only where the search embedded the query itself.
+		var cos map[string]float64
+		floor := 0.0
+		if res.Channel != search.BM25 {
+			if cos, floor, err = s.NoteCosines(ctx, query); err != nil {
+				return nil, err
+			}
+		}
 		var pages []compile.Page
 		seen := map[string]bool{}
 	passages:
 		for _, p := range res.Passages {
+			if s.Far(cos, floor, p.Path) {
+				continue
+			}
 			for _, pre := range skip {
 				if strings.HasPrefix(p.Path, pre) {
 					continue passages
