@@ -303,7 +303,7 @@ func (s *Server) configSet(q proto.ConfigSet) (proto.ConfigResult, error) {
 	st.Ignore, st.Folder, st.Embedder = q.Settings.Ignore, q.Settings.Folder, q.Settings.Embedder
 	m := q.Settings.Model
 	st.Model.Provider, st.Model.Endpoint, st.Model.Model, st.Model.EmbedModel, st.Model.APIKey = m.Provider, m.Endpoint, m.Model, m.EmbedModel, m.APIKey
-	st.Model.Remote = m.Remote // empty keeps it
+	st.Model.Remote = m.Remote          // empty keeps it
 	if r := q.Settings.Rank; r != nil { // absent keeps them
 		st.Rerank = r.Rerank
 		st.Reranker.Provider, st.Reranker.Endpoint, st.Reranker.Model, st.Reranker.Remote = r.Reranker.Provider, r.Reranker.Endpoint, r.Reranker.Model, r.Reranker.Remote
