@@ -14,6 +14,7 @@ import (
 	gast "github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
+	"github.com/quire-app/quire/sidecar/internal/benchdir"
 	"github.com/quire-app/quire/sidecar/search"
 )
 
@@ -38,23 +39,20 @@ func TestNoCitationInsideCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes the bench corpora")
 	}
-	dir := os.Getenv("QUIRE_SHARED")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared")
-	}
+	bench := benchdir.Require(t)
 	md := goldmark.New()
 	code := 0
 	for _, set := range devSets {
 		t.Run(set.name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(dir, "bench", set.gold))
+			data, err := os.ReadFile(filepath.Join(bench, set.gold))
 			if err != nil {
-				t.Skipf("no benchmark corpus (set QUIRE_SHARED): %v", err)
+				t.Fatal(err)
 			}
 			var gold []goldQuestion
 			if err := json.Unmarshal(data, &gold); err != nil {
 				t.Fatal(err)
 			}
-			f := openIndex(t, filepath.Join(dir, "bench", set.corpus), t.TempDir())
+			f := openIndex(t, filepath.Join(bench, set.corpus), t.TempDir())
 			a := &Asker{Search: f.searcher, Channel: search.BM25}
 			for _, q := range gold {
 				ans, err := a.Ask(context.Background(), Query{Question: q.Query}, nil)
