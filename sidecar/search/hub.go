@@ -26,9 +26,18 @@ var overviewWords = phrases(
 	"überblick", "übersicht", "alle meine", "alles über", "arbeite ich", "inhaltsverzeichnis",
 )
 
-// ReadOverview reports whether query asks for an overview.
+// MaxQuestionWords is the most words a query may have to be read as a
+// question about time or an overview: a note's text searched for related
+// pages says "now" or "overview" without asking anything.
+const MaxQuestionWords = 40
+
+// ReadOverview reports whether query asks for an overview. A text longer
+// than a question (a note's, for related pages) asks nothing.
 func ReadOverview(query string) bool {
 	ws := queryWords(query)
+	if len(ws) > MaxQuestionWords {
+		return false
+	}
 	for i := range ws {
 		for _, p := range overviewWords {
 			if at(ws, i, p) {
@@ -84,7 +93,7 @@ const hubPlace = 2
 // following as they ranked. With none, the vault's main hub (Hubs[0]) is
 // placed among the first three. Fact questions keep the pool's order:
 // there the leaf that holds the fact comes first.
-func (s *Searcher) hubOrder(ctx context.Context, t Terms, cs []Candidate) ([]Candidate, error) {
+func (s *Searcher) hubOrder(ctx context.Context, t Terms, cs []Candidate, f Filter) ([]Candidate, error) {
 	if !t.Overview || s.Hub == nil || len(cs) == 0 {
 		return cs, nil
 	}
@@ -106,8 +115,8 @@ func (s *Searcher) hubOrder(ctx context.Context, t Terms, cs []Candidate) ([]Can
 	if len(hubs) > 0 {
 		return append(hubs, rest...), nil
 	}
-	if len(s.Hubs) == 0 {
-		return cs, nil
+	if len(s.Hubs) == 0 || f.Folder != "" || f.Tag != "" || len(f.Exclude) > 0 {
+		return cs, nil // the main hub may be outside what the filter lets through
 	}
 	main := s.Hubs[0]
 	at := -1

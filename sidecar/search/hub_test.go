@@ -2,7 +2,9 @@ package search
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestReadOverview(t *testing.T) {
@@ -54,5 +56,20 @@ func TestHubsByNameAndShape(t *testing.T) {
 	got := RankHubs([]HubNote{{"Areas/Maps MOC.md", 9, 40}, {"Reading list.md", 20, 24}, {"README.md", 3, 900}, {"Home.md", 8, 10}, {"Car.md", 1, 40}})
 	if want := []string{"Home.md", "README.md", "Areas/Maps MOC.md", "Reading list.md"}; !slices.Equal(got, want) {
 		t.Errorf("RankHubs = %v, want %v", got, want)
+	}
+}
+
+// A note's text searched for related pages asks for no overview and names
+// no days, whatever words it holds.
+func TestLongTextAsksNothing(t *testing.T) {
+	text := "An overview of what I am working on now, last week and in March 2024. " + strings.Repeat("More words of the note follow here. ", 10)
+	if ReadOverview(text) {
+		t.Error("a note's text read as an overview question")
+	}
+	if w := ReadWhen(text, time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)); w.Current || w.Span() {
+		t.Errorf("a note's text read as a question about time: %+v", w)
+	}
+	if !ReadOverview("An overview of what I am working on") {
+		t.Error("the question itself is not an overview")
 	}
 }

@@ -275,7 +275,7 @@ func (s *Searcher) search(ctx context.Context, t Terms, k int, ch Channel, f Fil
 		warn = s.rerank(ctx, t, cs, m)
 	}
 	cs = s.dateOrder(ctx, t, cs)
-	if cs, err = s.hubOrder(ctx, t, cs); err != nil {
+	if cs, err = s.hubOrder(ctx, t, cs, f); err != nil {
 		return nil, "", err
 	}
 	if cs, err = s.succeed(ctx, t, cs); err != nil {

@@ -148,10 +148,14 @@ func at(ws []word, i int, p []string) bool {
 	return true
 }
 
-// ReadWhen reads what query says about time, with now as today.
+// ReadWhen reads what query says about time, with now as today; a text
+// longer than a question (MaxQuestionWords) says nothing.
 func ReadWhen(query string, now time.Time) When {
 	ws := queryWords(query)
 	var w When
+	if len(ws) > MaxQuestionWords {
+		return w // a note's text, not a question
+	}
 	for i := range ws {
 		for _, p := range currentWords {
 			if at(ws, i, p) {
