@@ -35,6 +35,9 @@ type AskQuery struct {
 	// Tag, when set, answers from the passages of notes with this tag or
 	// one nested under it only; a leading "#" and case do not matter.
 	Tag string `json:"tag,omitempty"`
+	// Note, when set, answers from the passages of this vault-relative
+	// note only ("ask about this note").
+	Note string `json:"note,omitempty"`
 	// MCP says the answer goes to an MCP client: it is made without
 	// private notes unless the config's mcp.private is include.
 	MCP bool `json:"mcp,omitempty"`

@@ -348,6 +348,11 @@ export interface AskQuery {
    */
   tag?: string;
   /**
+   * Note, when set, answers from the passages of this vault-relative
+   * note only ("ask about this note").
+   */
+  note?: string;
+  /**
    * MCP says the answer goes to an MCP client: it is made without
    * private notes unless the config's mcp.private is include.
    */

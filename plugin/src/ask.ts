@@ -6,10 +6,12 @@ import type { Citation } from "./hover/citation";
 import { bareTag, scopeFields } from "./search";
 import { type Client, ClientError, Latest, isSuperseded } from "./sidecar/client";
 
-/** AskScope narrows a question's sources to the notes under a folder or with a tag; no field means the whole vault. */
+/** AskScope narrows a question's sources to one note, or to the notes under a folder or with a tag; no field means the whole vault. */
 export interface AskScope {
   folder?: string;
   tag?: string;
+  /** note is a vault-relative note path: only its passages are sources ("ask about this note"). */
+  note?: string;
 }
 
 /** AskState is where one question stands; scope is what it was asked within, when not the whole vault. */
@@ -22,6 +24,8 @@ export type AskState =
 
 /** cleanScope is a scope as sent: the folder without surrounding slashes, the tag without "#", empty parts left out. */
 export function cleanScope(s: AskScope | undefined): AskScope {
+  const note = s?.note?.trim() ?? "";
+  if (note !== "") return { note }; // one note is narrower than any folder or tag
   return scopeFields(s?.folder ?? "", s?.tag ?? "");
 }
 
@@ -34,12 +38,14 @@ export function scopeField(s: AskScope | undefined): { scope?: AskScope } {
 /** scopeKey names a scope, for comparing two and as the scope control's option value. */
 export function scopeKey(s: AskScope | undefined): string {
   const c = cleanScope(s);
+  if (c.note !== undefined) return `note:${c.note}`;
   return c.folder !== undefined ? `folder:${c.folder}` : c.tag !== undefined ? `tag:${c.tag}` : "vault";
 }
 
-/** scopeLabel says a scope in a few words: "Whole vault", "Folder Kitchen/Bread", "Tag #baking". */
+/** scopeLabel says a scope in a few words: "Whole vault", "Note Sourdough starter", "Folder Kitchen/Bread", "Tag #baking". */
 export function scopeLabel(s: AskScope | undefined): string {
   const c = cleanScope(s);
+  if (c.note !== undefined) return `Note ${c.note.split("/").at(-1)!.replace(/\.md$/i, "")}`;
   const parts = [...(c.folder !== undefined ? [`Folder ${c.folder}`] : []), ...(c.tag !== undefined ? [`Tag #${c.tag}`] : [])];
   return parts.length > 0 ? parts.join(", ") : "Whole vault";
 }
@@ -52,13 +58,14 @@ export interface ScopeNote {
 
 /**
  * scopeChoices is what the scope control offers: the whole vault, the
- * note's folder and each folder above it (nearest first), the note's tags
+ * note itself, its folder and each folder above it (nearest first), its tags
  * and the tags they are nested under, and the current scope when it is
  * none of those (it was chosen from another note), so that it stays shown.
  */
 export function scopeChoices(note: ScopeNote | null, current: AskScope | undefined): AskScope[] {
   const out: AskScope[] = [{}];
   if (note) {
+    out.push({ note: note.path });
     const parts = note.path.split("/").slice(0, -1);
     for (let i = parts.length; i > 0; i--) out.push({ folder: parts.slice(0, i).join("/") });
     const tags: string[] = [];

@@ -316,6 +316,17 @@ export default class QuirePlugin extends Plugin {
 
     this.addCommand({ id: "search-vault", name: "Search vault", callback: search });
     this.addCommand({ id: "ask-vault", name: "Ask vault", callback: ask });
+    this.addCommand({
+      id: "ask-this-note",
+      name: "Ask about this note",
+      checkCallback: (checking) => {
+        const editing = workspace.getActiveViewOfType(MarkdownView);
+        const file = editing?.file;
+        if (!editing || !file || file.extension !== "md") return false;
+        if (!checking) new AskModal(this.app, askDeps(() => editing), "", { note: file.path }).open();
+        return true;
+      },
+    });
     this.addCommand({ id: "open-ask-view", name: "Ask vault in the sidebar", callback: () => void openSidebarView(workspace, ASK_VIEW) });
     this.addCommand({ id: "ingest-clipboard", name: "Ingest the URL on the clipboard", callback: ingestClipboard });
     this.addCommand({

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AskDone } from "../../proto/proto.gen";
-import { AskSession, Conversation, History, HistoryCursor, answerMarkdown, scopeChoices, scopeLabel, sourceLines } from "../src/ask";
+import { AskSession, Conversation, History, HistoryCursor, answerMarkdown, cleanScope, scopeChoices, scopeLabel, sourceLines } from "../src/ask";
 import { answerNoteProcessor, savedCitations } from "../src/hover/answer-note";
 import { linkCitationMarkers } from "../src/hover/markers";
 import { AskModal } from "../src/modals/ask";
@@ -543,10 +543,11 @@ describe("ask within a folder or a tag", () => {
     document.body.replaceChildren();
   });
 
-  it("offers the whole vault, the note's folders nearest first, its tags and their parents, and keeps a scope chosen elsewhere", () => {
+  it("offers the whole vault, the note itself, its folders nearest first, its tags and their parents, and keeps a scope chosen elsewhere", () => {
     const note = { path: "Kitchen/Bread/Sourdough.md", tags: ["baking/bread", "Baking", "starter"] };
     expect(scopeChoices(note, {}).map(scopeLabel)).toEqual([
       "Whole vault",
+      "Note Sourdough",
       "Folder Kitchen/Bread",
       "Folder Kitchen",
       "Tag #baking/bread",
@@ -554,7 +555,10 @@ describe("ask within a folder or a tag", () => {
       "Tag #starter",
     ]);
     expect(scopeChoices(null, { folder: "/Garden/" }).map(scopeLabel)).toEqual(["Whole vault", "Folder Garden"]);
-    expect(scopeChoices({ path: "Top.md", tags: [] }, { tag: "#garden" }).map(scopeLabel)).toEqual(["Whole vault", "Tag #garden"]);
+    expect(scopeChoices({ path: "Top.md", tags: [] }, { tag: "#garden" }).map(scopeLabel)).toEqual(["Whole vault", "Note Top", "Tag #garden"]);
+    // A note scope stands alone, and a scope chosen from another note stays offered.
+    expect(cleanScope({ note: " Kitchen/Bread/Sourdough.md ", folder: "Kitchen" })).toEqual({ note: "Kitchen/Bread/Sourdough.md" });
+    expect(scopeChoices({ path: "Top.md", tags: [] }, { note: "Garden/Beds.md" }).map(scopeLabel)).toEqual(["Whole vault", "Note Top", "Note Beds"]);
   });
 
   it("the sidebar's scope control sends the scope with the question, shows it on the turn, and is remembered when the view closes and in the view's state", async () => {
@@ -583,7 +587,7 @@ describe("ask within a folder or a tag", () => {
     // A native select, named for screen readers: Tab reaches it, the arrow keys choose.
     expect(select.getAttribute("aria-label")).toBe("Ask within");
     expect(select.tabIndex).toBe(0);
-    expect([...select.options].map((o) => o.text)).toEqual(["Whole vault", "Folder Kitchen/Bread", "Folder Kitchen", "Tag #baking"]);
+    expect([...select.options].map((o) => o.text)).toEqual(["Whole vault", "Note Sourdough", "Folder Kitchen/Bread", "Folder Kitchen", "Tag #baking"]);
     expect(select.value).toBe("vault");
 
     const askQ = async (v: AskView, q: string) => {
@@ -622,6 +626,14 @@ describe("ask within a folder or a tag", () => {
     expect(sel3.selectedOptions[0]!.text).toBe("Tag #garden");
     await askQ(v3, "In the garden?");
     expect(payloads[2]).toMatchObject({ question: "In the garden?", tag: "garden" });
+
+    // About this note: only its passages are asked for, and the turn says so.
+    sel3.value = "note:Kitchen/Bread/Sourdough.md";
+    sel3.dispatchEvent(new Event("change"));
+    await askQ(v3, "What does this note say?");
+    expect(payloads[3]).toEqual({ question: "What does this note say?", note: "Kitchen/Bread/Sourdough.md", history: expect.anything() });
+    expect([...v3.contentEl.querySelectorAll(".quire-ask-scope-badge")].map((e) => e.textContent).at(-1)).toBe("Within note Sourdough");
+    expect(restored.getViewState().state).toEqual({ scope: { note: "Kitchen/Bread/Sourdough.md" } });
     restored.detach();
   });
 });

@@ -54,6 +54,21 @@ describe("QuirePlugin", () => {
     p.unloadForTest();
   });
 
+  it("offers Ask about this note on a Markdown note, and opens Ask scoped to it", async () => {
+    const app = new StubApp({ files: { "Notes/Mine.md": "# Mine\n" } });
+    const p = new QuirePlugin(app as never, manifest as never) as StubPlugin;
+    await p.onload();
+    const cmd = (p as unknown as { commands: { id: string; checkCallback?(checking: boolean): boolean | void }[] }).commands.find((c) => c.id === "ask-this-note")!;
+    expect(cmd.checkCallback!(true)).toBe(false); // no note open
+    await app.workspace.getLeaf().openFile(app.vault.getAbstractFileByPath("Notes/Mine.md") as never);
+    expect(cmd.checkCallback!(true)).toBe(true);
+    cmd.checkCallback!(false);
+    const select = document.querySelector<HTMLSelectElement>(".quire-ask-modal select.quire-ask-scope-select");
+    expect(select?.value).toBe("note:Notes/Mine.md");
+    for (const el of document.querySelectorAll(".modal-container")) el.remove();
+    p.unloadForTest();
+  });
+
   it("loads with a status bar item and a settings tab, and unload removes them", async () => {
     const p = newPlugin();
     await p.onload();
@@ -63,7 +78,7 @@ describe("QuirePlugin", () => {
     expect(p.settings).toEqual(DEFAULT_SETTINGS);
 
     const ids = (p as unknown as { commands: { id: string }[] }).commands.map((c) => c.id);
-    expect(ids).toEqual(["search-vault", "ask-vault", "open-ask-view", "ingest-clipboard", "resummarise-source", "open-related", "open-review", "check-notes", "show-status", "open-from-notice", "start-sidecar", "rebuild-index"]);
+    expect(ids).toEqual(["search-vault", "ask-vault", "ask-this-note", "open-ask-view", "ingest-clipboard", "resummarise-source", "open-related", "open-review", "check-notes", "show-status", "open-from-notice", "start-sidecar", "rebuild-index"]);
     const ribbon = (p as unknown as { ribbonIcons: HTMLElement[] }).ribbonIcons;
     expect(ribbon.map((el) => [el.dataset.icon, el.getAttribute("aria-label")])).toEqual([
       ["search", "Quire: search vault"],

@@ -331,6 +331,9 @@ func scopeText(f search.Filter) string {
 	if t := bm25.NormalTag(f.Tag); t != "" {
 		parts = append(parts, "tagged #"+t)
 	}
+	if f.Note != "" {
+		parts = append(parts, "of "+f.Note)
+	}
 	return strings.Join(parts, " ")
 }
 

@@ -34,9 +34,10 @@ type LogEntry struct {
 	// Turns counts the earlier turns of the conversation given with a
 	// follow-up.
 	Turns int `json:"turns,omitempty"`
-	// Folder and Tag are the scope the question was narrowed to.
+	// Folder, Tag and Note are the scope the question was narrowed to.
 	Folder   string   `json:"folder,omitempty"`
 	Tag      string   `json:"tag,omitempty"`
+	Note     string   `json:"note,omitempty"`
 	Ms       float64  `json:"ms"`
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -48,7 +49,7 @@ func entryOf(a Answer, at time.Time) LogEntry {
 		Invented: a.Dropped, FlaggedQuotes: a.FlaggedQuotes(), Grounded: a.Grounded, Refused: a.Refused,
 		Extracted: a.Extracted, Model: a.Model, Remote: a.Remote, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
 		ContextTokens: a.ContextTokens, Turns: len(a.History), Ms: float64(a.Took.Microseconds()) / 1000, Warnings: a.Warnings,
-		Folder: a.Scope.Folder, Tag: a.Scope.Tag,
+		Folder: a.Scope.Folder, Tag: a.Scope.Tag, Note: a.Scope.Note,
 	}
 	for i, p := range a.Passages {
 		e.Passages[i] = p.ID

@@ -23,6 +23,9 @@ type Filter struct {
 	// not pass, whatever Folder and Tag say: an archive a reader wants
 	// left out of related notes but still searchable.
 	Exclude []string
+	// Note is a vault-relative note path: only its passages pass (a
+	// question about this note).
+	Note string
 }
 
 // excluded is the filter's excluded folders as path prefixes ("Archive/").
@@ -53,13 +56,16 @@ func NormalTag(t string) string {
 
 // IsZero reports whether the filter lets everything through.
 func (f Filter) IsZero() bool {
-	return f.folder() == "" && NormalTag(f.Tag) == "" && len(f.excluded()) == 0
+	return f.folder() == "" && NormalTag(f.Tag) == "" && len(f.excluded()) == 0 && f.Note == ""
 }
 
-// PassesPath reports whether a note path is inside the filter's folder
-// and outside its excluded ones; the tag is not checked (the path does
+// PassesPath reports whether a note path is the filter's note (when it
+// names one), inside its folder and outside its excluded ones; the tag is not checked (the path does
 // not say).
 func (f Filter) PassesPath(path string) bool {
+	if f.Note != "" && path != f.Note {
+		return false
+	}
 	for _, e := range f.excluded() {
 		if strings.HasPrefix(path, e) {
 			return false
@@ -75,6 +81,12 @@ func (f Filter) PassesPath(path string) bool {
 // no filter.
 func (x *Index) filterQuery(f Filter) (q query.Query, ok bool, err error) {
 	var parts []query.Query
+	if f.Note != "" {
+		n := query.NewTermQuery(f.Note)
+		n.SetField("path")
+		n.SetBoost(0)
+		parts = append(parts, n)
+	}
 	if d := f.folder(); d != "" {
 		p := query.NewPrefixQuery(d)
 		p.SetField("path")

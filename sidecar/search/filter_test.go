@@ -144,3 +144,27 @@ func TestFilterComesBeforeTheCut(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterToOneNote: a question about one note searches that note's
+// passages alone, on every channel, though fifteen others outrank it.
+func TestFilterToOneNote(t *testing.T) {
+	s := openFiltered(t)
+	ctx := context.Background()
+	for _, ch := range []search.Channel{search.BM25, search.Dense, search.Hybrid} {
+		r, err := s.QueryFiltered(ctx, "sourdough starter", 5, ch, search.Filter{Note: "Garden/Bed 2.md"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Passages) == 0 {
+			t.Errorf("%s: nothing from Garden/Bed 2.md", ch)
+		}
+		for _, p := range r.Passages {
+			if p.Path != "Garden/Bed 2.md" {
+				t.Errorf("%s: %s passed a filter to Garden/Bed 2.md", ch, p.Path)
+			}
+		}
+		if r, _ := s.QueryFiltered(ctx, "sourdough starter", 5, ch, search.Filter{Note: "Garden/Bed"}); len(r.Passages) != 0 {
+			t.Errorf("%s: a path that names no note let %s through", ch, r.Passages[0].Path)
+		}
+	}
+}

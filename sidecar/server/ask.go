@@ -25,7 +25,7 @@ func (s *Server) handleAsk(ctx context.Context, env proto.Envelope, st Stream) (
 		history[i] = ask.Turn{Question: t.Question, Answer: t.Answer, Passages: t.Passages}
 	}
 	ans, err := s.e.Ask(ctx, engine.Question{Text: q.Question, K: q.K, Channel: search.Channel(q.Channel), History: history,
-		Scope: search.Filter{Folder: q.Folder, Tag: q.Tag}, Aside: asideOf(ctx), MCP: q.MCP}, func(text string) {
+		Scope: search.Filter{Folder: q.Folder, Tag: q.Tag, Note: q.Note}, Aside: asideOf(ctx), MCP: q.MCP}, func(text string) {
 		_ = st.Part(proto.TypeAskDelta, proto.AskDelta{Text: text})
 	})
 	if err != nil {

@@ -199,6 +199,7 @@ func TestAskScope(t *testing.T) {
 		{"folder with slashes", proto.AskQuery{Folder: "/Garden/"}, func(p string) bool { return strings.HasPrefix(p, "Garden/") }},
 		{"tag", proto.AskQuery{Tag: "#Compost"}, func(p string) bool { return p == "Garden/Compost.md" }},
 		{"folder and tag", proto.AskQuery{Folder: "Garden", Tag: "garden"}, func(p string) bool { return p == "Garden/Beds.md" }},
+		{"this note", proto.AskQuery{Note: "Garden/Compost.md"}, func(p string) bool { return p == "Garden/Compost.md" }},
 	} {
 		q := tc.q
 		q.Question, q.K, q.Channel = question, 2, proto.ChannelBM25
@@ -221,6 +222,10 @@ func TestAskScope(t *testing.T) {
 	none := ask(proto.AskQuery{Question: question, Folder: "Cellar"})
 	if len(none.Passages) != 0 || !none.Refused || !strings.Contains(none.Warning, "no passage under Cellar/ matches") {
 		t.Errorf("a folder with no notes: %+v, want a refusal warning that nothing under Cellar/ matches", none)
+	}
+	gone := ask(proto.AskQuery{Question: question, Note: "Garden/Gone.md"})
+	if len(gone.Passages) != 0 || !gone.Refused || !strings.Contains(gone.Warning, "no passage of Garden/Gone.md matches") {
+		t.Errorf("a note that is not there: %+v, want a refusal naming it", gone)
 	}
 }
 

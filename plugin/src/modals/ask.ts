@@ -1,5 +1,5 @@
 import { type App, Modal } from "obsidian";
-import { type AskState, Conversation } from "../ask";
+import { type AskScope, type AskState, Conversation } from "../ask";
 import { AskPanel, type AskPanelDeps } from "../views/ask";
 
 /** AskModalDeps is what the Ask modal needs; main.ts builds it. Each modal holds its own conversation. */
@@ -17,9 +17,12 @@ export class AskModal extends Modal {
     app: App,
     deps: AskModalDeps,
     private readonly initial = "",
+    scope: AskScope = {},
   ) {
     super(app);
-    this.panel = new AskPanel(app, { ...deps, conversation: new Conversation(), leave: () => this.close() }, this.contentEl);
+    const conversation = new Conversation();
+    conversation.scope = scope;
+    this.panel = new AskPanel(app, { ...deps, conversation, leave: () => this.close() }, this.contentEl);
   }
 
   /** state is the current question's state, for tests. */

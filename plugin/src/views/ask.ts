@@ -493,7 +493,7 @@ export class AskPanel {
 /** drawQuestion draws a turn's question, and the scope it was asked within when not the whole vault. */
 function drawQuestion(parent: HTMLElement | DocumentFragment, question: string, scope: AskScope | undefined): void {
   parent.createDiv({ cls: "quire-ask-question", text: question });
-  if (scopeKey(scope) !== "vault") parent.createDiv({ cls: "quire-ask-scope-badge", text: `Within ${scopeLabel(scope).replace(/^[FT]/, (c) => c.toLowerCase())}` });
+  if (scopeKey(scope) !== "vault") parent.createDiv({ cls: "quire-ask-scope-badge", text: `Within ${scopeLabel(scope).replace(/^[FTN]/, (c) => c.toLowerCase())}` });
 }
 
 /** doneStatus is the status line under a checked answer: model and time. */
@@ -554,7 +554,8 @@ export class AskView extends ItemView {
     const scope = (state as { scope?: unknown } | null)?.scope;
     if (scope && typeof scope === "object") {
       const s = scope as Record<string, unknown>;
-      this.deps.conversation.scope = cleanScope({ folder: typeof s.folder === "string" ? s.folder : "", tag: typeof s.tag === "string" ? s.tag : "" });
+      const str = (v: unknown) => (typeof v === "string" ? v : "");
+      this.deps.conversation.scope = cleanScope({ folder: str(s.folder), tag: str(s.tag), note: str(s.note) });
       this.panel?.refreshScope();
     }
     await super.setState(state, result);
