@@ -115,7 +115,7 @@ func (s *Searcher) hubOrder(ctx context.Context, t Terms, cs []Candidate, f Filt
 	if len(hubs) > 0 {
 		return append(hubs, rest...), nil
 	}
-	if len(s.Hubs) == 0 || f.Folder != "" || f.Tag != "" || len(f.Exclude) > 0 {
+	if len(s.Hubs) == 0 || !f.IsZero() {
 		return cs, nil // the main hub may be outside what the filter lets through
 	}
 	main := s.Hubs[0]
