@@ -169,11 +169,25 @@ func (t *Table) LookupFolded(folded string, fold func(string) string) []string {
 		return nil
 	}
 	t.foldOnce.Do(func() {
-		t.folded = make(map[string][]int)
+		// Counted first: growing the map as keys came took a third of
+		// building it.
+		n := 0
+		t.each(func(_ int, key string) {
+			if !isASCII(key) {
+				n++
+			}
+		})
+		t.folded = make(map[string][]int, n)
+		one := make([]int, 0, n) // one-offset slices share it
 		t.each(func(start int, key string) {
 			if !isASCII(key) {
 				f := fold(key)
-				t.folded[f] = append(t.folded[f], start)
+				if at, ok := t.folded[f]; ok {
+					t.folded[f] = append(at, start)
+				} else {
+					one = append(one, start)
+					t.folded[f] = one[len(one)-1 : len(one) : len(one)]
+				}
 			}
 		})
 	})
