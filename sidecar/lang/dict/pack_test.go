@@ -77,3 +77,16 @@ func TestPackRoundTrip(t *testing.T) {
 		t.Error("Pack without a final newline: no error")
 	}
 }
+
+// BenchmarkInflateTable measures reading a whole packed table, which the
+// index of unaccented keys (LookupFolded) does on first use.
+func BenchmarkInflateTable(b *testing.B) {
+	for b.Loop() {
+		tab := openPacked("cs-en", csEn)
+		n := 0
+		tab.each(func(int, string) { n++ })
+		if n == 0 {
+			b.Fatal("no keys")
+		}
+	}
+}
