@@ -23,7 +23,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/it"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
 	"github.com/blevesearch/bleve/v2/analysis/lang/no"
-	"github.com/blevesearch/bleve/v2/analysis/lang/pl"
 	"github.com/blevesearch/bleve/v2/analysis/lang/pt"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ro"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
@@ -33,10 +32,10 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
-
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/lang/filter"
 	"github.com/quire-app/quire/sidecar/lang/hrstop"
+	"github.com/quire-app/quire/sidecar/lang/plstop"
 )
 
 // families maps a note language to its analyzer's token filters, after
@@ -66,7 +65,7 @@ var families = map[string][]string{
 	"hu":    {lowercase.Name, hu.StopName, filter.StemName(lang.Hungarian), filter.FoldName},
 	"ro":    {lowercase.Name, ro.StopName, filter.StemName(lang.Romanian), filter.FoldName},
 	"tr":    {apostrophe.Name, lowercase.Name, tr.StopName, filter.StemName(lang.Turkish), filter.FoldName},
-	"pl":    {lowercase.Name, pl.StopName, filter.FoldName},
+	"pl":    {lowercase.Name, plstop.StopName, filter.FoldName},
 	"hr":    {lowercase.Name, hrstop.StopName, filter.FoldName},
 	"ca":    {lowercase.Name, ca.ElisionName, ca.StopName, filter.FoldName},
 	"id":    {lowercase.Name, id.StopName, filter.FoldName},

@@ -24,14 +24,13 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/it"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
 	"github.com/blevesearch/bleve/v2/analysis/lang/no"
-	"github.com/blevesearch/bleve/v2/analysis/lang/pl"
 	"github.com/blevesearch/bleve/v2/analysis/lang/pt"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ro"
 	"github.com/blevesearch/bleve/v2/analysis/lang/ru"
 	"github.com/blevesearch/bleve/v2/analysis/lang/sv"
 	"github.com/blevesearch/bleve/v2/analysis/lang/tr"
-
 	"github.com/quire-app/quire/sidecar/lang/hrstop"
+	"github.com/quire-app/quire/sidecar/lang/plstop"
 )
 
 // The stop lists are Bleve's own (Snowball's for most languages, Lucene's
@@ -55,7 +54,7 @@ var stopSources = map[Lang][]byte{
 	Hungarian:  hu.HungarianStopWords,
 	Romanian:   ro.RomanianStopWords,
 	Turkish:    tr.TurkishStopWords,
-	Polish:     pl.PolishStopWords,
+	Polish:     plstop.StopWords,
 	Croatian:   hrstop.StopWords,
 	Catalan:    ca.CatalanStopWords,
 	Indonesian: id.IndonesianStopWords,

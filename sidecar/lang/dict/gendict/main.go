@@ -33,6 +33,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/quire-app/quire/sidecar/lang"
+	"github.com/quire-app/quire/sidecar/lang/dict"
 )
 
 // perKey is how many translations a table keeps for each word.
@@ -651,7 +652,8 @@ func top(m map[string]float64, n int) []string {
 }
 
 // write stores the table as sorted "key\ttranslation\t…" lines after a
-// fixed header, so the file is the same on every run. It returns the
+// fixed header, so the file is the same on every run, and beside it the
+// same text packed (dict.Pack), which the binary embeds. It returns the
 // number of word keys and the file size.
 func write(path, header string, t map[string][]string) (int, int, error) {
 	keys := make([]string, 0, len(t))
@@ -671,6 +673,16 @@ func write(path, header string, t map[string][]string) (int, int, error) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return 0, 0, fmt.Errorf("write %s: %w", path, err)
 	}
+	// The binary embeds the packed form; the .tsv stays for diffs and
+	// for TestPacked, which checks the two agree.
+	packed, err := dict.Pack(buf.String())
+	if err != nil {
+		return 0, 0, fmt.Errorf("pack %s: %w", path, err)
+	}
+	pack := strings.TrimSuffix(path, ".tsv") + ".pack"
+	if err := os.WriteFile(pack, packed, 0o644); err != nil {
+		return 0, 0, fmt.Errorf("write %s: %w", pack, err)
+	}
 	return words, buf.Len(), nil
 }
 
@@ -684,7 +696,8 @@ func debianVersion(pkg string) string {
 	return "version " + strings.TrimSpace(string(out))
 }
 
-const noticeHead = `Quire's bilingual word lists (*.tsv in this folder)
+const noticeHead = `Quire's bilingual word lists (*.tsv in this folder, and *.pack, the
+same tables compressed)
 
 These tables are derived from the FreeDict dictionaries listed below
 (https://freedict.org/, "Copyright (C) 1999-2019 by various authors",
