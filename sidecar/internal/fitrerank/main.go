@@ -59,6 +59,7 @@ func main() {
 	drop := flag.String("drop", "", "comma list of features left out of the model (weight 0)")
 	dev := flag.String("dev", "", "comma list of NAME=GOLD: score each fitted model on these dev questions (span recall@5 after the per-note cap, as quire eval counts it) to choose between variants")
 	objective := flag.String("objective", "ranknet", "ranknet (every pair weighs the same) or lambdarank (a pair weighs the change in nDCG its swap makes)")
+	flag.BoolVar(&devVerbose, "v", false, "list each dev question the model gains or loses")
 	flag.IntVar(&devDepth, "depth", devDepth, "score dev questions with the model reordering only the pool's first N passages")
 	flag.Float64Var(&swapOdds, "swap", swapOdds, "the odds that the recipe swaps a query word for a neighbour")
 	flag.Parse()
@@ -543,7 +544,7 @@ func reportDev(sets []devSet, m search.Model) {
 			sort.SliceStable(top, func(a, c int) bool { return m.Score(q.X[top[a]]) > m.Score(q.X[top[c]]) })
 			h1 := capHit(order, q, d.PerNote, 5)
 			off, on = off+h0, on+h1
-			if h0 != h1 && os.Getenv("FITRERANK_VERBOSE") != "" {
+			if h0 != h1 && devVerbose {
 				fmt.Printf("dev %s %+d [%s] %s\n", d.Name, h1-h0, q.Type, q.Query)
 			}
 			t := types[q.Type]
@@ -568,6 +569,9 @@ func reportDev(sets []devSet, m search.Model) {
 		fmt.Printf("dev type %-14s %.3f → %.3f (%d)\n", t, float64(c.off)/float64(c.n), float64(c.on)/float64(c.n), c.n)
 	}
 }
+
+// devVerbose lists each dev question the model gains or loses (-v).
+var devVerbose bool
 
 // devDepth is how many of the fused pool's first passages the model
 // reorders in reportDev (-depth).
