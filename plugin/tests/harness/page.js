@@ -157,8 +157,14 @@
       stub.Notice.hostForTest = host;
       stub.Notice.shown = [];
       watchVault(app, basePath);
-      // What the plugin writes through the vault reaches the disk, as in the app.
-      app.vault.onWriteForTest = (p, text) => void call("harnessFs", { op: "write", path: `${basePath}/${p}`, text });
+      // What the plugin writes through the vault reaches the disk, as in the
+      // app, in the order it wrote it: two writes of one note in a row (a
+      // review decision, then its seal) copied concurrently could land out
+      // of order, and the poll above would bring the older one back.
+      let writes = Promise.resolve();
+      app.vault.onWriteForTest = (p, text) => {
+        writes = writes.then(() => call("harnessFs", { op: "write", path: `${basePath}/${p}`, text }));
+      };
       plugin = new module.exports.default(app, manifest);
       plugin.data = settings;
       await plugin.onload();

@@ -136,10 +136,6 @@ func (t *Table) line(start int) string {
 	return s
 }
 
-func (t *Table) keyAt(start int) string {
-	return keyOf(t.line(start))
-}
-
 // items returns the translations on the line at start.
 func (t *Table) items(start int) []string {
 	_, rest, _ := strings.Cut(t.line(start), "\t")
