@@ -8,11 +8,7 @@
 // Apache License 2.0 (NOTICE).
 package hrstop
 
-import (
-	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/token/stop"
-	"github.com/blevesearch/bleve/v2/registry"
-)
+import "github.com/quire-app/quire/sidecar/lang/stoplist"
 
 // StopName is the token map's and the filter's name, as in Bleve.
 const StopName = "stop_hr"
@@ -93,22 +89,4 @@ možete
 za
 `)
 
-func init() {
-	err := registry.RegisterTokenMap(StopName, func(map[string]interface{}, *registry.Cache) (analysis.TokenMap, error) {
-		m := analysis.NewTokenMap()
-		return m, m.LoadBytes(StopWords)
-	})
-	if err != nil {
-		panic(err)
-	}
-	err = registry.RegisterTokenFilter(StopName, func(_ map[string]interface{}, cache *registry.Cache) (analysis.TokenFilter, error) {
-		m, err := cache.TokenMapNamed(StopName)
-		if err != nil {
-			return nil, err
-		}
-		return stop.NewStopTokensFilter(m), nil
-	})
-	if err != nil {
-		panic(err)
-	}
-}
+func init() { stoplist.Register(StopName, StopWords) }
