@@ -93,16 +93,7 @@ func TestHubDoesNotHideTheLeaf(t *testing.T) {
 			continue
 		}
 		n++
-		r, err := e.Search(context.Background(), engine.Query{Text: q.Question, K: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var notes []string
-		for _, p := range r.Passages {
-			if !slices.Contains(notes, p.Path) {
-				notes = append(notes, p.Path)
-			}
-		}
+		_, notes := searchNotes(t, e, q.Question)
 		if i := slices.Index(notes, q.Gold[0]); i < 0 || i > 2 {
 			t.Errorf("%q: %s is note %d of %v", q.Question, q.Gold[0], i, notes)
 		}
@@ -110,6 +101,17 @@ func TestHubDoesNotHideTheLeaf(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no fact questions")
 	}
+}
+
+// searchNotes searches question as a front end does (k 10) and lists the
+// notes of the result in the order their first passage comes.
+func searchNotes(t *testing.T, e *engine.Engine, question string) (search.Result, []string) {
+	t.Helper()
+	r, err := e.Search(context.Background(), engine.Query{Text: question, K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, notesOf(r.Passages)
 }
 
 // notesOf lists the notes of ps in the order their first passage comes.
@@ -133,11 +135,7 @@ func TestNewerNoteWinsACurrentQuestion(t *testing.T) {
 			if q.Type != "current" {
 				continue
 			}
-			r, err := e.Search(context.Background(), engine.Query{Text: q.Question, K: 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			notes := notesOf(r.Passages)
+			_, notes := searchNotes(t, e, q.Question)
 			newer, older := slices.Index(notes, v.Newer), slices.Index(notes, v.Older)
 			if newer != 0 || older < 0 {
 				t.Errorf("rerank %s, %q: %s is note %d and %s note %d of %v", rerank, q.Question, v.Newer, newer, v.Older, older, notes)
@@ -158,11 +156,7 @@ func TestLastWeekPrefersThatWeeksDailyNotes(t *testing.T) {
 			continue
 		}
 		n++
-		r, err := e.Search(context.Background(), engine.Query{Text: q.Question, K: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		notes := notesOf(r.Passages)
+		r, notes := searchNotes(t, e, q.Question)
 		if len(notes) < len(q.Gold) {
 			t.Fatalf("%q: only %v", q.Question, notes)
 		}
@@ -198,11 +192,7 @@ func TestOverviewQuestionFindsTheHub(t *testing.T) {
 				continue
 			}
 			n++
-			r, err := e.Search(context.Background(), engine.Query{Text: q.Question, K: 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			notes := notesOf(r.Passages)
+			_, notes := searchNotes(t, e, q.Question)
 			if i := slices.Index(notes, q.Gold[0]); i < 0 || i > 2 {
 				t.Errorf("rerank %s, %q: %s is note %d of %v", rerank, q.Question, q.Gold[0], i, notes)
 			}
