@@ -134,6 +134,9 @@ type Citation struct {
 	End   int `json:"end"`
 	// Text is the passage's raw Markdown.
 	Text string `json:"text"`
+	// Page is the page of a PDF the passage starts on, 1-based; absent
+	// for a note (see Passage.Page).
+	Page int `json:"page,omitempty"`
 	// Hash is the hex SHA-256 of Text.
 	Hash string `json:"hash"`
 }

@@ -286,6 +286,11 @@ export interface Citation {
    */
   text: string;
   /**
+   * Page is the page of a PDF the passage starts on, 1-based; absent
+   * for a note (see Passage.Page).
+   */
+  page?: number;
+  /**
    * Hash is the hex SHA-256 of Text.
    */
   hash: string;
@@ -1064,6 +1069,11 @@ export interface Passage {
    * Text is the note's bytes from Start to End.
    */
   text: string;
+  /**
+   * Page is the page of a PDF the passage starts on, 1-based; absent
+   * for a note. A front end opens the PDF at it ("file.pdf#page=N").
+   */
+  page?: number;
   /**
    * Score ranks passages within one reply; it is not comparable across
    * replies or channels.

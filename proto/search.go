@@ -78,6 +78,9 @@ type DateSpan struct {
 }
 
 // Passage is a slice of a note: the raw Markdown between two byte offsets.
+// A PDF's passage (Path ends in .pdf) is text read from the PDF: Start and
+// End are then offsets in that text, not in the file, and Page says where
+// it is.
 type Passage struct {
 	// ID names the passage within the index ("<path>#<n>"); answers cite
 	// passages by it. It changes when the note is re-chunked.
@@ -95,6 +98,9 @@ type Passage struct {
 	End int `json:"end"`
 	// Text is the note's bytes from Start to End.
 	Text string `json:"text"`
+	// Page is the page of a PDF the passage starts on, 1-based; absent
+	// for a note. A front end opens the PDF at it ("file.pdf#page=N").
+	Page int `json:"page,omitempty"`
 	// Score ranks passages within one reply; it is not comparable across
 	// replies or channels.
 	Score float64 `json:"score"`

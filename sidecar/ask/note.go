@@ -99,13 +99,16 @@ func RenderNote(ans Answer, at time.Time, private vault.Private) ([]byte, error)
 var linkUnsafe = strings.NewReplacer("[", "", "]", "", "|", "", "#", "", "^", "")
 
 // link is an Obsidian link to the citation's note and innermost heading,
-// shown as "Title › Heading".
+// shown as "Title › Heading"; a PDF's is a link to its page, which
+// Obsidian's PDF viewer opens at ("Manual.pdf#page=12").
 func link(c Citation) string {
 	target := strings.TrimSuffix(c.Path, ".md")
-	if hs := c.Headings; len(hs) > 0 {
+	if c.Page > 0 {
+		target += "#page=" + strconv.Itoa(c.Page)
+	} else if hs := c.Headings; len(hs) > 0 {
 		target += "#" + strings.TrimSpace(linkUnsafe.Replace(hs[len(hs)-1]))
 	}
-	return "[[" + target + "|" + strings.TrimSpace(linkUnsafe.Replace(c.Breadcrumb())) + "]]"
+	return "[[" + target + "|" + strings.TrimSpace(linkUnsafe.Replace(c.Place())) + "]]"
 }
 
 // SaveNote writes ans as a new note in folder (vault-relative, e.g.

@@ -96,7 +96,7 @@ func Messages(sys string, ps []Passage, history []Turn, question string) []llm.M
 // block renders one passage for the prompt: its id, note and heading as
 // attributes, its raw Markdown fenced.
 func block(n int, p search.Passage) string {
-	return `<passage id="` + strconv.Itoa(n) + `" note="` + attr(p.Path) + `" heading="` + attr(p.Breadcrumb()) + "\">\n" +
+	return `<passage id="` + strconv.Itoa(n) + `" note="` + attr(p.Path) + `" heading="` + attr(p.Place()) + "\">\n" +
 		Fence(strings.TrimSpace(p.Text)) + "\n</passage>\n"
 }
 

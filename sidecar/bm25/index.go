@@ -41,6 +41,8 @@ type Doc struct {
 	Text        string // the passage's raw Markdown, returned by search
 	Start       int
 	End         int
+	// Page is the page a PDF's passage starts on (1-based); 0 for a note.
+	Page int
 }
 
 // Hit is one passage found by a search.
@@ -48,6 +50,7 @@ type Hit struct {
 	ID, Path, Title, Text string
 	Headings              []string // never nil
 	Start, End            int
+	Page                  int // a PDF passage's page, 0 for a note
 	Score                 float64
 }
 
@@ -163,7 +166,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		stored.Index = false
 		doc.AddFieldMappingsAt(f+"_s", stored)
 	}
-	for _, f := range []string{"start", "end"} {
+	for _, f := range []string{"start", "end", "page"} {
 		n := bleve.NewNumericFieldMapping()
 		n.Index = false
 		n.Store = true
@@ -189,6 +192,7 @@ func (d Doc) fields() map[string]any {
 		"text_s":        d.Text,
 		"start":         float64(d.Start),
 		"end":           float64(d.End),
+		"page":          float64(d.Page),
 	}
 }
 
@@ -466,7 +470,7 @@ func (x *Index) run(ctx context.Context, q query.Query, k int) ([]Hit, error) {
 	return hits, nil
 }
 
-var storedFields = []string{"path", "title_s", "headings_s", "text_s", "start", "end"}
+var storedFields = []string{"path", "title_s", "headings_s", "text_s", "start", "end", "page"}
 
 func toHit(h *search.DocumentMatch) Hit {
 	hit := Hit{ID: h.ID, Score: h.Score}
@@ -480,6 +484,9 @@ func toHit(h *search.DocumentMatch) Hit {
 	}
 	if f, ok := h.Fields["end"].(float64); ok {
 		hit.End = int(f)
+	}
+	if f, ok := h.Fields["page"].(float64); ok {
+		hit.Page = int(f)
 	}
 	return hit
 }

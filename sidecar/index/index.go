@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path"
+
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -314,7 +314,7 @@ func (ix *Index) look(scope []string) (found, error) {
 	var f found
 	notes, dirs := map[string]bool{}, []string{}
 	for _, p := range scope {
-		if dir, ok := strings.CutSuffix(p, "/"); ok || !strings.EqualFold(path.Ext(p), ".md") {
+		if dir, ok := strings.CutSuffix(p, "/"); ok || !vault.IsFile(p) {
 			files, skips, err := vault.ScanDir(ix.Vault, dir, rules)
 			if err != nil {
 				return found{}, err
@@ -465,7 +465,7 @@ func (ix *Index) process(ctx context.Context, todo []vault.File, old map[string]
 				if e, ok := old[f.Path]; ok {
 					prev = &e
 				}
-				out <- ix.prepareGuarded(f, prev, d)
+				out <- ix.prepareGuarded(ctx, f, prev, d)
 			}
 		}()
 	}
@@ -486,13 +486,16 @@ func (ix *Index) process(ctx context.Context, todo []vault.File, old map[string]
 // prepareGuarded is prepare, where a panic while reading one note (a bug
 // that one note's text finds) becomes a skip naming that note, logged with
 // its stack, and the pass goes on with the rest of the vault.
-func (ix *Index) prepareGuarded(f vault.File, prev *Entry, d *dating) (r result) {
+func (ix *Index) prepareGuarded(ctx context.Context, f vault.File, prev *Entry, d *dating) (r result) {
 	defer func() {
 		if p := recover(); p != nil {
 			slog.Error("index: reading a note panicked", "path", f.Path, "panic", p, "stack", string(debug.Stack()))
 			r = result{file: f, known: prev != nil, skip: &vault.Skip{Path: f.Path, Reason: fmt.Sprintf("left out: reading it failed inside Quire (%v); please report this note", p)}}
 		}
 	}()
+	if vault.IsPDF(f.Path) {
+		return ix.preparePDF(ctx, f, prev, d)
+	}
 	return ix.prepare(f, prev, d)
 }
 
@@ -670,17 +673,25 @@ func (ix *Index) dating(ctx context.Context, todo []vault.File) *dating {
 // frontmatter `updated`, else its file time. Dated: the day its daily-note
 // name or its frontmatter `date` says.
 func (d *dating) stamp(e *Entry, note *vault.Note, f vault.File) {
-	switch {
-	case !d.git[f.Path].IsZero():
-		e.Updated = d.git[f.Path].Unix()
-	case !note.Updated.IsZero():
+	d.stampFile(e, f)
+	if d.git[f.Path].IsZero() && !note.Updated.IsZero() {
 		e.Updated = note.Updated.Unix()
-	default:
+	}
+	if e.Dated == 0 && !note.Date.IsZero() {
+		e.Dated = note.Date.Unix()
+	}
+}
+
+// stampFile sets the dates of a file that has no frontmatter (a PDF):
+// updated by its last commit, else its file time; dated by a daily-note
+// name.
+func (d *dating) stampFile(e *Entry, f vault.File) {
+	if t := d.git[f.Path]; !t.IsZero() {
+		e.Updated = t.Unix()
+	} else {
 		e.Updated = f.ModTime.Unix()
 	}
 	if t, ok := d.daily.Date(f.Path); ok {
 		e.Dated = t.Unix()
-	} else if !note.Date.IsZero() {
-		e.Dated = note.Date.Unix()
 	}
 }

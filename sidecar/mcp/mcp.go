@@ -120,6 +120,7 @@ type Passage struct {
 	Score    float64  `json:"score" jsonschema:"relevance within this result only, higher is better"`
 	Start    int      `json:"start" jsonschema:"byte offset of the passage in the note file"`
 	End      int      `json:"end" jsonschema:"byte offset just past the passage"`
+	Page     int      `json:"page,omitempty" jsonschema:"for a PDF (path ending in .pdf): the page the passage starts on; start and end are then offsets in the text read from it"`
 }
 
 // Answer is what the ask tool returns.
@@ -147,6 +148,7 @@ type Citation struct {
 	Text     string   `json:"text" jsonschema:"the passage's Markdown"`
 	Start    int      `json:"start" jsonschema:"byte offset in the note file"`
 	End      int      `json:"end" jsonschema:"byte offset just past the passage"`
+	Page     int      `json:"page,omitempty" jsonschema:"for a PDF: the page the passage starts on"`
 }
 
 // Quote is a quotation in an answer.

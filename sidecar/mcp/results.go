@@ -64,7 +64,7 @@ func toReindexed(r engine.Reindexed) Reindexed {
 
 func toPassage(p search.Passage) Passage {
 	return Passage{Path: p.Path, Title: p.Title, Headings: nonNil(p.Headings), Text: p.Text, Score: p.Score,
-		Start: p.Start, End: p.End}
+		Start: p.Start, End: p.End, Page: p.Page}
 }
 
 func toAnswer(a ask.Answer) Answer {
@@ -73,7 +73,7 @@ func toAnswer(a ask.Answer) Answer {
 		Citations: make([]Citation, len(a.Citations)), Quotes: make([]Quote, len(a.Quotes))}
 	for i, c := range a.Citations {
 		out.Citations[i] = Citation{Number: c.N, Path: c.Path, Title: c.Title, Headings: nonNil(c.Headings),
-			Text: c.Text, Start: c.Start, End: c.End}
+			Text: c.Text, Start: c.Start, End: c.End, Page: c.Page}
 	}
 	for i, q := range a.Quotes {
 		out.Quotes[i] = Quote{Number: q.N, Text: q.Text, Verified: q.Verified}

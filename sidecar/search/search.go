@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -62,12 +63,23 @@ type Passage struct {
 	Headings []string `json:"headingPath"`
 	Start    int      `json:"start"`
 	End      int      `json:"end"`
-	Text     string   `json:"text"`
-	Score    float64  `json:"score"`
+	// Page is the page of a PDF's passage (1-based), 0 for a note's.
+	Page  int     `json:"page,omitempty"`
+	Text  string  `json:"text"`
+	Score float64 `json:"score"`
 }
 
 // Breadcrumb is the passage's place as one line: "Title › H1 › H2".
 func (p Passage) Breadcrumb() string { return markdown.Breadcrumb(p.Title, p.Headings) }
+
+// Place is where the passage is, as a person is shown it: the breadcrumb,
+// and a PDF's page ("Manual › Setup, page 12").
+func (p Passage) Place() string {
+	if p.Page > 0 {
+		return p.Breadcrumb() + ", page " + strconv.Itoa(p.Page)
+	}
+	return p.Breadcrumb()
+}
 
 // DenseIndex finds passages by meaning.
 type DenseIndex interface {
@@ -535,7 +547,7 @@ func (s *Searcher) load(ctx context.Context, ranked []index.DenseHit, known map[
 func toPassages(hits []bm25.Hit) []Passage {
 	out := make([]Passage, len(hits))
 	for i, h := range hits {
-		out[i] = Passage{ID: h.ID, Path: h.Path, Title: h.Title, Headings: h.Headings, Start: h.Start, End: h.End, Text: h.Text, Score: h.Score}
+		out[i] = Passage{ID: h.ID, Path: h.Path, Title: h.Title, Headings: h.Headings, Start: h.Start, End: h.End, Page: h.Page, Text: h.Text, Score: h.Score}
 	}
 	return out
 }

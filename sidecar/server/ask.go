@@ -102,7 +102,7 @@ func AskDone(a ask.Answer) proto.AskDone {
 	}
 	for i, c := range a.Citations {
 		d.Citations[i] = proto.Citation{Number: c.N, ID: c.ID, Path: c.Path, Title: c.Title, HeadingPath: c.Headings,
-			Start: c.Start, End: c.End, Text: c.Text, Hash: c.Hash}
+			Start: c.Start, End: c.End, Page: c.Page, Text: c.Text, Hash: c.Hash}
 	}
 	for i, q := range a.Quotes {
 		d.Quotes[i] = proto.Quote{Number: q.N, Text: q.Text, Verified: q.Verified}

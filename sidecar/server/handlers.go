@@ -257,7 +257,7 @@ func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchR
 // toPassage maps a ranked passage to the wire.
 func toPassage(p search.Passage) proto.Passage {
 	return proto.Passage{ID: p.ID, Path: p.Path, Title: p.Title, HeadingPath: p.Headings,
-		Start: p.Start, End: p.End, Text: p.Text, Score: p.Score}
+		Start: p.Start, End: p.End, Page: p.Page, Text: p.Text, Score: p.Score}
 }
 
 func (s *Server) related(ctx context.Context, q proto.RelatedQuery) (proto.RelatedResult, error) {

@@ -37,7 +37,7 @@ func (r privateRule) holds(key string) bool {
 
 // ParsePrivate reads `private:` entries. An entry is a vault-relative
 // folder ("Journal/", "Journal", "./Journal/", "Journal/*", "Journal/**")
-// or a single note ("Journal/2026-11-30.md"); spaces around it, a leading
+// or a single note or PDF ("Journal/2026-11-30.md"); spaces around it, a leading
 // "./" or "/", backslashes and a glob tail are forgiven, since each was
 // typed meaning the folder. An entry naming no folder, leaving the vault,
 // or holding any other pattern is refused with an error naming it: a
@@ -58,7 +58,7 @@ func ParsePrivate(entries []string) (Private, error) {
 		i := len(p.entries)
 		p.entries = append(p.entries, raw)
 		key := foldPath(clean)
-		if strings.HasSuffix(key, ".md") {
+		if IsFile(key) {
 			p.rules = append(p.rules, privateRule{key, i})
 			continue
 		}

@@ -25,6 +25,8 @@ func TestPrivateEntries(t *testing.T) {
 		{" Journal", []string{"Journal/a.md"}, nil},
 		{"/Journal\\", []string{"Journal/a.md"}, nil},
 		{"Journal/2026-11-30.md", []string{"Journal/2026-11-30.md", "journal/2026-11-30.MD"}, []string{"Journal/2026-11-29.md"}},
+		{"Health/scan.pdf", []string{"Health/scan.pdf", "health/SCAN.PDF"}, []string{"Health/scan.pdf.md", "Health/scan.pdf/x.md"}},
+		{"Health/", []string{"Health/lab results.pdf"}, nil},
 		{"Tagebücher/", []string{nfd, "TAGEBÜCHER/x.md"}, nil},
 		{norm.NFD.String("Tagebücher/"), []string{"Tagebücher/x.md"}, nil},
 	} {

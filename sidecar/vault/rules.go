@@ -28,10 +28,11 @@ func NewRules(root string, ignore []string, maxBytes int64) Rules {
 }
 
 // Indexable reports whether the vault-relative, slash-separated path rel
-// names a note that should be indexed: a .md file outside dot folders,
-// not an Excalidraw drawing, and under no ignored prefix.
+// names a file that should be indexed: a note (a .md file) or a PDF,
+// outside dot folders, not an Excalidraw drawing, and under no ignored
+// prefix.
 func (r Rules) Indexable(rel string) bool {
-	if !strings.EqualFold(path.Ext(rel), ".md") {
+	if !IsFile(rel) {
 		return false
 	}
 	if strings.HasSuffix(strings.ToLower(rel), ".excalidraw.md") {
@@ -44,6 +45,20 @@ func (r Rules) Indexable(rel string) bool {
 	}
 	return !r.ignored(rel)
 }
+
+// IsPDF reports whether the vault-relative path rel names a PDF: the
+// index reads the text of the PDFs in the vault beside the notes.
+func IsPDF(rel string) bool { return strings.EqualFold(path.Ext(rel), ".pdf") }
+
+// IsFile reports whether rel names a file the index may read, by its
+// extension alone: a note or a PDF. Any other path a watch reports is a
+// folder, or nothing the index holds.
+func IsFile(rel string) bool { return strings.EqualFold(path.Ext(rel), ".md") || IsPDF(rel) }
+
+// MaxPDFBytes is the size cap for a PDF in the vault, above the notes'
+// cap: a paper or a manual is often larger than a note ever is, and only
+// its first pages are read (see index).
+const MaxPDFBytes = 64 << 20
 
 // SkipDir reports whether a whole folder can be pruned from a walk.
 func (r Rules) SkipDir(rel string) bool {

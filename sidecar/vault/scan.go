@@ -94,8 +94,12 @@ func fileOf(rel string, info fs.FileInfo, err error, r Rules) (*File, *Skip) {
 		// A symlink or device named .md: following links could leave the vault.
 		return nil, &Skip{Path: rel, Reason: "not a regular file"}
 	}
-	if r.MaxBytes > 0 && info.Size() > r.MaxBytes {
-		return nil, &Skip{Path: rel, Reason: fmt.Sprintf("too large: %d bytes (cap %d)", info.Size(), r.MaxBytes)}
+	limit := r.MaxBytes
+	if IsPDF(rel) {
+		limit = MaxPDFBytes
+	}
+	if limit > 0 && info.Size() > limit {
+		return nil, &Skip{Path: rel, Reason: fmt.Sprintf("too large: %d bytes (cap %d)", info.Size(), limit)}
 	}
 	return &File{Path: rel, Size: info.Size(), ModTime: info.ModTime()}, nil
 }

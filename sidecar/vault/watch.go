@@ -73,7 +73,7 @@ func Watch(ctx context.Context, root string, r Rules, debounce time.Duration, on
 			}
 			// A folder removed or renamed (any name: "v1.2" too) takes
 			// its notes with it.
-			if r.Indexable(rel) || (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && !r.SkipDir(rel) && !strings.EqualFold(filepath.Ext(rel), ".md") {
+			if r.Indexable(rel) || (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && !r.SkipDir(rel) && !IsFile(rel) {
 				pending[rel] = true
 				timer.Reset(debounce)
 			}

@@ -75,7 +75,7 @@ func cmdAsk(ctx context.Context, args []string) error {
 	if len(ans.Citations) > 0 {
 		fmt.Println("\nSources:")
 		for _, c := range ans.Citations {
-			fmt.Printf("  [%d] %s  (%s, bytes %d–%d)\n", c.N, c.Breadcrumb(), c.Path, c.Start, c.End)
+			fmt.Printf("  [%d] %s  (%s, bytes %d–%d)\n", c.N, c.Place(), c.Path, c.Start, c.End)
 		}
 	}
 	for _, q := range ans.Quotes {

@@ -245,7 +245,7 @@ func printSearch(c common, query string, res search.Result, took time.Duration) 
 		return nil
 	}
 	for i, p := range res.Passages {
-		fmt.Printf("%d. %s  (%.2f)\n   %s\n   %s\n\n", i+1, p.Path, p.Score, p.Breadcrumb(), snippet(p.Text, 240))
+		fmt.Printf("%d. %s  (%.2f)\n   %s\n   %s\n\n", i+1, p.Path, p.Score, p.Place(), snippet(p.Text, 240))
 	}
 	return nil
 }

@@ -74,13 +74,20 @@ func PageOf(line string) (int, bool) {
 // HTML, the rest is not read: Doc.PagesRead says how many were. ctx is
 // checked between pages.
 func PDF(ctx context.Context, data []byte, name string) (*Doc, error) {
+	return PDFPages(ctx, data, name, MaxPDFPages)
+}
+
+// PDFPages is PDF reading at most maxPages pages (at most MaxPDFPages):
+// the index reads the first pages of a PDF in the vault, and a book
+// must not cost it what a source note's reading may.
+func PDFPages(ctx context.Context, data []byte, name string, maxPages int) (*Doc, error) {
 	if name == "" {
 		name = "document.pdf"
 	}
 	if err := checkPDFBytes(data, name); err != nil {
 		return nil, err
 	}
-	raw, err := readPDF(ctx, data, name)
+	raw, err := readPDF(ctx, data, name, min(max(maxPages, 1), MaxPDFPages))
 	if err != nil {
 		return nil, err
 	}

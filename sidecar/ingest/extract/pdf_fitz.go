@@ -22,7 +22,7 @@ const PDFSupported = true
 // Without cgo this file is left out (see pdf_nocgo.go): go-fitz's pure-Go
 // fallback loads a shared libmupdf at start and panics when there is none,
 // which would stop the whole sidecar, not just PDF ingest.
-func readPDF(ctx context.Context, data []byte, name string) (raw *rawPDF, err error) {
+func readPDF(ctx context.Context, data []byte, name string, maxPages int) (raw *rawPDF, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			raw, err = nil, &Error{Name: name, Kind: ErrBroken, Detail: fmt.Sprintf("MuPDF crashed: %v", r)}
@@ -50,7 +50,7 @@ func readPDF(ctx context.Context, data []byte, name string) (raw *rawPDF, err er
 	}
 	raw.total = n
 	read := 0
-	for i := range min(n, MaxPDFPages) {
+	for i := range min(n, maxPages) {
 		// A page takes MuPDF a while; a cancelled ingest (or an engine
 		// whose parent is gone) must not wait for a hundred thousand.
 		if err := ctx.Err(); err != nil {
