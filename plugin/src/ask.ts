@@ -264,7 +264,7 @@ export function sourceLines(citations: readonly WireCitation[]): SourceLine[] {
 
 /** toCitation is a wire citation in the shape the hover takes. */
 export function toCitation(c: WireCitation): Citation {
-  return { n: c.number, id: c.id, path: c.path, start: c.start, end: c.end, title: c.title, headingPath: c.headingPath ?? [], text: c.text, hash: c.hash };
+  return { n: c.number, id: c.id, path: c.path, start: c.start, end: c.end, title: c.title, headingPath: c.headingPath ?? [], ...(c.page ? { page: c.page } : {}), text: c.text, hash: c.hash };
 }
 
 /** askErrorText is a short sentence for a failed question. */
@@ -384,12 +384,15 @@ export class AskSession {
 
 /**
  * answerMarkdown is a checked answer as Markdown to insert in a note or
- * copy: each [n] becomes a link to its passage's note and heading, and the
+ * copy: each [n] becomes a link to its passage's note and heading (a PDF's
+ * page), and the
  * sources follow as a list. linkText turns a note path into what goes
  * inside [[…]].
  */
 export function answerMarkdown(a: Pick<AskDone, "answer" | "citations">, linkText: (path: string) => string): string {
   const target = (c: WireCitation) => {
+    // A PDF's passage links to its page, which Obsidian's PDF viewer opens at.
+    if (c.page) return `${linkText(c.path)}#page=${c.page}`;
     const h = (c.headingPath ?? []).at(-1)?.replace(/[[\]#|^]/g, " ").replace(/\s+/g, " ").trim();
     return h ? `${linkText(c.path)}#${h}` : linkText(c.path);
   };

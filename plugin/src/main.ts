@@ -184,7 +184,7 @@ export default class QuirePlugin extends Plugin {
             return f && f.extension === "md" ? { path: f.path } : null;
           },
           readNote: (path) => opener.read(path),
-          openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
+          openPassage: (path, at, newLeaf, page) => void opener.open(path, at, newLeaf, page),
           exclude: () => relatedExcludes(this.settings.relatedExclude),
           linked: (sourcePath) => Object.keys(metadataCache.resolvedLinks[sourcePath] ?? {}),
           hidden: () => hiddenNotes(this.settings.relatedHidden),
@@ -245,7 +245,7 @@ export default class QuirePlugin extends Plugin {
         return f ? { path: f.path, tags: tagsOf(f) } : null;
       },
       noteText: (path) => opener.read(path),
-      openPassage: (path, at) => void opener.open(path, at),
+      openPassage: (path, at, page) => void opener.open(path, at, false, page),
       openNote: openGenerated,
     });
     const ask = () => {
@@ -270,7 +270,7 @@ export default class QuirePlugin extends Plugin {
           const f = vault.getAbstractFileByPath(path);
           return f instanceof TFile ? tagsOf(f) : [];
         },
-        openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
+        openPassage: (path, at, newLeaf, page) => void opener.open(path, at, newLeaf, page),
         indexing: () => indexingPercent(tracker.snapshot),
         insertLink: (path, headingPath) => {
           const f = vault.getAbstractFileByPath(path);
@@ -285,7 +285,7 @@ export default class QuirePlugin extends Plugin {
     this.register(() => popoverRender?.unload());
     const citationDeps = {
       noteText: (path: string) => opener.read(path),
-      open: (path: string, at: number) => void opener.open(path, at),
+      open: (path: string, at: number, page?: number) => void opener.open(path, at, false, page),
       render: (md: string, el: HTMLElement, sourcePath: string) => {
         popoverRender?.unload();
         popoverRender = new Component();

@@ -21,9 +21,16 @@ export function sliceBytes(text: string, start: number, end: number): string {
   return decoder.decode(bytes.subarray(s, e));
 }
 
-/** headingLabel is a passage's breadcrumb, "Method › Proofing", or "" above the first heading. */
-export function headingLabel(headingPath: readonly string[]): string {
-  return headingPath.join(" › ");
+/** headingLabel is a passage's breadcrumb, "Method › Proofing", or "" above the first heading; a PDF's passage adds its page. */
+export function headingLabel(headingPath: readonly string[], page?: number): string {
+  const crumb = headingPath.join(" › ");
+  if (!page) return crumb;
+  return crumb ? `${crumb}, page ${page}` : `Page ${page}`;
+}
+
+/** isPDF says whether a vault path is a PDF, whose passages the engine reads from its pages (they carry a page, not lines). */
+export function isPDF(path: string): boolean {
+  return /\.pdf$/i.test(path);
 }
 
 /**

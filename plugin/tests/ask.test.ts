@@ -659,6 +659,14 @@ describe("answerMarkdown", () => {
     );
     expect(md).toBe("Knead ten minutes ([[Bread#Method|1]]). Rest it ([[Rye|2]])([[Bread#Method|1]]). Not a citation [9].\n\nSources:\n1. [[Bread#Method]]\n2. [[Rye]]");
   });
+
+  it("links a PDF's passage to its page", () => {
+    const md = answerMarkdown(
+      { answer: "Descale monthly [1].", citations: [{ number: 1, id: "Docs/manual.pdf#4", path: "Docs/manual.pdf", start: 0, end: 1, title: "manual", headingPath: ["Care"], page: 12, text: "", hash: "" }] },
+      (p) => p.split("/").at(-1)!,
+    );
+    expect(md).toBe("Descale monthly ([[manual.pdf#page=12|1]]).\n\nSources:\n1. [[manual.pdf#page=12]]");
+  });
 });
 
 describe("saved answer notes", () => {

@@ -352,6 +352,20 @@ export class WorkspaceLeaf {
     this.app.workspace.trigger("file-open", file);
     this.app.workspace.trigger("active-leaf-change", this);
   }
+  /** showPDFForTest stands for Obsidian's PDF viewer: the file and the subpath it was opened at ("#page=3"). */
+  async showPDFForTest(path: string, subpath: string): Promise<void> {
+    if (this.view) {
+      await this.view.onClose();
+      this.view.unload();
+      this.view = null;
+    }
+    this.containerEl.querySelector(".pdf-viewer-for-test")?.remove();
+    const v = this.containerEl.createDiv({ cls: "pdf-viewer-for-test", attr: { "data-path": path, "data-subpath": subpath } });
+    v.createDiv({ cls: "pdf-toolbar", text: `${path.split("/").at(-1)} — ${subpath.replace(/^#page=/, "page ")}` });
+    this.openStateForTest = { subpath };
+    this.app.workspace.activeFileForTest = new TFile(path);
+    this.app.workspace.trigger("file-open", this.app.workspace.activeFileForTest);
+  }
   detach(): void {
     if (this.view) {
       void this.view.onClose();
@@ -408,6 +422,17 @@ export class Workspace extends Events {
       return leaf;
     }
     return this.mainLeaf;
+  }
+  /** linksOpenedForTest lists the links openLinkText followed, as written ("Docs/manual.pdf#page=3"). */
+  linksOpenedForTest: string[] = [];
+  /** openLinkText opens a vault path with its subpath; the stub draws a PDF as showPDFForTest and any other file in a MarkdownView. */
+  async openLinkText(linktext: string, _sourcePath: string, newLeaf?: boolean | string): Promise<void> {
+    this.linksOpenedForTest.push(linktext);
+    const i = linktext.indexOf("#");
+    const path = i < 0 ? linktext : linktext.slice(0, i);
+    const leaf = this.getLeaf(newLeaf);
+    if (/\.pdf$/i.test(path)) await leaf.showPDFForTest(path, i < 0 ? "" : linktext.slice(i));
+    else await leaf.openFile(new TFile(path));
   }
   getRightLeaf(_split: boolean): WorkspaceLeaf | null {
     const leaf = new WorkspaceLeaf(this.app, this.rightEl);

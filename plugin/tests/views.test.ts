@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RelatedNote, StatusResult } from "../../proto/proto.gen";
 import { CitationHover, describeCitation } from "../src/hover/citation";
+import { NoteOpener } from "../src/views/open";
 import { headingLabel, lineAtByte, sha256Hex, sliceBytes, snippet } from "../src/passage";
 import { Client } from "../src/sidecar/client";
 import type { SidecarState } from "../src/sidecar/lifecycle";
@@ -82,6 +83,8 @@ describe("passages", () => {
   it("labels heading paths", () => {
     expect(headingLabel(["Method", "Proofing"])).toBe("Method › Proofing");
     expect(headingLabel([])).toBe("");
+    expect(headingLabel(["Care"], 3)).toBe("Care, page 3");
+    expect(headingLabel([], 3)).toBe("Page 3");
   });
 });
 
@@ -128,6 +131,42 @@ describe("citations", () => {
     expect(pop?.querySelector(".quire-citation-text")?.textContent).not.toContain("**");
     hover.dispose();
     el.remove();
+  });
+
+  // Issue 25: PDFs in the vault are cited by page; their bytes are no text to compare.
+  it("hover shows a PDF's passage as cited, with its page, and opens the PDF at it", async () => {
+    const opened: [string, number, number | undefined][] = [];
+    const hover = new CitationHover({
+      noteText: async () => {
+        throw new Error("a PDF is not read as text");
+      },
+      open: (p, s, page) => opened.push([p, s, page]),
+    });
+    const el = document.body.createSpan({ text: "[1]" });
+    const c = { n: 1, path: "Docs/manual.pdf", start: 40, end: 90, title: "manual", headingPath: ["Care"], page: 3, text: "Descale **monthly** with citric acid." };
+    hover.attach(el, c);
+    const pop = await hover.show(el, c);
+    expect(pop?.querySelector(".quire-citation-heading")?.textContent).toBe("Care, page 3");
+    expect(pop?.querySelector(".quire-citation-text")?.textContent).toContain("citric acid");
+    expect(pop?.querySelector(".quire-citation-changed")).toBeNull();
+    el.click();
+    expect(opened).toEqual([["Docs/manual.pdf", 40, 3]]);
+    hover.dispose();
+    el.remove();
+  });
+
+  it("NoteOpener opens a PDF at its page and a note at its line", async () => {
+    const app = new App();
+    app.vault.files.set("Docs/manual.pdf", "%PDF-1.7 binary");
+    app.vault.files.set("Notes/A.md", "# A\n\nFirst.\n\nSecond.\n");
+    const opener = new NoteOpener({ vault: app.vault, workspace: app.workspace });
+    await opener.open("Docs/manual.pdf", 120, false, 7);
+    expect(app.workspace.linksOpenedForTest).toEqual(["Docs/manual.pdf#page=7"]);
+    expect(app.workspace.getLeaf(false).containerEl.querySelector(".pdf-viewer-for-test")?.getAttribute("data-subpath")).toBe("#page=7");
+    HTMLElement.prototype.scrollIntoView ??= () => {}; // jsdom has none
+    await opener.open("Notes/A.md", "# A\n\nFirst.\n\n".length);
+    expect(app.workspace.linksOpenedForTest).toHaveLength(1);
+    expect(app.workspace.getLeaf(false).openStateForTest).toMatchObject({ eState: { line: 4 } });
   });
 
   it("hover draws a popover with the passage; click opens it; dispose cleans up", async () => {

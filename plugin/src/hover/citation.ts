@@ -2,7 +2,7 @@
 // (its stored byte range, not the whole note) with its note and heading;
 // clicking jumps there. It reads notes, it never writes them. The Ask modal
 // and saved answer notes attach it to their citation elements.
-import { bytesBetween, headingLabel, sha256Hex, sliceBytes } from "../passage";
+import { bytesBetween, headingLabel, isPDF, sha256Hex, sliceBytes } from "../passage";
 
 /** Citation points at a passage: a note and a byte range in it. */
 export interface Citation {
@@ -15,6 +15,8 @@ export interface Citation {
   end: number;
   title?: string;
   headingPath?: string[];
+  /** page is the page of a PDF the passage is on; a PDF's start and end are offsets in the text read from it, not in the file. */
+  page?: number;
   /** text is the passage as it was when the answer was written; when set, a change is noticed. */
   text?: string;
   /** hash is the hex SHA-256 of the passage's bytes when the answer was written (saved answer notes keep this, not the text). */
@@ -33,8 +35,8 @@ export interface TextAnchor {
 export interface CitationHoverDeps {
   /** noteText returns a note's current text (vault read, or note.get). */
   noteText(path: string): Promise<string>;
-  /** open opens a note scrolled to a byte offset. */
-  open(path: string, start: number): void;
+  /** open opens a note scrolled to a byte offset, or a PDF at its page. */
+  open(path: string, start: number, page?: number): void;
   /** doc is the document to draw in (the popout window's, when there is one). */
   doc?: Document;
   /** hideDelayMs is how long the popover stays after the pointer leaves, to let it move in. */
@@ -153,7 +155,7 @@ export const NEAR_ENOUGH = 0.6;
 export async function describeCitation(c: Citation, current: string): Promise<CitationView> {
   const base = {
     title: c.title || c.path.replace(/\.md$/, "").split("/").at(-1) || c.path,
-    heading: headingLabel(c.headingPath ?? []),
+    heading: headingLabel(c.headingPath ?? [], c.page),
   };
   const view = (where: Where, text: string, start: number): CitationView => ({ ...base, text, where, note: NOTES[where], start });
   const at = sliceBytes(current, c.start, c.end);
@@ -181,6 +183,18 @@ export async function describeCitation(c: Citation, current: string): Promise<Ci
   return { ...view("gone", "", c.start), note: "This passage is no longer in the note as it was cited: it was edited or removed." };
 }
 
+/** describePDF shows a PDF's cited passage as the engine read it from its page. */
+export function describePDF(c: Citation): CitationView {
+  return {
+    title: c.title || c.path.split("/").at(-1) || c.path,
+    heading: headingLabel(c.headingPath ?? [], c.page),
+    text: c.text ?? "",
+    where: "same",
+    note: "",
+    start: c.start,
+  };
+}
+
 /**
  * CitationHover draws one popover at a time. attach wires an element;
  * dispose removes the popover and every listener attach added.
@@ -205,14 +219,14 @@ export class CitationHover {
     const click = (evt: MouseEvent) => {
       evt.preventDefault();
       this.hide();
-      this.deps.open(c.path, this.located.get(c) ?? c.start);
+      this.deps.open(c.path, this.located.get(c) ?? c.start, c.page);
     };
     // The keyboard gets the same: focus shows the passage, Enter opens it.
     const key = (evt: KeyboardEvent) => {
       if (evt.key !== "Enter") return;
       evt.preventDefault();
       this.hide();
-      this.deps.open(c.path, this.located.get(c) ?? c.start);
+      this.deps.open(c.path, this.located.get(c) ?? c.start, c.page);
     };
     el.addEventListener("mouseenter", enter);
     el.addEventListener("mouseleave", leave);
@@ -246,7 +260,8 @@ export class CitationHover {
         const quoted = quotedSources(await this.deps.noteText(c.quotedIn)).get(c.n);
         if (quoted) cited = { ...c, text: quoted };
       }
-      view = await describeCitation(cited, await this.deps.noteText(c.path));
+      // A PDF is not text to compare: its passage is shown as cited.
+      view = isPDF(c.path) ? describePDF(cited) : await describeCitation(cited, await this.deps.noteText(c.path));
     } catch (err) {
       view = { title: c.title ?? c.path, heading: headingLabel(c.headingPath ?? []), text: `Could not read the note: ${String(err)}`, where: "same", note: "", start: c.start };
     }
@@ -276,7 +291,7 @@ export class CitationHover {
     pop.addEventListener("mouseleave", () => this.scheduleHide());
     pop.addEventListener("click", () => {
       this.hide();
-      this.deps.open(c.path, this.located.get(c) ?? c.start);
+      this.deps.open(c.path, this.located.get(c) ?? c.start, c.page);
     });
     const r = "rect" in anchor ? anchor.rect : anchor.getBoundingClientRect();
     const win = doc.defaultView;

@@ -27,7 +27,7 @@ export interface AnswerEditorDeps {
   metadataCache: Pick<MetadataCache, "getFileCache">;
   hover: Pick<CitationHover, "show" | "release" | "hide">;
   /** open opens a cited note at a byte offset. */
-  open(path: string, start: number): void;
+  open(path: string, start: number, page?: number): void;
 }
 
 /**
@@ -79,7 +79,7 @@ export function answerEditorHover(deps: AnswerEditorDeps): Extension {
       evt.preventDefault();
       deps.hover.hide();
       shown = null;
-      deps.open(hit.c.path, hit.c.start);
+      deps.open(hit.c.path, hit.c.start, hit.c.page);
       return true;
     },
   });

@@ -14,7 +14,7 @@ export interface SearchModalDeps {
   /** tagsOf returns a note's tags without "#", from Obsidian's metadata cache. */
   tagsOf(path: string): readonly string[];
   /** openPassage opens a note scrolled to a byte offset; newLeaf opens a new tab. */
-  openPassage(path: string, start: number, newLeaf: boolean): void;
+  openPassage(path: string, start: number, newLeaf: boolean, page?: number): void;
   /** insertLink puts a link to the passage at the cursor of the editor that was active; it reports whether there was one. */
   insertLink?(path: string, headingPath: readonly string[]): boolean;
   /** debounceMs is how long typing must pause before a search goes out. */
@@ -207,7 +207,7 @@ export class SearchModal extends Modal {
 
   private openAt(p: Passage, newLeaf: boolean): void {
     this.close();
-    this.deps.openPassage(p.path, p.start, newLeaf);
+    this.deps.openPassage(p.path, p.start, newLeaf, p.page);
   }
 
   private insert(p: Passage): void {
@@ -275,7 +275,7 @@ export class SearchModal extends Modal {
       const row = list.createEl("li", { cls: "quire-search-item", attr: { role: "option", id: `quire-search-${this.id}-${i}`, "aria-selected": "false", "data-path": p.path } });
       const head = row.createDiv({ cls: "quire-search-head" });
       head.createSpan({ cls: "quire-search-title", text: p.title || p.path });
-      const crumb = headingLabel(p.headingPath ?? []);
+      const crumb = headingLabel(p.headingPath ?? [], p.page);
       if (crumb) head.createSpan({ cls: "quire-search-heading", text: crumb });
       const line = row.createDiv({ cls: "quire-search-snippet" });
       for (const piece of highlight(p.text, terms, 180, p.matches)) {

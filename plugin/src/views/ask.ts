@@ -71,7 +71,7 @@ export interface AskPanelDeps {
   /** noteText returns a note's current text, for the citation hover. */
   noteText: CitationHoverDeps["noteText"];
   /** openPassage opens a note at a byte offset. */
-  openPassage(path: string, start: number): void;
+  openPassage(path: string, start: number, page?: number): void;
   /** openNote opens a note (the saved answer). */
   openNote(path: string): Promise<void>;
   /** frameMs is how often streamed text is drawn at most. */
@@ -135,9 +135,9 @@ export class AskPanel {
     this.cursor = new HistoryCursor(deps.history);
     this.hover = new CitationHover({
       noteText: deps.noteText,
-      open: (path, start) => {
+      open: (path, start, page) => {
         deps.leave?.();
-        deps.openPassage(path, start);
+        deps.openPassage(path, start, page);
       },
       doc: document,
       render: (md, el, sourcePath) => MarkdownRenderer.render(this.app, md, el, sourcePath, this.render),
@@ -424,7 +424,7 @@ export class AskPanel {
         const li = ol.createEl("li", { cls: "quire-ask-source" });
         li.createSpan({ cls: "quire-ask-source-n", text: line.numbers.map((n) => `[${n}]`).join("") });
         const link = li.createSpan({ cls: "quire-ask-source-link", text: wc.title || wc.path, attr: { tabindex: 0, role: "link" } });
-        const crumb = headingLabel(wc.headingPath ?? []);
+        const crumb = headingLabel(wc.headingPath ?? [], wc.page);
         if (crumb) li.createSpan({ cls: "quire-ask-source-heading", text: ` › ${crumb}` });
         this.hover.attach(link, toCitation(wc));
       }

@@ -1,5 +1,5 @@
 import { MarkdownView, Notice, TFile, type Vault, type Workspace } from "obsidian";
-import { lineAtByte } from "../passage";
+import { isPDF, lineAtByte } from "../passage";
 
 /** NoteOpener opens notes at passages; the related view and citation hovers use it. */
 export class NoteOpener {
@@ -32,12 +32,17 @@ export class NoteOpener {
 
   /**
    * open opens path with the line holding byte offset start at the top
-   * and the cursor on it. newLeaf opens a new tab.
+   * and the cursor on it. newLeaf opens a new tab. A PDF opens at page
+   * (Obsidian's PDF viewer follows "file.pdf#page=N").
    */
-  async open(path: string, start: number, newLeaf = false): Promise<void> {
+  async open(path: string, start: number, newLeaf = false, page?: number): Promise<void> {
     const file = this.deps.vault.getAbstractFileByPath(path);
     if (!(file instanceof TFile)) {
       new Notice(`Quire: ${path} is no longer in the vault.`);
+      return;
+    }
+    if (isPDF(path)) {
+      await this.deps.workspace.openLinkText(`${path}#page=${page ?? 1}`, "", newLeaf ? "tab" : false);
       return;
     }
     const line = lineAtByte(await this.deps.vault.cachedRead(file), start);

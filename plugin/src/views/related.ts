@@ -32,7 +32,7 @@ export interface RelatedDeps {
   /** readNote returns a note's current text, for notes the index does not hold yet. */
   readNote(path: string): Promise<string>;
   /** openPassage opens a note scrolled to a byte offset; newLeaf opens it in a new tab. */
-  openPassage(path: string, start: number, newLeaf: boolean): void;
+  openPassage(path: string, start: number, newLeaf: boolean, page?: number): void;
   /**
    * subscribe hooks the workspace events that mean "look again", handing
    * each to register (the view's registerEvent, so unload unhooks them).
@@ -468,7 +468,7 @@ export class RelatedView extends ItemView implements HoverParent {
       if (linked.includes(n.path)) head.createSpan({ cls: "quire-related-linked", text: "linked", attr: { title: "Already linked from this note" } });
       const bar = head.createSpan({ cls: "quire-related-bar", attr: { role: "img", "aria-label": `Relevance: ${strength(r)}`, title: `Relevance: ${strength(r)} (score ${n.score.toFixed(3)})` } });
       bar.createSpan({ cls: `quire-related-bar-fill is-${strength(r)}`, attr: { "data-rel": r.toFixed(2) } });
-      const crumb = headingLabel(n.passage.headingPath);
+      const crumb = headingLabel(n.passage.headingPath, n.passage.page);
       if (crumb) item.createDiv({ cls: "quire-related-heading", text: crumb });
       item.createDiv({ cls: "quire-related-snippet", text: snippet(n.passage.text) });
       if (more.length > 0) {
@@ -480,7 +480,7 @@ export class RelatedView extends ItemView implements HoverParent {
           toggle(n.path, !isOpen);
         });
       }
-      const open = (evt: MouseEvent | KeyboardEvent) => this.deps.openPassage(n.path, n.passage.start, evt.ctrlKey || evt.metaKey);
+      const open = (evt: MouseEvent | KeyboardEvent) => this.deps.openPassage(n.path, n.passage.start, evt.ctrlKey || evt.metaKey, n.passage.page);
       item.addEventListener("click", open);
       item.addEventListener("keydown", (evt) => keys(evt, item, open, { path: n.path, expandable: more.length > 0, expanded: isOpen, child: false }));
       item.addEventListener("focus", () => this.focusRow(rows, rows.indexOf(item), false));
@@ -523,10 +523,10 @@ export class RelatedView extends ItemView implements HoverParent {
     for (const p of more) {
       const sub = group.createDiv({ cls: "quire-related-sub", attr: { role: "treeitem", "aria-selected": "false", tabindex: -1, "aria-level": 2 } });
       rows.push(sub);
-      const crumb = headingLabel(p.headingPath);
+      const crumb = headingLabel(p.headingPath, p.page);
       if (crumb) sub.createDiv({ cls: "quire-related-heading", text: crumb });
       sub.createDiv({ cls: "quire-related-snippet", text: snippet(p.text) });
-      const open = (evt: MouseEvent | KeyboardEvent) => this.deps.openPassage(n.path, p.start, evt.ctrlKey || evt.metaKey);
+      const open = (evt: MouseEvent | KeyboardEvent) => this.deps.openPassage(n.path, p.start, evt.ctrlKey || evt.metaKey, p.page);
       sub.addEventListener("click", (evt) => {
         evt.stopPropagation();
         open(evt);
