@@ -41,6 +41,21 @@ type AskQuery struct {
 	// MCP says the answer goes to an MCP client: it is made without
 	// private notes unless the config's mcp.private is include.
 	MCP bool `json:"mcp,omitempty"`
+	// Selection, when set, is text selected in a note ("ask about the
+	// selection"): it is the answer's first source, cited like a passage,
+	// beside what the vault holds. A selection from a private note goes to
+	// no remote model.
+	Selection *AskSelection `json:"selection,omitempty"`
+}
+
+// AskSelection is text selected in a note.
+type AskSelection struct {
+	// Path is the note's vault-relative path.
+	Path string `json:"path"`
+	// Text is the selected text, at most 32 KiB.
+	Text string `json:"text"`
+	// Start is the byte offset where the selection begins in the note.
+	Start int `json:"start"`
 }
 
 // AskTurn is an earlier question of a conversation and the answer it got.

@@ -362,6 +362,7 @@ export interface AskQuery {
    * private notes unless the config's mcp.private is include.
    */
   mcp?: boolean;
+  selection?: AskSelection;
 }
 /**
  * AskTurn is an earlier question of a conversation and the answer it got.
@@ -387,6 +388,26 @@ export interface AskTurn {
    * kept, since an answer can quote a private note.
    */
   passages?: string[];
+}
+/**
+ * AskSelection is text selected in a note.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "AskSelection".
+ */
+export interface AskSelection {
+  /**
+   * Path is the note's vault-relative path.
+   */
+  path: string;
+  /**
+   * Text is the selected text, at most 32 KiB.
+   */
+  text: string;
+  /**
+   * Start is the byte offset where the selection begins in the note.
+   */
+  start: number;
 }
 /**
  * ConfigGet asks for the current settings.

@@ -1,7 +1,7 @@
 // Asking the vault, without Obsidian: the questions of this session, one
 // question's life (streamed text, then the checked answer), and saving an
 // answer as a note. The Ask modal draws what this reports.
-import type { AskDone, AskTurn, Citation as WireCitation } from "../../proto/proto.gen";
+import type { AskDone, AskSelection, AskTurn, Citation as WireCitation } from "../../proto/proto.gen";
 import type { Citation } from "./hover/citation";
 import { bareTag, scopeFields } from "./search";
 import { type Client, ClientError, Latest, isSuperseded } from "./sidecar/client";
@@ -12,6 +12,17 @@ export interface AskScope {
   tag?: string;
   /** note is a vault-relative note path: only its passages are sources ("ask about this note"). */
   note?: string;
+  /** selection is text selected in a note: the answer's first source, beside the vault ("ask about the selection"). */
+  selection?: AskSelection;
+}
+
+/**
+ * selectionScope is the scope of a question about text selected in the
+ * note at path, before being the note's text up to the selection: the
+ * engine takes the selection's place in bytes.
+ */
+export function selectionScope(path: string, text: string, before: string): AskScope {
+  return { selection: { path, text, start: new TextEncoder().encode(before).length } };
 }
 
 /** AskState is where one question stands; scope is what it was asked within, when not the whole vault. */
@@ -24,6 +35,7 @@ export type AskState =
 
 /** cleanScope is a scope as sent: the folder without surrounding slashes, the tag without "#", empty parts left out. */
 export function cleanScope(s: AskScope | undefined): AskScope {
+  if (s?.selection && s.selection.text.trim() !== "") return { selection: s.selection };
   const note = s?.note?.trim() ?? "";
   if (note !== "") return { note }; // one note is narrower than any folder or tag
   return scopeFields(s?.folder ?? "", s?.tag ?? "");
@@ -38,6 +50,7 @@ export function scopeField(s: AskScope | undefined): { scope?: AskScope } {
 /** scopeKey names a scope, for comparing two and as the scope control's option value. */
 export function scopeKey(s: AskScope | undefined): string {
   const c = cleanScope(s);
+  if (c.selection !== undefined) return `selection:${c.selection.path}:${c.selection.start}`;
   if (c.note !== undefined) return `note:${c.note}`;
   return c.folder !== undefined ? `folder:${c.folder}` : c.tag !== undefined ? `tag:${c.tag}` : "vault";
 }
@@ -45,6 +58,7 @@ export function scopeKey(s: AskScope | undefined): string {
 /** scopeLabel says a scope in a few words: "Whole vault", "Note Sourdough starter", "Folder Kitchen/Bread", "Tag #baking". */
 export function scopeLabel(s: AskScope | undefined): string {
   const c = cleanScope(s);
+  if (c.selection !== undefined) return `Selection in ${c.selection.path.split("/").at(-1)!.replace(/\.md$/i, "")}`;
   if (c.note !== undefined) return `Note ${c.note.split("/").at(-1)!.replace(/\.md$/i, "")}`;
   const parts = [...(c.folder !== undefined ? [`Folder ${c.folder}`] : []), ...(c.tag !== undefined ? [`Tag #${c.tag}`] : [])];
   return parts.length > 0 ? parts.join(", ") : "Whole vault";

@@ -1,5 +1,5 @@
 import { type App, Component, FileSystemAdapter, MarkdownRenderer, MarkdownView, Modal, Notice, Plugin, TFile, getAllTags } from "obsidian";
-import { Conversation, History } from "./ask";
+import { Conversation, History, selectionScope } from "./ask";
 import { ConfigSync, modelText } from "./config";
 import { answerNoteProcessor } from "./hover/answer-note";
 import { CitationHover } from "./hover/citation";
@@ -324,6 +324,19 @@ export default class QuirePlugin extends Plugin {
         const file = editing?.file;
         if (!editing || !file || file.extension !== "md") return false;
         if (!checking) new AskModal(this.app, askDeps(() => editing), "", { note: file.path }).open();
+        return true;
+      },
+    });
+    this.addCommand({
+      id: "ask-selection",
+      name: "Ask about the selection",
+      checkCallback: (checking) => {
+        const editing = workspace.getActiveViewOfType(MarkdownView);
+        const file = editing?.file;
+        const text = editing?.editor.getSelection() ?? "";
+        if (!editing || !file || file.extension !== "md" || text.trim() === "") return false;
+        const before = editing.editor.getValue().slice(0, editing.editor.posToOffset(editing.editor.getCursor("from")));
+        if (!checking) new AskModal(this.app, askDeps(() => editing), "", selectionScope(file.path, text, before)).open();
         return true;
       },
     });

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AskDone } from "../../proto/proto.gen";
-import { AskSession, Conversation, History, HistoryCursor, answerMarkdown, cleanScope, scopeChoices, scopeLabel, sourceLines } from "../src/ask";
+import { AskSession, Conversation, History, HistoryCursor, answerMarkdown, cleanScope, scopeChoices, scopeLabel, selectionScope, sourceLines } from "../src/ask";
 import { answerNoteProcessor, savedCitations } from "../src/hover/answer-note";
 import { linkCitationMarkers } from "../src/hover/markers";
 import { AskModal } from "../src/modals/ask";
@@ -89,6 +89,23 @@ describe("AskSession", () => {
     expect(seen).toEqual(["streaming:", "streaming:Knead it ", "streaming:Knead it for ten minutes [1].", "done"]);
     expect(s.state).toMatchObject({ kind: "done", question: "How long do I knead?", askId: asks[0] });
     expect(await s.save()).toBe("Quire/Answers/How long.md");
+  });
+
+  // Issue 25: Ask about the selection sends the selected text with its place; the engine keeps it from remote models when the note is private.
+  it("sends a selection's text, note and byte offset with the question", async () => {
+    answerAsk(server, ["It means [1]."], done());
+    let sent: unknown = null;
+    const reply = server.reply!;
+    server.reply = (f, sock) => {
+      if (f.type === "ask.query") sent = f.payload;
+      reply(f, sock);
+    };
+    const s = new AskSession({ client: () => sidecar.client, onChange: () => {} }, new History());
+    const scope = selectionScope("Notes/Café.md", "grind finer", "# Café\n\nFor moka, ");
+    await s.ask("What does this mean?", [], scope);
+    expect(sent).toEqual({ question: "What does this mean?", selection: { path: "Notes/Café.md", text: "grind finer", start: 19 } }); // bytes: é takes two
+    expect(s.state).toMatchObject({ kind: "done", scope: { selection: { path: "Notes/Café.md" } } });
+    expect(scopeLabel(scope)).toBe("Selection in Café");
   });
 
   it("a new question supersedes the one streaming; its late frames are dropped", async () => {

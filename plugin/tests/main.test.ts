@@ -69,6 +69,25 @@ describe("QuirePlugin", () => {
     p.unloadForTest();
   });
 
+  it("offers Ask about the selection when text is selected, and opens Ask with it", async () => {
+    const app = new StubApp({ files: { "Notes/Mine.md": "# Mine\n\nThe grinder is set to 14.\n" } });
+    const p = new QuirePlugin(app as never, manifest as never) as StubPlugin;
+    await p.onload();
+    const cmd = (p as unknown as { commands: { id: string; checkCallback?(checking: boolean): boolean | void }[] }).commands.find((c) => c.id === "ask-selection")!;
+    expect(cmd.checkCallback!(true)).toBe(false); // no note open
+    await app.workspace.getLeaf().openFile(app.vault.getAbstractFileByPath("Notes/Mine.md") as never);
+    expect(cmd.checkCallback!(true)).toBe(false); // nothing selected
+    const editor = (app.workspace.getLeaf().view as unknown as { editor: { setSelection(a: { line: number; ch: number }, h: { line: number; ch: number }): void } }).editor;
+    editor.setSelection({ line: 2, ch: 4 }, { line: 2, ch: 11 });
+    expect(cmd.checkCallback!(true)).toBe(true);
+    cmd.checkCallback!(false);
+    const select = document.querySelector<HTMLSelectElement>(".quire-ask-modal select.quire-ask-scope-select");
+    expect(select?.value).toBe(`selection:Notes/Mine.md:${"# Mine\n\nThe ".length}`);
+    expect(select?.selectedOptions[0]?.textContent).toBe("Selection in Mine");
+    for (const el of document.querySelectorAll(".modal-container")) el.remove();
+    p.unloadForTest();
+  });
+
   it("loads with a status bar item and a settings tab, and unload removes them", async () => {
     const p = newPlugin();
     await p.onload();
@@ -78,7 +97,7 @@ describe("QuirePlugin", () => {
     expect(p.settings).toEqual(DEFAULT_SETTINGS);
 
     const ids = (p as unknown as { commands: { id: string }[] }).commands.map((c) => c.id);
-    expect(ids).toEqual(["search-vault", "ask-vault", "ask-this-note", "open-ask-view", "ingest-clipboard", "resummarise-source", "open-related", "open-review", "check-notes", "show-status", "open-from-notice", "start-sidecar", "rebuild-index"]);
+    expect(ids).toEqual(["search-vault", "ask-vault", "ask-this-note", "ask-selection", "open-ask-view", "ingest-clipboard", "resummarise-source", "open-related", "open-review", "check-notes", "show-status", "open-from-notice", "start-sidecar", "rebuild-index"]);
     const ribbon = (p as unknown as { ribbonIcons: HTMLElement[] }).ribbonIcons;
     expect(ribbon.map((el) => [el.dataset.icon, el.getAttribute("aria-label")])).toEqual([
       ["search", "Quire: search vault"],

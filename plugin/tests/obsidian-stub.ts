@@ -266,8 +266,29 @@ export class Editor {
   setCursor(pos: { line: number; ch: number }): void {
     this.cursor = pos;
   }
-  getCursor(): { line: number; ch: number } {
+  getCursor(which?: "from" | "to" | "head" | "anchor"): { line: number; ch: number } {
+    if (this.selectionForTest && (which === "from" || which === "to")) return this.selectionForTest[which];
     return this.cursor;
+  }
+  /** selectionForTest is the selected range, from before to; null when nothing is selected. */
+  selectionForTest: { from: { line: number; ch: number }; to: { line: number; ch: number } } | null = null;
+  /** setSelection selects from anchor to head, as the editor's does. */
+  setSelection(anchor: { line: number; ch: number }, head?: { line: number; ch: number }): void {
+    const h = head ?? anchor;
+    const [from, to] = this.posToOffset(anchor) <= this.posToOffset(h) ? [anchor, h] : [h, anchor];
+    this.selectionForTest = this.posToOffset(from) === this.posToOffset(to) ? null : { from, to };
+    this.cursor = h;
+  }
+  getSelection(): string {
+    const s = this.selectionForTest;
+    return s ? this.text.slice(this.posToOffset(s.from), this.posToOffset(s.to)) : "";
+  }
+  /** posToOffset is a position's offset in the text, in UTF-16 units, as CodeMirror counts. */
+  posToOffset(pos: { line: number; ch: number }): number {
+    const lines = this.text.split("\n");
+    let off = 0;
+    for (let i = 0; i < Math.min(pos.line, lines.length); i++) off += lines[i]!.length + 1;
+    return off + pos.ch;
   }
   scrollIntoView(range: { from: { line: number; ch: number } }, _center?: boolean): void {
     this.scrolledToForTest = range.from.line;

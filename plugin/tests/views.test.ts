@@ -159,7 +159,7 @@ describe("citations", () => {
     const app = new App();
     app.vault.files.set("Docs/manual.pdf", "%PDF-1.7 binary");
     app.vault.files.set("Notes/A.md", "# A\n\nFirst.\n\nSecond.\n");
-    const opener = new NoteOpener({ vault: app.vault, workspace: app.workspace });
+    const opener = new NoteOpener({ vault: app.vault as never, workspace: app.workspace as never });
     await opener.open("Docs/manual.pdf", 120, false, 7);
     expect(app.workspace.linksOpenedForTest).toEqual(["Docs/manual.pdf#page=7"]);
     expect(app.workspace.getLeaf(false).containerEl.querySelector(".pdf-viewer-for-test")?.getAttribute("data-subpath")).toBe("#page=7");

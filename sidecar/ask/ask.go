@@ -19,6 +19,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -85,6 +86,10 @@ type Query struct {
 	// the cut to K, so a scoped question gets K passages from inside the
 	// scope whenever that many match.
 	Scope search.Filter
+	// Selection, when set, is text selected in a note, as a passage of
+	// it: the first source, before what the search finds. It is a private
+	// note's passage like any other: withheld from a remote model.
+	Selection *search.Passage
 }
 
 // Asker answers questions. Set the fields before the first Ask; Ask is
@@ -261,6 +266,9 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 	// Earlier answers are copies of passages, not sources: citing one
 	// would point the user at a copy instead of the note.
 	found := a.withoutAnswers(res.Passages)
+	if s := q.Selection; s != nil {
+		found = slices.Insert(slices.DeleteFunc(found, func(p search.Passage) bool { return overlaps(p, *s) }), 0, *s)
+	}
 	if a.Withhold {
 		var withheld int
 		found, withheld = a.public(found)
@@ -320,6 +328,12 @@ func (a *Asker) Ask(ctx context.Context, q Query, onDelta func(string)) (Answer,
 		ans.Warnings = append(ans.Warnings, err.Error())
 	}
 	return ans, nil
+}
+
+// overlaps reports whether passage p holds text of the selection s: it
+// would only repeat it.
+func overlaps(p, s search.Passage) bool {
+	return p.Path == s.Path && p.Start < s.End && s.Start < p.End
 }
 
 // scopeText names a scope for a warning: "under Kitchen/ tagged #baking".

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"path"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/llm"
 	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // MaxQuestion caps a question's length in bytes.
@@ -35,6 +37,42 @@ type Question struct {
 	// MCP says the answer goes to an MCP client: it is made without
 	// private notes (Query.MCP).
 	MCP bool
+	// Selection, when set, is text selected in a note: the answer's first
+	// source (ask.Query.Selection).
+	Selection *Selection
+}
+
+// MaxSelection caps a selection's length in bytes: a few pages, which is
+// as much as a model's context takes beside the vault's passages.
+const MaxSelection = 32 << 10
+
+// Selection is text selected in a note.
+type Selection struct {
+	Path  string // vault-relative
+	Text  string
+	Start int // byte offset in the note
+}
+
+// passage is the selection as a source: a passage of its note, which a
+// private note's rules hold like any other.
+func (e *Engine) selectionPassage(s *Selection) (*search.Passage, error) {
+	if s == nil {
+		return nil, nil
+	}
+	text := strings.TrimSpace(s.Text)
+	if text == "" || len(text) > MaxSelection {
+		return nil, errorf(Invalid, "a selection of 1 to %d bytes is required", MaxSelection)
+	}
+	p := path.Clean(strings.TrimPrefix(s.Path, "/"))
+	if p == "." || strings.HasPrefix(p, "../") || p == ".." || !vault.IsFile(p) {
+		return nil, errorf(Invalid, "selection: %q is no note of the vault", s.Path)
+	}
+	title := strings.TrimSuffix(path.Base(p), path.Ext(p))
+	if entries, err := e.ix.Entries(); err == nil && entries[p].Title != "" {
+		title = entries[p].Title
+	}
+	start := max(s.Start, 0) + strings.Index(s.Text, text)
+	return &search.Passage{ID: p + "#selection", Path: p, Title: title, Headings: []string{}, Start: start, End: start + len(text), Text: text}, nil
 }
 
 // asideModel runs its model's calls through a Question's Aside.
@@ -71,7 +109,11 @@ func (e *Engine) Ask(ctx context.Context, q Question, onDelta func(string)) (ask
 	}
 	asker := &ask.Asker{Search: snap.searcher, Channel: ch, K: q.K, Model: model, Private: snap.private,
 		Answers: e.answersFolder(), Withhold: e.withholds(q.MCP), Rewrite: cfg.Ask.Rewrite, Langs: snap.searcher.Langs, Log: e.opts.AskLog}
-	return asker.Ask(ctx, ask.Query{Question: text, History: q.History, Scope: q.Scope}, onDelta)
+	sel, err := e.selectionPassage(q.Selection)
+	if err != nil {
+		return ask.Answer{}, err
+	}
+	return asker.Ask(ctx, ask.Query{Question: text, History: q.History, Scope: q.Scope, Selection: sel}, onDelta)
 }
 
 // SaveAnswer writes an answer to <folder>/Answers/ as a new note and

@@ -24,8 +24,12 @@ func (s *Server) handleAsk(ctx context.Context, env proto.Envelope, st Stream) (
 	for i, t := range q.History {
 		history[i] = ask.Turn{Question: t.Question, Answer: t.Answer, Passages: t.Passages}
 	}
+	var sel *engine.Selection
+	if q.Selection != nil {
+		sel = &engine.Selection{Path: q.Selection.Path, Text: q.Selection.Text, Start: q.Selection.Start}
+	}
 	ans, err := s.e.Ask(ctx, engine.Question{Text: q.Question, K: q.K, Channel: search.Channel(q.Channel), History: history,
-		Scope: search.Filter{Folder: q.Folder, Tag: q.Tag, Note: q.Note}, Aside: asideOf(ctx), MCP: q.MCP}, func(text string) {
+		Scope: search.Filter{Folder: q.Folder, Tag: q.Tag, Note: q.Note}, Selection: sel, Aside: asideOf(ctx), MCP: q.MCP}, func(text string) {
 		_ = st.Part(proto.TypeAskDelta, proto.AskDelta{Text: text})
 	})
 	if err != nil {

@@ -493,7 +493,7 @@ export class AskPanel {
 /** drawQuestion draws a turn's question, and the scope it was asked within when not the whole vault. */
 function drawQuestion(parent: HTMLElement | DocumentFragment, question: string, scope: AskScope | undefined): void {
   parent.createDiv({ cls: "quire-ask-question", text: question });
-  if (scopeKey(scope) !== "vault") parent.createDiv({ cls: "quire-ask-scope-badge", text: `Within ${scopeLabel(scope).replace(/^[FTN]/, (c) => c.toLowerCase())}` });
+  if (scopeKey(scope) !== "vault") parent.createDiv({ cls: "quire-ask-scope-badge", text: `Within ${scopeLabel(scope).replace(/^[FTNS]/, (c) => c.toLowerCase())}` });
 }
 
 /** doneStatus is the status line under a checked answer: model and time. */
