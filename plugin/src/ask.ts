@@ -186,12 +186,29 @@ const sentTurns = 8;
  * the conversation asks it (session), and the answer lands in the turns
  * whether or not a view is open to draw it.
  */
+/** newConversationId is a fresh id for a conversation: its start time and a random part. */
+function newConversationId(): string {
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
 export class Conversation {
   private items: Turn[] = [];
   private asker: AskSession | null = null;
   private watcher: ((s: AskState) => void) | null = null;
   /** scope is what the next question is asked within; the sidebar's is remembered with its conversation (and in the view's state). */
   scope: AskScope = {};
+  /** id names the conversation among the past ones kept (see ConversationArchive); a new conversation gets a new one. */
+  id = newConversationId();
+  /** onTurn is told when a turn finishes (the archive keeps the conversation then). */
+  onTurn: ((c: Conversation) => void) | null = null;
+
+  /** restore takes up a past conversation: its turns, scope and id, so that its next turns are kept with it. */
+  restore(saved: { id: string; turns: readonly Turn[]; scope?: AskScope }): void {
+    this.asker?.reset();
+    this.items = [...saved.turns];
+    this.scope = saved.scope ?? {};
+    this.id = saved.id;
+  }
 
   /** turns are the finished questions, oldest first. */
   get turns(): readonly Turn[] {
@@ -201,6 +218,7 @@ export class Conversation {
   /** add records a finished question. */
   add(t: Turn): void {
     this.items.push(t);
+    this.onTurn?.(this);
   }
 
   /** dropLast forgets the last finished turn (its answer is being asked again); it returns it, or null. */
@@ -212,6 +230,7 @@ export class Conversation {
   clear(): void {
     this.asker?.reset();
     this.items = [];
+    this.id = newConversationId();
   }
 
   /**

@@ -1,5 +1,6 @@
 import { type App, Component, FileSystemAdapter, MarkdownRenderer, MarkdownView, Modal, Notice, Plugin, TFile, getAllTags } from "obsidian";
 import { Conversation, History, selectionScope } from "./ask";
+import { ConversationArchive, type SavedConversation } from "./conversations";
 import { ConfigSync, modelText } from "./config";
 import { answerNoteProcessor } from "./hover/answer-note";
 import { CitationHover } from "./hover/citation";
@@ -36,6 +37,8 @@ export default class QuirePlugin extends Plugin {
   override settings: QuireSettings = mergeSettings(undefined);
   /** askHistory is the questions asked, newest first, as data.json keeps them beside the settings. */
   private askHistory: string[] = [];
+  /** askConversations are the past Ask conversations, newest first, kept beside the settings too. */
+  private askConversations: readonly SavedConversation[] = [];
 
   override async onload(): Promise<void> {
     const data: unknown = await this.loadData();
@@ -43,6 +46,11 @@ export default class QuirePlugin extends Plugin {
     // The questions asked, newest first, kept across restarts beside the settings.
     const kept = typeof data === "object" && data !== null ? (data as Record<string, unknown>)["askHistory"] : undefined;
     this.askHistory = Array.isArray(kept) ? kept.filter((q): q is string => typeof q === "string") : [];
+    const archive = new ConversationArchive(typeof data === "object" && data !== null ? (data as Record<string, unknown>)["askConversations"] : undefined, (list) => {
+      this.askConversations = list;
+      void this.saveSettings({});
+    });
+    this.askConversations = archive.list;
     const { vault, workspace, metadataCache } = this.app;
     const vaultPath = vault.adapter instanceof FileSystemAdapter ? vault.adapter.getBasePath() : "";
     const log = (msg: string, ...detail: unknown[]) => console.debug(`[${this.manifest.id}] ${msg}`, ...detail);
@@ -239,6 +247,7 @@ export default class QuirePlugin extends Plugin {
       copy: (text) => navigator.clipboard.writeText(text),
       client: () => sidecar.client,
       history,
+      archive,
       // The scope control offers the folders and tags of the note being edited.
       scopeNote: () => {
         const f = editing()?.file;
@@ -420,7 +429,7 @@ export default class QuirePlugin extends Plugin {
 
   private async saveSettings(change: Partial<QuireSettings>): Promise<void> {
     Object.assign(this.settings, change);
-    await this.saveData({ ...this.settings, askHistory: this.askHistory });
+    await this.saveData({ ...this.settings, askHistory: this.askHistory, askConversations: this.askConversations });
   }
 }
 

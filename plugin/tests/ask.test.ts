@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AskDone } from "../../proto/proto.gen";
+import { ConversationArchive, readConversations } from "../src/conversations";
 import { AskSession, Conversation, History, HistoryCursor, answerMarkdown, cleanScope, scopeChoices, scopeLabel, selectionScope, sourceLines } from "../src/ask";
 import { answerNoteProcessor, savedCitations } from "../src/hover/answer-note";
 import { linkCitationMarkers } from "../src/hover/markers";
@@ -286,6 +287,53 @@ describe("AskModal", () => {
     // The first turn goes with it as history; the replaced one does not.
     expect((sent.at(-1) as { history?: { question: string }[] }).history?.map((h) => h.question)).toEqual(["How long do I knead?"]);
     expect(m.contentEl.querySelectorAll(".quire-ask-turn")).toHaveLength(2);
+  });
+
+  // Issue 25: conversations were lost on restart.
+  it("keeps a conversation across a restart and reopens it from Past conversations, to follow it up", async () => {
+    let data: unknown = undefined;
+    const restart = () => new ConversationArchive(JSON.parse(JSON.stringify(data ?? null)), (list) => (data = list));
+    const { asks } = answerAsk(server, [], done());
+    const sent: unknown[] = [];
+    const reply = server.reply!;
+    server.reply = (f, s) => {
+      if (f.type === "ask.query") sent.push(f.payload);
+      reply(f, s);
+    };
+    const withArchive = (archive: ConversationArchive) =>
+      new AskModal(app as never, { client: () => sidecar.client, history, archive, noteText: async () => note, openPassage: () => {}, openNote: async () => {}, frameMs: 0 });
+    const first = withArchive(restart());
+    first.open();
+    first.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "How long do I knead?";
+    await first.submit();
+    await settle();
+    first.close();
+    expect(data).toMatchObject([{ title: "How long do I knead?", turns: [{ kind: "done", question: "How long do I knead?" }] }]);
+
+    // The plugin loads again: a new archive from data.json, a new modal.
+    const again = withArchive(restart());
+    again.open();
+    const past = [...again.contentEl.querySelectorAll<HTMLButtonElement>(".quire-ask-past-item")];
+    expect(past.map((b) => b.querySelector(".quire-ask-past-title")?.textContent)).toEqual(["How long do I knead?"]);
+    expect(past[0]!.getAttribute("aria-label")).toBe("Reopen the conversation: How long do I knead? (1 question)");
+    past[0]!.click();
+    await settle();
+    expect(again.contentEl.querySelectorAll(".quire-ask-turn")).toHaveLength(1);
+    expect(again.contentEl.querySelector(".quire-ask-turn strong")?.textContent).toBe("ten");
+    expect(again.contentEl.querySelector(".quire-ask-past-item")).toBeNull();
+    again.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "And at what heat?";
+    await again.submit();
+    await settle();
+    expect(asks).toHaveLength(2);
+    expect((sent.at(-1) as { history?: { question: string }[] }).history?.map((h) => h.question)).toEqual(["How long do I knead?"]);
+    expect(data).toHaveLength(1);
+    expect((data as { turns: unknown[] }[])[0]!.turns).toHaveLength(2);
+    // A new conversation is kept beside it, newest first.
+    again.contentEl.querySelector<HTMLButtonElement>(".quire-ask-new")!.click();
+    again.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "Where is the kiln?";
+    await again.submit();
+    await settle();
+    expect((data as { title: string }[]).map((c) => c.title)).toEqual(["Where is the kiln?", "How long do I knead?"]);
   });
 
   // Issue 25: a stopped answer showed its raw **.
@@ -899,5 +947,23 @@ describe("History kept", () => {
     h.add("d");
     expect(h.list).toEqual(["d", "c", "b"]);
     expect(kept).toEqual([["c", "b", "a"], ["d", "c", "b"]]);
+  });
+});
+
+describe("ConversationArchive", () => {
+  it("reads only whole conversations from data.json and keeps at most twenty", () => {
+    const turn = { kind: "error", question: "q", message: "offline" };
+    const kept = [
+      { id: "a", title: "q", updated: 1, turns: [turn] },
+      { id: "b", title: "q", updated: 1, turns: [] },
+      { id: "c", title: 3, updated: 1, turns: [turn] },
+      "junk",
+      ...Array.from({ length: 30 }, (_, i) => ({ id: `x${i}`, title: "q", updated: i, turns: [turn, { kind: "weird", question: "q" }] })),
+    ];
+    const got = readConversations(kept);
+    expect(got[0]!.id).toBe("a");
+    expect(got).toHaveLength(20);
+    expect(got[1]!.turns).toHaveLength(1);
+    expect(readConversations({})).toEqual([]);
   });
 });

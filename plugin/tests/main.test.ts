@@ -144,7 +144,7 @@ describe("QuirePlugin", () => {
 
     await (Setting.all[1]!.components[0] as TextComponent).commitForTest("  /var/lib/quire  ");
     expect(p.settings.stateFolder).toBe("/var/lib/quire");
-    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "", relatedExclude: "", relatedHidden: "", askHistory: [] });
+    expect(p.savedData.at(-1)).toEqual({ binaryPath: "/opt/quire", stateFolder: "/var/lib/quire", apiKey: "", relatedExclude: "", relatedHidden: "", askHistory: [], askConversations: [] });
     // Related pages' left-out folders: saved on leaving the field, one clean folder per line.
     const area = [...tab.containerEl.querySelectorAll(".setting-item")].find((e) => e.querySelector(".setting-item-name")?.textContent === "Leave out folders")!.querySelector("textarea")!;
     area.value = " /Archive/ \nDaily, Archive\n\n";

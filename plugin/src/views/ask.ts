@@ -19,6 +19,7 @@ import {
   sourceLines,
   toCitation,
 } from "../ask";
+import { type ConversationArchive, type SavedConversation, whenLabel } from "../conversations";
 import { CitationHover, type CitationHoverDeps } from "../hover/citation";
 import { linkCitationMarkers } from "../hover/markers";
 import { headingLabel } from "../passage";
@@ -68,6 +69,8 @@ export interface AskPanelDeps {
   history: History;
   /** conversation holds the panel's questions and answers; the sidebar's outlives the view. */
   conversation: Conversation;
+  /** archive keeps past conversations across restarts; the panel offers them while its own is empty. */
+  archive?: ConversationArchive;
   /** noteText returns a note's current text, for the citation hover. */
   noteText: CitationHoverDeps["noteText"];
   /** openPassage opens a note at a byte offset. */
@@ -132,6 +135,10 @@ export class AskPanel {
   ) {
     // The conversation owns the session, so a question outlives the panel that asked it (the sidebar closed mid-answer).
     this.session = deps.conversation.session(deps.client, deps.history);
+    if (deps.archive) {
+      const archive = deps.archive;
+      deps.conversation.onTurn = (c) => archive.record(c);
+    }
     this.cursor = new HistoryCursor(deps.history);
     this.hover = new CitationHover({
       noteText: deps.noteText,
@@ -249,6 +256,18 @@ export class AskPanel {
   /** newConversation forgets the turns: the next question starts afresh. */
   newConversation(): void {
     this.deps.conversation.clear();
+    this.redraw();
+  }
+
+  /** reopen takes up a past conversation: its turns are drawn and the next question follows them up. */
+  reopen(saved: SavedConversation): void {
+    this.deps.conversation.restore(saved);
+    this.redraw();
+    this.refreshScope();
+  }
+
+  /** redraw draws the conversation's turns afresh, with the form ready for a question. */
+  private redraw(): void {
     this.hover.dispose();
     this.render.unload();
     this.render = new Component();
@@ -260,7 +279,9 @@ export class AskPanel {
     this.statusEl.setText("");
     this.stopBtn.toggleClass("is-hidden", true);
     this.askBtn.toggleClass("is-hidden", false);
+    for (const t of this.deps.conversation.turns) void this.drawTurn(this.convEl.createDiv({ cls: "quire-ask-turn" }), t);
     this.drawHistory();
+    this.convEl.scrollTop = this.convEl.scrollHeight;
     this.inputEl.focus();
   }
 
@@ -292,8 +313,10 @@ export class AskPanel {
     const el = this.historyEl;
     el.empty();
     this.newBtn.toggleClass("is-hidden", this.deps.conversation.turns.length === 0 && this.turnEl === null);
+    if (this.deps.conversation.turns.length > 0 || this.turnEl !== null) return;
+    this.drawPast(el);
     const list = this.deps.history.list;
-    if (list.length === 0 || this.deps.conversation.turns.length > 0 || this.turnEl !== null) return;
+    if (list.length === 0) return;
     el.createSpan({ cls: "quire-ask-history-label", text: "Recent questions", attr: { id: "quire-ask-recent" } });
     const ul = el.createEl("ul", { attr: { "aria-labelledby": "quire-ask-recent" } });
     for (const q of list.slice(0, 5)) {
@@ -304,6 +327,21 @@ export class AskPanel {
         this.inputEl.value = q;
         void this.submit();
       });
+    }
+  }
+
+  /** drawPast offers the past conversations, newest first, to reopen. */
+  private drawPast(el: HTMLElement): void {
+    const past = this.deps.archive?.list.slice(0, 5) ?? [];
+    if (past.length === 0) return;
+    el.createSpan({ cls: "quire-ask-history-label", text: "Past conversations", attr: { id: "quire-ask-past" } });
+    const ul = el.createEl("ul", { cls: "quire-ask-past", attr: { "aria-labelledby": "quire-ask-past" } });
+    for (const c of past) {
+      const n = c.turns.length;
+      const b = ul.createEl("li").createEl("button", { cls: "quire-ask-past-item", attr: { "aria-label": `Reopen the conversation: ${c.title} (${n} ${n === 1 ? "question" : "questions"})` } });
+      b.createSpan({ cls: "quire-ask-past-title", text: c.title });
+      b.createSpan({ cls: "quire-ask-past-when", text: whenLabel(c.updated) });
+      b.addEventListener("click", () => this.reopen(c));
     }
   }
 
