@@ -238,7 +238,8 @@ describe("AskModal", () => {
     expect(body.innerHTML).not.toContain("evil.example");
   });
 
-  it("draws streamed text without rendering Markdown until the end", async () => {
+  // Issue 25: the streamed answer showed raw **.
+  it("draws the streamed answer as Markdown, re-rendering only the block still growing", async () => {
     let push: ((d: string | null) => void) | null = null;
     server.reply = (f, s) => {
       if (f.type !== "ask.query") return;
@@ -251,14 +252,22 @@ describe("AskModal", () => {
     m.contentEl.querySelector<HTMLTextAreaElement>(".quire-ask-input")!.value = "q";
     const asked = m.submit();
     await settle();
+    push!("Knead it for **ten** minutes.\n\n```\nnot ** bold\n\nstill code\n");
     for (let i = 0; i < 20; i++) push!(`w${i} `);
     await settle();
-    expect(m.contentEl.querySelector(".quire-ask-stream")!.textContent).toContain("w19");
-    expect(MarkdownRenderer.renderedForTest).toBe(before);
+    const stream = m.contentEl.querySelector(".quire-ask-stream")!;
+    expect(stream.querySelector("strong")?.textContent).toBe("ten");
+    expect(stream.textContent).not.toContain("**ten**");
+    expect(stream.textContent).toContain("w19");
+    // One frame: the finished paragraph and the growing tail (the open code block stays in it), not one render per delta.
+    expect(MarkdownRenderer.renderedForTest - before).toBe(2);
+    push!("more");
+    await settle();
+    expect(MarkdownRenderer.renderedForTest - before).toBe(3); // the tail alone
     push!(null);
     await asked;
     await settle();
-    expect(MarkdownRenderer.renderedForTest).toBe(before + 1);
+    expect(MarkdownRenderer.renderedForTest - before).toBe(4);
   });
 
   // Issue 25: Copilot's Regenerate on the last answer.

@@ -61,6 +61,7 @@ function installDomHelpers(): void {
   for (const k of ["createEl", "createDiv", "createSpan"]) frag[k] ??= proto[k];
   const g = globalThis as unknown as Record<string, unknown>;
   g["createFragment"] ??= () => document.createDocumentFragment();
+  g["createDiv"] ??= (o?: DomInfo | string) => (document.createDocumentFragment() as unknown as HTMLElement).createDiv(o);
 }
 installDomHelpers();
 

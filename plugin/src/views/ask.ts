@@ -350,13 +350,13 @@ export class AskPanel {
     this.askBtn.toggleClass("is-hidden", s.kind === "streaming");
     if (s.kind === "streaming") {
       if (s.text === "" || this.streamEl === null) this.startTurn(s.question, s.scope);
-      // Draw at most once per frame: the text is set whole, never re-rendered as Markdown.
+      // Draw at most once per frame, as Markdown (see drawStream).
       if (this.frameTimer === null) {
         this.frameTimer = window.setTimeout(() => {
           this.frameTimer = null;
           const cur = this.session.state;
           if (cur.kind === "streaming" && this.streamEl) {
-            this.streamEl.setText(cur.text);
+            void this.drawStream(this.streamEl, cur.text);
             this.statusEl.setText(cur.text === "" ? "Searching your notes…" : "Writing the answer…");
           }
         }, this.deps.frameMs ?? 50);
@@ -388,11 +388,37 @@ export class AskPanel {
     turn.setCssProps({ "--quire-ask-turn-min": `${this.convEl.clientHeight}px` });
     drawQuestion(turn, question, scope);
     const answer = turn.createDiv({ cls: "quire-ask-answer" });
-    this.streamEl = answer.createDiv({ cls: "quire-ask-stream" });
+    this.streamEl = answer.createDiv({ cls: "quire-ask-stream markdown-rendered" });
     turn.createDiv({ cls: "quire-ask-sources" });
     this.turnEl = turn;
     this.statusEl.setText("Searching your notes…");
     this.convEl.scrollTop = turn.offsetTop;
+  }
+
+  /**
+   * drawStream draws the answer streamed so far as Obsidian draws a note:
+   * the blocks already finished are rendered again only when one more
+   * finishes, and the block still growing every frame, so a long answer
+   * costs a paragraph a frame, not the whole answer.
+   */
+  private async drawStream(el: HTMLElement, text: string): Promise<void> {
+    if (text === "") return;
+    const cut = settledEnd(text);
+    const settled = text.slice(0, cut);
+    const doneEl = (el.querySelector<HTMLElement>(":scope > .quire-ask-stream-done") ?? el.createDiv({ cls: "quire-ask-stream-done" }));
+    const tailEl = (el.querySelector<HTMLElement>(":scope > .quire-ask-stream-tail") ?? el.createDiv({ cls: "quire-ask-stream-tail" }));
+    const render = this.render;
+    if (doneEl.dataset["text"] !== settled) {
+      doneEl.dataset["text"] = settled;
+      const next = createDiv();
+      await MarkdownRenderer.render(this.app, settled, next, "", render);
+      if (render !== this.render || doneEl.dataset["text"] !== settled) return;
+      doneEl.replaceChildren(...Array.from(next.childNodes));
+    }
+    const next = createDiv();
+    await MarkdownRenderer.render(this.app, text.slice(cut), next, "", render);
+    if (render !== this.render) return;
+    tailEl.replaceChildren(...Array.from(next.childNodes));
   }
 
   /** drawTurn draws a finished turn into el: built off screen, then swapped in whole. */
@@ -606,3 +632,22 @@ export class AskView extends ItemView {
   }
 }
 
+/**
+ * settledEnd is where the finished blocks of a streamed answer end: after
+ * its last blank line outside a code block. What follows may still grow.
+ */
+export function settledEnd(text: string): number {
+  let end = 0;
+  let fence: string | null = null;
+  let off = 0;
+  for (const line of text.split("\n")) {
+    const next = off + line.length + 1;
+    const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+    if (f) {
+      if (fence === null) fence = f[1]!;
+      else if (f[1]!.startsWith(fence[0]!) && f[1]!.length >= fence.length) fence = null;
+    } else if (fence === null && line.trim() === "" && next <= text.length) end = next;
+    off = next;
+  }
+  return end;
+}
