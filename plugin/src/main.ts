@@ -23,6 +23,7 @@ import { liveNotice, showNotice } from "./views/notice";
 import { NoteOpener, openSidebarView } from "./views/open";
 import { lineAtByte } from "./passage";
 import { ASK_VIEW, type AskPanelDeps, AskView } from "./views/ask";
+import { EVALUATE_VIEW, EvaluateView } from "./views/evaluate";
 import { RELATED_VIEW, RelatedView, workspaceEvents } from "./views/related";
 import { REVIEW_VIEW, ReviewView, markReview, refreshReviewViews } from "./views/review";
 import { StatusBar, StatusModal } from "./views/status";
@@ -350,6 +351,30 @@ export default class QuirePlugin extends Plugin {
       },
     });
     this.addCommand({ id: "open-review", name: "Open review items", callback: () => void openSidebarView(workspace, REVIEW_VIEW) });
+    this.registerView(
+      EVALUATE_VIEW,
+      (leaf) =>
+        new EvaluateView(leaf, {
+          client: () => sidecar.client,
+          vault,
+          notes: () => vault.getMarkdownFiles().map((f) => f.path).sort(),
+          folder: () => config.folder,
+          openNote: (p) => void opener.openNote(p),
+        }),
+    );
+    this.addCommand({
+      id: "evaluate-search",
+      name: "Evaluate search",
+      callback: async () => {
+        // An open view keeps its questions and result: it is shown, not opened again.
+        let leaf = workspace.getLeavesOfType(EVALUATE_VIEW)[0];
+        if (!leaf) {
+          leaf = workspace.getLeaf("tab");
+          await leaf.setViewState({ type: EVALUATE_VIEW, active: true });
+        }
+        await workspace.revealLeaf(leaf);
+      },
+    });
     this.addCommand({
       id: "check-notes",
       name: "Check the generated notes",
