@@ -94,11 +94,11 @@ func (e *Engine) EvalMine(ctx context.Context, set string, mine []eval.Mine, k i
 			out.Warnings = append(out.Warnings, logErr.Error())
 		}
 		out.Runs = append(out.Runs, rep)
-		runs = append(runs, &eval.LogEntry{Name: "this run", Report: rep})
+		runs = append(runs, &eval.LogEntry{Name: "now", Report: rep})
 	}
 	ctl := make([]*eval.LogEntry, len(out.Control))
 	for i, c := range out.Control {
-		ctl[i] = &eval.LogEntry{Name: "previous run", Report: c.Report}
+		ctl[i] = &eval.LogEntry{Name: "before", Report: c.Report}
 	}
 	out.Pictures = eval.Draw(set, runs, ctl)
 	return out, nil

@@ -28,8 +28,8 @@ export function defaultSetPath(folder: string): string {
 
 /** PICTURES are the engine's three pictures, with what each shows. */
 const PICTURES = [
-  ["recall", "Share of questions whose answer is among the first k passages, for k from 1 to 50, per search channel (dashed: the previous run)."],
-  ["types", "Answers found in the first k passages, by question type (grey: the previous run)."],
+  ["recall", "Share of questions whose answer is among the first k passages, for k from 1 to 50, per search channel (now; dashed: before, the previous run of these questions)."],
+  ["types", "Answers found in the first k passages, by question type (grey: before, the previous run)."],
   ["ranks", "The rank each question's answer reached (shaded: the first k; hover a mark for its question)."],
 ] as const;
 

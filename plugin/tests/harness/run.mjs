@@ -16,6 +16,7 @@
 //   HARNESS_KEEP=1      keep the temporary vaults and profile
 //   HARNESS_ONLY=engine run only the engine's first-run scenarios (engine.mjs)
 //   HARNESS_ONLY=eval   run only the eval report's scenarios (evalreport.mjs)
+//   HARNESS_ONLY=evalview run only the Evaluate search view's scenarios (evalview.mjs)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
@@ -28,6 +29,7 @@ import esbuild from "esbuild";
 import { chromium } from "playwright-core";
 import { engineScenarios, oldRelease } from "./engine.mjs";
 import { evalReportScenarios } from "./evalreport.mjs";
+import { evalViewScenarios } from "./evalview.mjs";
 
 /** sealed puts the quire_hash of text's bytes (hashed with the value emptied) into it, as the engine seals a page it writes. */
 function sealed(text) {
@@ -113,7 +115,8 @@ function vaultFiles(dir) {
       if (name.startsWith(".")) continue;
       const full = join(d, name);
       if (statSync(full).isDirectory()) walk(full);
-      else if (name.endsWith(".md")) out[relative(dir, full).split("\\").join("/")] = readFileSync(full, "utf8");
+      // .jsonl: the Evaluate search view's questions file, which Obsidian lists as a vault file too.
+      else if (name.endsWith(".md") || name.endsWith(".jsonl")) out[relative(dir, full).split("\\").join("/")] = readFileSync(full, "utf8");
     }
   };
   walk(dir);
@@ -344,7 +347,7 @@ async function main() {
   const only = process.env.HARNESS_ONLY;
   // A failed build fails the two scenarios that need it, not the whole run.
   let old = null;
-  if (only !== "eval") {
+  if (only !== "eval" && only !== "evalview") {
     try {
       old = oldRelease(repo, log);
     } catch (err) {
@@ -402,6 +405,7 @@ async function main() {
       if (op === "realpath") return { path: await fsp.realpath(path) };
       if (op === "list") return { files: vaultFiles(path) };
       if (op === "write") {
+        await fsp.mkdir(dirname(path), { recursive: true });
         await fsp.writeFile(path, text);
         return {};
       }
@@ -506,12 +510,20 @@ async function main() {
   const servers = [];
   try {
     // 0. The engine's first run: discovery, the first-run panel per system, pairings of versions.
-    if (only !== "eval") await engineScenarios({ tmp, bin, old, mainJs, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
+    if (only !== "eval" && only !== "evalview") await engineScenarios({ tmp, bin, old, mainJs, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
     // The eval report, a page of its own opened from disk.
-    if (only !== "engine") await evalReportScenarios({ tmp, bin, out, context, axeSrc, log, scenario, expect, copyVault });
+    if (only !== "engine" && only !== "evalview") await evalReportScenarios({ tmp, bin, out, context, axeSrc, log, scenario, expect, copyVault });
+    // The Evaluate search view, on a sidecar of its own.
+    const startSidecar = async (vault) => {
+      const sc = new Sidecar(bin, vault);
+      sidecars.push(sc);
+      await sc.start();
+      return sc;
+    };
+    if (only !== "engine" && only !== "eval") await evalViewScenarios({ tmp, bin, out, manifest, log, scenario, expect, newPage, waitFor, shots, axeCheck, copyVault, vaultFiles, startSidecar });
     // (A labelled block, not an if, so that the scenarios below keep their indentation.)
     rest: {
-    if (only === "engine" || only === "eval") break rest;
+    if (only === "engine" || only === "eval" || only === "evalview") break rest;
     // 1. Attach to a running sidecar; the related panel lists neighbours.
     const vaultA = await copyVault(join(tmp, "vault-a"));
     const scA = new Sidecar(bin, vaultA);
