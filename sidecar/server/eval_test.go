@@ -30,7 +30,7 @@ func TestEvalRunOverWebsocket(t *testing.T) {
 		}
 		o.StateDir = stateDir
 	})
-	h.waitEmbedded()
+	h.waitIndexed() // vectors too
 	c := h.dial()
 	q := proto.EvalRun{Set: "Quire/eval-questions.jsonl", Questions: []proto.EvalQuestion{
 		{Question: "how much water goes into the starter?", Expected: []string{"Kitchen/Sourdough.md"}, Answer: "equal weights of flour and water", Type: "how_to"},

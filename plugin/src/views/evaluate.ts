@@ -1,4 +1,4 @@
-import { ItemView, type WorkspaceLeaf } from "obsidian";
+import { ItemView, type Workspace, type WorkspaceLeaf } from "obsidian";
 import type { EvalResult } from "../../../proto/proto.gen";
 import { type QuestionRow, type SetVault, blankRow, formatSet, missed, parseSet, problems, rankText, readSet, toWire, writeSet } from "../evalset";
 import type { Client } from "../sidecar/client";
@@ -24,6 +24,16 @@ export interface EvaluateDeps {
 export function defaultSetPath(folder: string): string {
   const f = folder.trim().replace(/^\/+|\/+$/g, "");
   return `${f === "" ? "Quire" : f}/eval-questions.jsonl`;
+}
+
+/** openEvaluateView shows the Evaluate search view in a tab; an open one keeps its questions and result, and is shown, not opened again. */
+export async function openEvaluateView(workspace: Pick<Workspace, "getLeavesOfType" | "getLeaf" | "revealLeaf">): Promise<void> {
+  let leaf = workspace.getLeavesOfType(EVALUATE_VIEW)[0];
+  if (!leaf) {
+    leaf = workspace.getLeaf("tab");
+    await leaf.setViewState({ type: EVALUATE_VIEW, active: true });
+  }
+  await workspace.revealLeaf(leaf);
 }
 
 /** PICTURES are the engine's three pictures, with what each shows. */
