@@ -291,9 +291,9 @@ type Pictures struct {
 }
 
 // Draw draws the pictures of a run against a control, each given as its
-// entries, one per channel, in channel order (bm25, dense, hybrid); the
-// control may have none. The bars and the strip read the run's last
-// channel, hybrid when it has it. The report and the plugin's Evaluate
+// entries, one per channel, in channel order (bm25, dense, hybrid): the
+// run at least one, the control maybe none. The bars and the strip read
+// the run's last channel, hybrid when it has it. The report and the plugin's Evaluate
 // search view draw with it, so the two show the same pictures.
 func Draw(title string, run, control []*LogEntry) Pictures {
 	p, _, _ := draw(title, run, control)

@@ -8,8 +8,6 @@ import (
 
 	"github.com/quire-app/quire/proto"
 	"github.com/quire-app/quire/sidecar/eval"
-	"github.com/quire-app/quire/sidecar/internal/embedtest"
-	"github.com/quire-app/quire/sidecar/state"
 )
 
 // TestEvalRunOverWebsocket: eval.run scores the user's questions on every
@@ -19,17 +17,7 @@ import (
 // the next run of the same questions is drawn against that one.
 func TestEvalRunOverWebsocket(t *testing.T) {
 	stateDir := t.TempDir()
-	h := start(t, notes, func(o *setup) {
-		st, err := state.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if _, err := o.Index.EnableDense(st, &embedtest.Bag{}); err != nil {
-			t.Fatal(err)
-		}
-		o.StateDir = stateDir
-	})
+	h := start(t, notes, withBag(t), func(o *setup) { o.StateDir = stateDir })
 	h.waitIndexed() // vectors too
 	c := h.dial()
 	q := proto.EvalRun{Set: "Quire/eval-questions.jsonl", Questions: []proto.EvalQuestion{
