@@ -16,13 +16,15 @@ const SET = "Quire/eval-questions.jsonl";
 
 /** evalViewScenarios runs the view's scenarios; h is run.mjs's toolbox. */
 export async function evalViewScenarios(h) {
-  const { tmp, bin, out, manifest, log, scenario, expect, newPage, waitFor, shots, axeCheck, copyVault, vaultFiles, startSidecar } = h;
+  const { tmp, bin, out, manifest, log, scenario, expect, newPage, waitFor, shots, axeCheck, copyVault, vaultFiles, sidecars, Sidecar } = h;
   const questions = readFileSync(join(here, "sample-questions.jsonl"), "utf8")
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l));
   const vault = await copyVault(join(tmp, "vault-evalview"));
-  await startSidecar(vault);
+  const sc = new Sidecar(bin, vault);
+  sidecars.push(sc);
+  await sc.start();
   // Every passage embedded first, so that the run has all three channels.
   const embedded = () => {
     const st = JSON.parse(execFileSync(bin, ["status", "--vault", vault, "--json"], { encoding: "utf8" }));
