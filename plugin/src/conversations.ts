@@ -1,6 +1,6 @@
 // Past Ask conversations, kept across restarts in the plugin's data beside
 // the settings, newest first, so that one can be reopened and followed up.
-import type { AskScope, Conversation, Turn } from "./ask";
+import type { AskScope, Conversation, Turn } from "./ask-session";
 
 /** SavedConversation is one conversation as the plugin's data keeps it. */
 export interface SavedConversation {

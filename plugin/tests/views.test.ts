@@ -6,7 +6,7 @@ import { NoteOpener } from "../src/views/open";
 import { headingLabel, lineAtByte, sha256Hex, sliceBytes, snippet } from "../src/passage";
 import { Client } from "../src/sidecar/client";
 import type { SidecarState } from "../src/sidecar/lifecycle";
-import { type IndexSnapshot, statusBarText } from "../src/sidecar/status";
+import { type IndexSnapshot, statusBarText } from "../src/sidecar/status-tracker";
 import { RelatedView } from "../src/views/related";
 import { App, MarkdownRenderer, WorkspaceLeaf } from "./obsidian-stub";
 import { FakeServer, type FakeSocket } from "./fake-sidecar";
@@ -159,7 +159,7 @@ describe("citations", () => {
     const app = new App();
     app.vault.files.set("Docs/manual.pdf", "%PDF-1.7 binary");
     app.vault.files.set("Notes/A.md", "# A\n\nFirst.\n\nSecond.\n");
-    const opener = new NoteOpener({ vault: app.vault as never, workspace: app.workspace as never });
+    const opener = new NoteOpener({ vault: app.vault as never, workspace: app.workspace as never, metadataCache: app.metadataCache as never });
     await opener.open("Docs/manual.pdf", 120, false, 7);
     expect(app.workspace.linksOpenedForTest).toEqual(["Docs/manual.pdf#page=7"]);
     expect(app.workspace.getLeaf(false).containerEl.querySelector(".pdf-viewer-for-test")?.getAttribute("data-subpath")).toBe("#page=7");

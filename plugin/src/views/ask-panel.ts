@@ -18,7 +18,7 @@ import {
   scopeLabel,
   sourceLines,
   toCitation,
-} from "../ask";
+} from "../ask-session";
 import { type ConversationArchive, type SavedConversation, whenLabel } from "../conversations";
 import { CitationHover, type CitationHoverDeps } from "../hover/citation";
 import { linkCitationMarkers } from "../hover/markers";
