@@ -186,6 +186,22 @@
     noteText() {
       return app.workspace.getActiveViewOfType(stub.MarkdownView)?.editor.getValue() ?? null;
     },
+    /** selectFirstLine selects the open note's first line of prose (no frontmatter, heading or blank line), as a drag over it would; it returns the text. */
+    selectFirstLine() {
+      const ed = app.workspace.getActiveViewOfType(stub.MarkdownView).editor;
+      const lines = ed.getValue().split("\n");
+      let inFront = lines[0] === "---";
+      for (let i = inFront ? 1 : 0; i < lines.length; i++) {
+        if (inFront) {
+          if (lines[i] === "---") inFront = false;
+          continue;
+        }
+        if (lines[i].trim() === "" || /^#/.test(lines[i])) continue;
+        ed.setSelection({ line: i, ch: 0 }, { line: i, ch: lines[i].length });
+        return ed.getSelection();
+      }
+      return null;
+    },
     /** cursorAtEnd puts the open note's cursor at the end of its text, as a click there would. */
     cursorAtEnd() {
       const ed = app.workspace.getActiveViewOfType(stub.MarkdownView).editor;

@@ -21,6 +21,7 @@
 //   HARNESS_ONLY=engine run only the engine's first-run scenarios (engine.mjs)
 //   HARNESS_ONLY=eval   run only the eval report's scenarios (evalreport.mjs)
 //   HARNESS_ONLY=evalview run only the Evaluate search view's scenarios (evalview.mjs)
+//   HARNESS_ONLY=surfaces run only the attached session and issue 25's surfaces (surfaces.mjs)
 import { execFileSync, spawn } from "node:child_process";
 import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -39,6 +40,7 @@ import { attachScenarios, reconnectScenarios, startScenarios, statusViewScenario
 import { relatedScenarios } from "./related.mjs";
 import { reviewScenarios } from "./review.mjs";
 import { searchBenchScenarios, searchScenarios } from "./search.mjs";
+import { surfacesScenarios } from "./surfaces.mjs";
 import { settingsScenarios } from "./settings.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -222,7 +224,7 @@ async function main() {
   const only = process.env.HARNESS_ONLY;
   // A failed build fails the two scenarios that need it, not the whole run.
   let old = null;
-  if (only !== "eval" && only !== "evalview") {
+  if (only !== "eval" && only !== "evalview" && only !== "surfaces") {
     try {
       old = oldRelease(repo, log);
     } catch (err) {
@@ -385,11 +387,11 @@ async function main() {
   const servers = [];
   try {
     // 0. The engine's first run: discovery, the first-run panel per system, pairings of versions.
-    if (only !== "eval" && only !== "evalview") await engineScenarios({ tmp, bin, old, mainJs, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
+    if (only !== "eval" && only !== "evalview" && only !== "surfaces") await engineScenarios({ tmp, bin, old, mainJs, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
     // The eval report, a page of its own opened from disk.
-    if (only !== "engine" && only !== "evalview") await evalReportScenarios({ tmp, bin, out, context, axeSrc, log, scenario, expect, copyVault });
+    if (only !== "engine" && only !== "evalview" && only !== "surfaces") await evalReportScenarios({ tmp, bin, out, context, axeSrc, log, scenario, expect, copyVault });
     // The Evaluate search view, on a sidecar of its own.
-    if (only !== "engine" && only !== "eval") await evalViewScenarios({ tmp, bin, out, manifest, log, scenario, expect, newPage, waitFor, shots, axeCheck, copyVault, vaultFiles, sidecars, Sidecar });
+    if (only !== "engine" && only !== "eval" && only !== "surfaces") await evalViewScenarios({ tmp, bin, out, manifest, log, scenario, expect, newPage, waitFor, shots, axeCheck, copyVault, vaultFiles, sidecars, Sidecar });
     // The surfaces, one file each, over the sessions they share.
     if (only !== "engine" && only !== "eval" && only !== "evalview") {
     const h = { tmp, bin, old, mainJs, manifest, out, context, axeSrc, kids: allKids, log, scenario, expect, Pending, newPage, waitFor, shot, shots, axeCheck, copyVault, vaultFiles, pageErrors, sidecars, servers, Sidecar, openIngested, repo };
@@ -398,6 +400,8 @@ async function main() {
     await relatedScenarios(h, a);
     await statusViewScenarios(h, a);
     await searchScenarios(h, a);
+    await surfacesScenarios(h, a);
+    if (only !== "surfaces") {
     await reconnectScenarios(h, a);
     await startScenarios(h);
     // 3. A sidecar whose model is the harness's fake OpenAI-compatible server.
@@ -413,6 +417,7 @@ async function main() {
     await ingestScenarios(h, d);
     // 5. Keystroke-to-results of the search modal on a bench corpus.
     await searchBenchScenarios(h);
+    }
     }
   } finally {
     await context.close().catch(() => {});
