@@ -284,7 +284,10 @@
     command(id) {
       const cmd = plugin.commands.find((c) => c.id === id);
       if (!cmd) throw new Error(`no command ${id}`);
-      return cmd.callback();
+      if (cmd.callback) return cmd.callback();
+      // A command offered only where it applies runs as the palette runs it: checked, then done.
+      if (!cmd.checkCallback(true)) throw new Error(`command ${id} is not available here`);
+      return cmd.checkCallback(false);
     },
     open(path) { return app.workspace.openForTest(path).then(() => undefined); },
     type(text) { app.workspace.getActiveViewOfType(stub.MarkdownView).typeForTest(text); },

@@ -121,8 +121,8 @@ function vaultFiles(dir) {
       if (name.startsWith(".")) continue;
       const full = join(d, name);
       if (statSync(full).isDirectory()) walk(full);
-      // .jsonl: the Evaluate search view's questions file, which Obsidian lists as a vault file too.
-      else if (name.endsWith(".md") || name.endsWith(".jsonl")) out[relative(dir, full).split("\\").join("/")] = readFileSync(full, "utf8");
+      // .jsonl: the Evaluate search view's questions file, which Obsidian lists as a vault file too; .pdf: a PDF, which Obsidian opens in its viewer.
+      else if (name.endsWith(".md") || name.endsWith(".jsonl") || name.endsWith(".pdf")) out[relative(dir, full).split("\\").join("/")] = readFileSync(full, "utf8");
     }
   };
   walk(dir);

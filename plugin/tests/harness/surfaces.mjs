@@ -61,7 +61,7 @@ export async function surfacesScenarios(h, s) {
     expect(found, "the PDF's page never came first");
     const head = await page.$eval(".quire-search-item", (e) => e.querySelector(".quire-search-head")?.textContent);
     log(`PDF hit: ${head}`);
-    expect(/page 2/.test(head ?? ""), `the hit does not name its page: ${head}`);
+    expect(/page 2/i.test(head ?? ""), `the hit does not name its page: ${head}`);
     await shots(page, "search-pdf-hit");
     await axeCheck(page, "search (PDF hit)", ".quire-search-modal");
     await page.keyboard.press("Enter");
@@ -69,7 +69,7 @@ export async function surfacesScenarios(h, s) {
     await shots(page, "search-pdf-opened");
   });
 
-  await scenario("ask about the selection: the selected text is the first source, rendered answer", async () => {
+  await scenario("ask about the selection: asked within the selected text, the answer rendered", async () => {
     await page.evaluate(() => window.harness.open("Kitchen/Sourdough starter.md"));
     const picked = await page.evaluate(() => window.harness.selectFirstLine());
     log(`selected: ${JSON.stringify(picked)}`);
