@@ -324,7 +324,7 @@ describe("AskModal", () => {
     again.open();
     const past = [...again.contentEl.querySelectorAll<HTMLButtonElement>(".quire-ask-past-item")];
     expect(past.map((b) => b.querySelector(".quire-ask-past-title")?.textContent)).toEqual(["How long do I knead?"]);
-    expect(past[0]!.getAttribute("aria-label")).toBe("Reopen the conversation: How long do I knead? (1 question)");
+    expect(past[0]!.getAttribute("title")).toBe("Reopen the conversation: How long do I knead? (1 question)");
     past[0]!.click();
     await settle();
     expect(again.contentEl.querySelectorAll(".quire-ask-turn")).toHaveLength(1);

@@ -338,7 +338,8 @@ export class AskPanel {
     const ul = el.createEl("ul", { cls: "quire-ask-past", attr: { "aria-labelledby": "quire-ask-past" } });
     for (const c of past) {
       const n = c.turns.length;
-      const b = ul.createEl("li").createEl("button", { cls: "quire-ask-past-item", attr: { "aria-label": `Reopen the conversation: ${c.title} (${n} ${n === 1 ? "question" : "questions"})` } });
+      // Its name is what it shows (the question, then when), as axe wants; the tooltip says what a click does.
+      const b = ul.createEl("li").createEl("button", { cls: "quire-ask-past-item", attr: { title: `Reopen the conversation: ${c.title} (${n} ${n === 1 ? "question" : "questions"})` } });
       b.createSpan({ cls: "quire-ask-past-title", text: c.title });
       b.createSpan({ cls: "quire-ask-past-when", text: whenLabel(c.updated) });
       b.addEventListener("click", () => this.reopen(c));

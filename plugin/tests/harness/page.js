@@ -170,6 +170,10 @@
       await plugin.onload();
       app.workspace.layoutReadyForTest();
     },
+    /** savedData is what the plugin last wrote to its data.json (settings, questions, conversations). */
+    savedData() {
+      return plugin.savedData.at(-1) ?? null;
+    },
     unload() {
       clearInterval(watchTimer);
       plugin.unloadForTest();

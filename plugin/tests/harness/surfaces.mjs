@@ -39,7 +39,7 @@ export function textPDF(pages) {
 
 /** surfacesScenarios runs on the attached session (attachScenarios). */
 export async function surfacesScenarios(h, s) {
-  const { log, scenario, expect, waitFor, shots, axeCheck } = h;
+  const { log, scenario, expect, waitFor, shots, axeCheck, manifest, vaultFiles } = h;
   const { page, vaultA } = s;
 
   await scenario("search vault: a PDF in the vault is found and opened at its page", async () => {
@@ -89,5 +89,27 @@ export async function surfacesScenarios(h, s) {
     await shots(page, "ask-selection");
     await axeCheck(page, "ask (selection)", ".quire-ask-modal");
     await page.keyboard.press("Escape");
+  });
+
+  await scenario("ask: a past conversation is reopened after a restart", async () => {
+    const data = await page.evaluate(() => window.harness.savedData());
+    const kept = data?.askConversations ?? [];
+    log(`data.json keeps ${kept.length} conversation(s): ${kept.map((c) => c.title).join(" | ")}`);
+    expect(kept.length > 0, "no conversation kept in the plugin's data");
+    // Obsidian restarts: the plugin unloads, then loads with the data it saved.
+    await page.evaluate(() => window.harness.unload());
+    await page.evaluate((a) => window.harness.load(a), { basePath: vaultA, files: vaultFiles(vaultA), settings: data, manifest });
+    await waitFor(page, () => /^Quire: \d+ notes?/.test(window.harness.statusText()), undefined, 60_000);
+    await page.evaluate(() => window.harness.command("open-ask-view"));
+    await page.waitForSelector(".quire-ask-view .quire-ask-past-item", { timeout: 10_000 });
+    await shots(page, "ask-past-conversations");
+    await axeCheck(page, "ask-sidebar (past conversations)", ".quire-ask-view");
+    await page.focus(".quire-ask-view .quire-ask-past-item");
+    await page.keyboard.press("Enter");
+    await waitFor(page, () => document.querySelectorAll(".quire-ask-view .quire-ask-turn").length === 1);
+    const q = await page.$eval(".quire-ask-view .quire-ask-turn", (e) => e.textContent);
+    expect(q.includes("What does this say about feeding?"), `reopened turn: ${q.slice(0, 120)}`);
+    await shots(page, "ask-past-reopened");
+    await axeCheck(page, "ask-sidebar (reopened)", ".quire-ask-view");
   });
 }
