@@ -44,10 +44,10 @@ const schema = "bm25-v3"
 // the catalog's private mark and supersession, so that notes marked
 // before it are read again; lang-7: languages detected on prose, not
 // formulas or code; lang-8: the catalog's dates; lang-9: its link and
-// word counts, which tell hub notes); bump it when they change so that the keyword
+// word counts, which tell hub notes; lang-10: the exact tokens' field); bump it when they change so that the keyword
 // index is rebuilt and notes' languages detected anew, while vectors, which depend on the
 // passages only, are kept.
-const analysis = "lang-9"
+const analysis = "lang-10"
 
 // Analysis is the analyzers' version, logged with eval runs.
 func Analysis() string { return analysis }
