@@ -104,7 +104,7 @@ func Open(vaultDir string, st *state.Dir, cfg config.Config) (*Index, error) {
 		Vault:   vaultDir,
 		cfg:     cfg,
 		privacy: cfg.PrivateNotes(),
-		rules:   rules(vaultDir, cfg),
+		rules:   RulesOf(vaultDir, cfg),
 		chunker: sync.OnceValue(func() *markdown.Chunker { return markdown.New(markdown.Params(cfg.Chunk)) }),
 		cat:     cat,
 	}
@@ -168,14 +168,14 @@ func (ix *Index) SetPaths(ignore []string, folder string) {
 	ix.rulesMu.Lock()
 	defer ix.rulesMu.Unlock()
 	ix.cfg.Ignore, ix.cfg.Folder = ignore, folder
-	ix.rules = rules(ix.Vault, ix.cfg)
+	ix.rules = RulesOf(ix.Vault, ix.cfg)
 }
 
-// rules are the vault's path rules under cfg. Besides the configured
+// RulesOf returns the vault's path rules under cfg. Besides the configured
 // prefixes they leave out the generated folder's raw/ and Inbox/: a
 // Markdown clip saved there as an original, or waiting to be ingested,
 // would otherwise be found beside the source note made from it.
-func rules(vaultDir string, cfg config.Config) vault.Rules {
+func RulesOf(vaultDir string, cfg config.Config) vault.Rules {
 	ignore := slices.Clone(cfg.Ignore)
 	if cfg.Folder != "" {
 		ignore = append(ignore, cfg.Folder+"/raw/", cfg.Folder+"/Inbox/")

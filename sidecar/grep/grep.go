@@ -1,0 +1,535 @@
+// Package grep searches the current files of the vault (and, given their
+// roots, other sources) for a literal string or a regular expression, line
+// by line as ripgrep does: no index, so it finds what the keyword index
+// cuts apart (host names, numbers, code) in files as they are now. It
+// reads only, is bounded in time, matches and file size, and skips what
+// the index skips.
+package grep
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Rules decide which files of a root are searched; vault.Rules is one.
+type Rules interface {
+	// Indexable reports whether the root-relative, slash-separated path
+	// names a file to search.
+	Indexable(rel string) bool
+	// SkipDir reports whether a whole folder is left out.
+	SkipDir(rel string) bool
+}
+
+// Root is one source's folder and the files of it that are searched.
+type Root struct {
+	Source string // the source id: "vault" for the vault
+	Dir    string
+	Rules  Rules
+	// Hide, when set, leaves out a file the rules admit (a private note
+	// for a client off this machine).
+	Hide func(rel string) bool
+}
+
+// Case is how letter case is matched.
+type Case string
+
+// The case rules, ripgrep's: smart is sensitive when the pattern holds an
+// upper-case letter, else insensitive.
+const (
+	Smart     Case = "smart"
+	Sensitive Case = "sensitive"
+	Ignore    Case = "ignore"
+)
+
+// Defaults of Options' bounds.
+const (
+	DefaultMaxMatches = 1000
+	DefaultTimeout    = 10 * time.Second
+	DefaultMaxBytes   = 5 << 20
+	// MaxContext bounds the context lines asked for on each side.
+	MaxContext = 10
+	// maxLine bounds a line's text in a match; longer lines are cut,
+	// and say so.
+	maxLine = 2000
+)
+
+// Options are one search.
+type Options struct {
+	Pattern string
+	Regex   bool // a regular expression (Go's RE2 syntax); else a literal string
+	Case    Case // "" is Smart
+	Context int  // lines shown before and after each match
+	Source  string
+	// MaxMatches, Timeout and MaxBytes bound the search; 0 takes the
+	// default. A file over MaxBytes is skipped and reported.
+	MaxMatches int
+	Timeout    time.Duration
+	MaxBytes   int64
+	Workers    int // 0: one per core
+}
+
+// Match is one line that matches, with its context.
+type Match struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	Line   int    `json:"line"` // 1-based
+	// Text is the line without its line ending; Spans are the byte
+	// ranges of the pattern's matches in it.
+	Text   string   `json:"text"`
+	Spans  [][2]int `json:"spans"`
+	Before []string `json:"before,omitempty"`
+	After  []string `json:"after,omitempty"`
+}
+
+// Skip is a file left out, and why.
+type Skip struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Result is a search's matches in source and path order, then by line.
+type Result struct {
+	Matches []Match `json:"matches"`
+	Files   int     `json:"files"` // files searched
+	Skipped []Skip  `json:"skipped"`
+	// Truncated says the search stopped at MaxMatches; TimedOut that it
+	// stopped at its time budget: the matches are then those of the
+	// files searched so far.
+	Truncated bool   `json:"truncated"`
+	TimedOut  bool   `json:"timedOut"`
+	Warning   string `json:"warning,omitempty"`
+}
+
+// ErrPattern is returned for an empty or invalid pattern, ErrOption for
+// another option out of its range.
+var (
+	ErrPattern = errors.New("bad pattern")
+	ErrOption  = errors.New("bad option")
+)
+
+// matcher finds the byte ranges of a pattern in a line-oriented buffer.
+type matcher struct {
+	lit  []byte         // a literal, lowercased when fold
+	fold bool           // ASCII case folding of the text before bytes.Index
+	re   *regexp.Regexp // a regular expression, or a literal that needs Unicode folding
+}
+
+// compile builds the matcher of o.
+func compile(o Options) (*matcher, error) {
+	if o.Pattern == "" {
+		return nil, fmt.Errorf("%w: empty", ErrPattern)
+	}
+	if strings.ContainsAny(o.Pattern, "\n\r") {
+		return nil, fmt.Errorf("%w: a line break: the search is line by line", ErrPattern)
+	}
+	insensitive := false
+	switch o.Case {
+	case Sensitive:
+	case Ignore:
+		insensitive = true
+	case Smart, "":
+		upper, err := hasUpper(o.Pattern, o.Regex)
+		if err != nil {
+			return nil, err
+		}
+		insensitive = !upper
+	default:
+		return nil, fmt.Errorf("%w: case %q is not smart, sensitive or ignore", ErrOption, o.Case)
+	}
+	if !o.Regex {
+		ascii := true
+		for i := 0; i < len(o.Pattern); i++ {
+			ascii = ascii && o.Pattern[i] < utf8.RuneSelf
+		}
+		switch {
+		case !insensitive:
+			return &matcher{lit: []byte(o.Pattern)}, nil
+		case ascii && !strings.ContainsAny(o.Pattern, "kKsS"):
+			// Unicode folds k and s to the Kelvin and long-s signs too,
+			// which ASCII folding would miss.
+			return &matcher{lit: []byte(strings.ToLower(o.Pattern)), fold: true}, nil
+		}
+		o.Pattern = regexp.QuoteMeta(o.Pattern)
+	}
+	flags := "(?m)"
+	if insensitive {
+		flags = "(?mi)"
+	}
+	re, err := regexp.Compile(flags + o.Pattern)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrPattern, err)
+	}
+	return &matcher{re: re}, nil
+}
+
+// hasUpper reports whether the pattern's literal letters include an
+// upper-case one (for a regular expression, not those of escapes and
+// classes such as \W or \S), which smart case reads as case-sensitive.
+func hasUpper(pattern string, regex bool) (bool, error) {
+	if !regex {
+		return strings.IndexFunc(pattern, unicode.IsUpper) >= 0, nil
+	}
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return false, fmt.Errorf("%w: %v", ErrPattern, err)
+	}
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		if r.Op == syntax.OpLiteral && r.Flags&syntax.FoldCase == 0 {
+			for _, c := range r.Rune {
+				if unicode.IsUpper(c) {
+					return true
+				}
+			}
+		}
+		for _, s := range r.Sub {
+			if walk(s) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(re), nil
+}
+
+// lines returns the matching lines of buf: for each, its start and end
+// (before the line break) and the spans of the matches in it. fold is a
+// scratch buffer for ASCII folding, returned for reuse.
+func (m *matcher) lines(buf, fold []byte, each func(start, end int, spans [][2]int) bool) []byte {
+	hay := buf
+	if m.fold {
+		fold = asciiLower(fold[:0], buf)
+		hay = fold
+	}
+	for from := 0; from < len(hay); {
+		var at int
+		if m.re != nil {
+			loc := m.re.FindIndex(hay[from:])
+			if loc == nil {
+				break
+			}
+			at = from + loc[0]
+			if at == len(hay) && hay[at-1] == '\n' {
+				break // the end of a file that ends its last line is no line
+			}
+		} else {
+			i := bytes.Index(hay[from:], m.lit)
+			if i < 0 {
+				break
+			}
+			at = from + i
+		}
+		start := bytes.LastIndexByte(hay[:at], '\n') + 1
+		end := len(hay)
+		if i := bytes.IndexByte(hay[at:], '\n'); i >= 0 {
+			end = at + i
+		}
+		// Every match in the line alone: a regular expression's match
+		// across a line break (\s, [^x]) is no line's match.
+		if spans := m.spans(hay[start:end]); len(spans) > 0 {
+			if !each(start, end, spans) {
+				break
+			}
+		}
+		from = end + 1
+	}
+	return fold
+}
+
+// spans are the byte ranges of the matches in one line.
+func (m *matcher) spans(line []byte) [][2]int {
+	var out [][2]int
+	if m.re != nil {
+		for _, loc := range m.re.FindAllIndex(line, -1) {
+			if loc[1] > loc[0] || len(out) == 0 {
+				out = append(out, [2]int{loc[0], loc[1]})
+			}
+		}
+		return out
+	}
+	for from := 0; ; {
+		i := bytes.Index(line[from:], m.lit)
+		if i < 0 {
+			return out
+		}
+		out = append(out, [2]int{from + i, from + i + len(m.lit)})
+		from += i + len(m.lit)
+	}
+}
+
+// asciiLower appends s with its ASCII letters lowercased to dst: the
+// same length, so offsets in it are offsets in s.
+func asciiLower(dst, s []byte) []byte {
+	dst = append(dst, s...)
+	for i, c := range dst {
+		if 'A' <= c && c <= 'Z' {
+			dst[i] = c + 'a' - 'A'
+		}
+	}
+	return dst
+}
+
+// file is one file to search.
+type file struct {
+	root *Root
+	rel  string
+	size int64
+}
+
+// Search searches the roots for o.Pattern.
+func Search(ctx context.Context, roots []Root, o Options) (Result, error) {
+	m, err := compile(o)
+	if err != nil {
+		return Result{}, err
+	}
+	if o.Context < 0 || o.Context > MaxContext {
+		return Result{}, fmt.Errorf("%w: context %d is not between 0 and %d lines", ErrOption, o.Context, MaxContext)
+	}
+	if o.MaxMatches <= 0 {
+		o.MaxMatches = DefaultMaxMatches
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	var res Result
+	var files []file
+	known := false
+	for i := range roots {
+		r := &roots[i]
+		if o.Source != "" && r.Source != o.Source {
+			continue
+		}
+		known = true
+		fs, skips, err := list(ctx, r, o.MaxBytes)
+		if err != nil {
+			return Result{}, err
+		}
+		files = append(files, fs...)
+		res.Skipped = append(res.Skipped, skips...)
+	}
+	if !known {
+		return Result{}, fmt.Errorf("%w: source %q: no such source", ErrOption, o.Source)
+	}
+	found := make([][]Match, len(files))
+	var next, total atomic.Int64
+	var skipMu sync.Mutex
+	var wg sync.WaitGroup
+	for range min(o.Workers, max(len(files), 1)) {
+		wg.Go(func() {
+			var buf, fold []byte
+			for {
+				if ctx.Err() != nil || total.Load() >= int64(o.MaxMatches) {
+					return
+				}
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				f := files[i]
+				var skip string
+				buf, fold, found[i], skip = searchFile(f, m, o, buf, fold)
+				if skip != "" {
+					skipMu.Lock()
+					res.Skipped = append(res.Skipped, Skip{Source: f.root.Source, Path: f.rel, Reason: skip})
+					skipMu.Unlock()
+				}
+				total.Add(int64(len(found[i])))
+			}
+		})
+	}
+	wg.Wait()
+	// Files are claimed in order and each one claimed is searched to its
+	// end, so the files searched are a prefix of the list: its first
+	// MaxMatches matches are the same whatever the workers' timing.
+	res.Files = min(int(next.Load()), len(files))
+	for _, ms := range found[:res.Files] {
+		res.Matches = append(res.Matches, ms...)
+	}
+	if len(res.Matches) > o.MaxMatches || len(res.Matches) == o.MaxMatches && res.Files < len(files) {
+		res.Matches, res.Truncated = res.Matches[:o.MaxMatches], true
+		res.Warning = fmt.Sprintf("stopped at %d matching lines: narrow the pattern or raise the limit", o.MaxMatches)
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		res.TimedOut = true
+		res.Warning = fmt.Sprintf("stopped after %s, with %d files searched: narrow the pattern or the source, or raise the time", o.Timeout, res.Files)
+	}
+	sort.Slice(res.Skipped, func(i, j int) bool {
+		a, b := res.Skipped[i], res.Skipped[j]
+		return a.Source < b.Source || a.Source == b.Source && a.Path < b.Path
+	})
+	return res, nil
+}
+
+// list walks a root: the files to search, in path order, and those left
+// out for their size or for being unreadable. When ctx ends it returns
+// the files found so far.
+func list(ctx context.Context, r *Root, maxBytes int64) ([]file, []Skip, error) {
+	var out []file
+	var skips []Skip
+	st, err := os.Stat(r.Dir)
+	if err != nil || !st.IsDir() {
+		return nil, nil, fmt.Errorf("source %s: %s is not a folder", r.Source, r.Dir)
+	}
+	err = filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return filepath.SkipAll // the time is up: search what was listed
+		}
+		rel, _ := filepath.Rel(r.Dir, p)
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			if p == r.Dir {
+				return err
+			}
+			skips = append(skips, Skip{Source: r.Source, Path: rel, Reason: "unreadable: " + err.Error()})
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if rel != "." && r.Rules.SkipDir(rel) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !r.Rules.Indexable(rel) || r.Hide != nil && r.Hide(rel) {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil // a symbolic link could leave the root
+		}
+		info, err := d.Info()
+		switch {
+		case err != nil:
+			skips = append(skips, Skip{Source: r.Source, Path: rel, Reason: "unreadable: " + err.Error()})
+		case info.Size() > maxBytes:
+			skips = append(skips, Skip{Source: r.Source, Path: rel, Reason: fmt.Sprintf("too large: %d bytes (cap %d)", info.Size(), maxBytes)})
+		default:
+			out = append(out, file{root: r, rel: rel, size: info.Size()})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("source %s: walk %s: %w", r.Source, r.Dir, err)
+	}
+	return out, skips, nil
+}
+
+// searchFile reads one file into buf and returns its matches, or why it
+// was skipped: unreadable, binary (a NUL byte) or not UTF-8, as the index
+// skips them.
+func searchFile(f file, m *matcher, o Options, buf, fold []byte) (_, _ []byte, _ []Match, skip string) {
+	buf, err := readInto(filepath.Join(f.root.Dir, filepath.FromSlash(f.rel)), buf, o.MaxBytes)
+	if err != nil {
+		return buf, fold, nil, "unreadable: " + err.Error()
+	}
+	if bytes.IndexByte(buf, 0) >= 0 {
+		return buf, fold, nil, "binary: holds a NUL byte"
+	}
+	if !utf8.Valid(buf) {
+		return buf, fold, nil, "not UTF-8"
+	}
+	var out []Match
+	lineNo, counted := 1, 0
+	fold = m.lines(buf, fold, func(start, end int, spans [][2]int) bool {
+		lineNo += bytes.Count(buf[counted:start], []byte{'\n'})
+		counted = start
+		text := buf[start:end]
+		text = bytes.TrimSuffix(text, []byte{'\r'})
+		mt := Match{Source: f.root.Source, Path: f.rel, Line: lineNo, Text: cut(text), Spans: spans}
+		if o.Context > 0 {
+			mt.Before, mt.After = around(buf, start, end, o.Context)
+		}
+		out = append(out, mt)
+		return len(out) < o.MaxMatches
+	})
+	return buf, fold, out, ""
+}
+
+// readInto reads the file at p into buf, reusing its memory; a file that
+// grew past maxBytes since it was listed is read up to it.
+func readInto(p string, buf []byte, maxBytes int64) ([]byte, error) {
+	fh, err := os.Open(p)
+	if err != nil {
+		return buf, err
+	}
+	defer fh.Close()
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := fh.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > maxBytes {
+			return buf[:maxBytes], nil
+		}
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// around returns up to n lines before the line [start, end) and after it.
+func around(buf []byte, start, end, n int) (before, after []string) {
+	for i, at := 0, start; i < n && at > 0; i++ {
+		ls := bytes.LastIndexByte(buf[:at-1], '\n') + 1
+		before = append(before, cut(bytes.TrimSuffix(buf[ls:at-1], []byte{'\r'})))
+		at = ls
+	}
+	for i, j := 0, len(before)-1; i < j; i, j = i+1, j-1 {
+		before[i], before[j] = before[j], before[i]
+	}
+	for i, at := 0, end; i < n && at < len(buf); i++ {
+		le := len(buf)
+		if k := bytes.IndexByte(buf[at+1:], '\n'); k >= 0 {
+			le = at + 1 + k
+		}
+		if at+1 > le {
+			break
+		}
+		after = append(after, cut(bytes.TrimSuffix(buf[at+1:le], []byte{'\r'})))
+		at = le
+	}
+	return before, after
+}
+
+// cut shortens a line past maxLine bytes, at a character boundary.
+func cut(b []byte) string {
+	if len(b) <= maxLine {
+		return string(b)
+	}
+	i := maxLine
+	for i > 0 && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	return string(b[:i]) + "…"
+}
