@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -107,7 +106,7 @@ type Skip struct {
 // Result is a search's matches in source and path order, then by line.
 type Result struct {
 	Matches []Match `json:"matches"`
-	Files   int     `json:"files"` // files searched
+	Files   int     `json:"files"` // files opened, those skipped then among them
 	Skipped []Skip  `json:"skipped"`
 	// Truncated says the search stopped at MaxMatches; TimedOut that it
 	// stopped at its time budget: the matches are then those of the
@@ -290,7 +289,6 @@ func asciiLower(dst, s []byte) []byte {
 type file struct {
 	root *Root
 	rel  string
-	size int64
 }
 
 // Search searches the roots for o.Pattern.
@@ -325,7 +323,7 @@ func Search(ctx context.Context, roots []Root, o Options) (Result, error) {
 			continue
 		}
 		known = true
-		fs, skips, err := list(ctx, r, o.MaxBytes)
+		fs, skips, err := list(ctx, r)
 		if err != nil {
 			return Result{}, err
 		}
@@ -385,10 +383,11 @@ func Search(ctx context.Context, roots []Root, o Options) (Result, error) {
 	return res, nil
 }
 
-// list walks a root: the files to search, in path order, and those left
-// out for their size or for being unreadable. When ctx ends it returns
-// the files found so far.
-func list(ctx context.Context, r *Root, maxBytes int64) ([]file, []Skip, error) {
+// list walks a root: the files to search, in path order, and the folders
+// left out for being unreadable. When ctx ends it returns the files found
+// so far. It reads folders only: the workers open the files, and find
+// their size as they read them.
+func list(ctx context.Context, r *Root) ([]file, []Skip, error) {
 	var out []file
 	var skips []Skip
 	st, err := os.Stat(r.Dir)
@@ -420,17 +419,8 @@ func list(ctx context.Context, r *Root, maxBytes int64) ([]file, []Skip, error) 
 		if !r.Rules.Indexable(rel) || r.Hide != nil && r.Hide(rel) {
 			return nil
 		}
-		if !d.Type().IsRegular() {
-			return nil // a symbolic link could leave the root
-		}
-		info, err := d.Info()
-		switch {
-		case err != nil:
-			skips = append(skips, Skip{Source: r.Source, Path: rel, Reason: "unreadable: " + err.Error()})
-		case info.Size() > maxBytes:
-			skips = append(skips, Skip{Source: r.Source, Path: rel, Reason: fmt.Sprintf("too large: %d bytes (cap %d)", info.Size(), maxBytes)})
-		default:
-			out = append(out, file{root: r, rel: rel, size: info.Size()})
+		if d.Type().IsRegular() { // a symbolic link could leave the root
+			out = append(out, file{root: r, rel: rel})
 		}
 		return nil
 	})
@@ -441,17 +431,16 @@ func list(ctx context.Context, r *Root, maxBytes int64) ([]file, []Skip, error) 
 }
 
 // searchFile reads one file into buf and returns its matches, or why it
-// was skipped: unreadable, binary (a NUL byte) or not UTF-8, as the index
-// skips them.
+// was skipped: unreadable, over the size cap, binary (a NUL byte) or not
+// UTF-8, as the index skips them.
 func searchFile(f file, m *matcher, o Options, buf, fold []byte) (_, _ []byte, _ []Match, skip string) {
-	buf, err := readInto(filepath.Join(f.root.Dir, filepath.FromSlash(f.rel)), buf, o.MaxBytes)
-	if err != nil {
-		return buf, fold, nil, "unreadable: " + err.Error()
-	}
-	if bytes.IndexByte(buf, 0) >= 0 {
+	buf, skip = readInto(filepath.Join(f.root.Dir, filepath.FromSlash(f.rel)), buf, o.MaxBytes)
+	switch {
+	case skip != "":
+		return buf, fold, nil, skip
+	case bytes.IndexByte(buf, 0) >= 0:
 		return buf, fold, nil, "binary: holds a NUL byte"
-	}
-	if !utf8.Valid(buf) {
+	case !utf8.Valid(buf):
 		return buf, fold, nil, "not UTF-8"
 	}
 	var out []Match
@@ -459,8 +448,7 @@ func searchFile(f file, m *matcher, o Options, buf, fold []byte) (_, _ []byte, _
 	fold = m.lines(buf, fold, func(start, end int, spans [][2]int) bool {
 		lineNo += bytes.Count(buf[counted:start], []byte{'\n'})
 		counted = start
-		text := buf[start:end]
-		text = bytes.TrimSuffix(text, []byte{'\r'})
+		text := bytes.TrimSuffix(buf[start:end], []byte{'\r'})
 		mt := Match{Source: f.root.Source, Path: f.rel, Line: lineNo, Text: cut(text), Spans: spans}
 		if o.Context > 0 {
 			mt.Before, mt.After = around(buf, start, end, o.Context)
@@ -469,33 +457,6 @@ func searchFile(f file, m *matcher, o Options, buf, fold []byte) (_, _ []byte, _
 		return len(out) < o.MaxMatches
 	})
 	return buf, fold, out, ""
-}
-
-// readInto reads the file at p into buf, reusing its memory; a file that
-// grew past maxBytes since it was listed is read up to it.
-func readInto(p string, buf []byte, maxBytes int64) ([]byte, error) {
-	fh, err := os.Open(p)
-	if err != nil {
-		return buf, err
-	}
-	defer fh.Close()
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := fh.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > maxBytes {
-			return buf[:maxBytes], nil
-		}
-		if errors.Is(err, io.EOF) {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 // around returns up to n lines before the line [start, end) and after it.
