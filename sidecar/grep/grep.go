@@ -469,13 +469,12 @@ func around(buf []byte, start, end, n int) (before, after []string) {
 	for i, j := 0, len(before)-1; i < j; i, j = i+1, j-1 {
 		before[i], before[j] = before[j], before[i]
 	}
-	for i, at := 0, end; i < n && at < len(buf); i++ {
+	// at is the line break that ends the line before; after the last
+	// one there is no line.
+	for i, at := 0, end; i < n && at+1 < len(buf); i++ {
 		le := len(buf)
 		if k := bytes.IndexByte(buf[at+1:], '\n'); k >= 0 {
 			le = at + 1 + k
-		}
-		if at+1 > le {
-			break
 		}
 		after = append(after, cut(bytes.TrimSuffix(buf[at+1:le], []byte{'\r'})))
 		at = le

@@ -80,8 +80,19 @@ func TestMatchLines(t *testing.T) {
 }
 
 func TestMatchDetails(t *testing.T) {
-	dir := write(t, map[string]string{"n.md": "one\ntwo ab ab\nthree\r\nfour\nfive\n"})
-	res, err := Search(context.Background(), []Root{vaultRoot(dir)}, Options{Pattern: "ab", Context: 2})
+	// Context stops at the file's ends: no line follows the last line break.
+	dir := write(t, map[string]string{"end.md": "ab\nlast ab\n"})
+	res, err := Search(context.Background(), []Root{vaultRoot(dir)}, Options{Pattern: "ab", Context: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := res.Matches; len(m) != 2 || m[0].Before != nil || !reflect.DeepEqual(m[0].After, []string{"last ab"}) ||
+		!reflect.DeepEqual(m[1].Before, []string{"ab"}) || m[1].After != nil {
+		t.Errorf("context at the ends: %#v", m)
+	}
+
+	dir = write(t, map[string]string{"n.md": "one\ntwo ab ab\nthree\r\nfour\nfive\n"})
+	res, err = Search(context.Background(), []Root{vaultRoot(dir)}, Options{Pattern: "ab", Context: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,6 +121,11 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 				payload = proto.NoteResult{Path: q.Path, Text: text}
 			}
 		}
+	case proto.TypeGrepQuery:
+		var q proto.GrepQuery
+		if err = decode(env, &q); err == nil {
+			payload, err = s.grep(ctx, q)
+		}
 	case proto.TypeIndexRebuild:
 		payload = proto.IndexResult{Started: s.e.Rebuild()}
 	case proto.TypeAnswerSave:
