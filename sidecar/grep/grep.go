@@ -125,7 +125,10 @@ var (
 
 // matcher finds the byte ranges of a pattern in a line-oriented buffer.
 type matcher struct {
-	lit  []byte         // a literal, lowercased when fold
+	// lit is the pattern when it is a literal; with re, a literal that
+	// every match holds, which finds the lines re is run on (ripgrep's
+	// inner literal). It is lowercased when fold.
+	lit  []byte
 	fold bool           // ASCII case folding of the text before bytes.Index
 	re   *regexp.Regexp // a regular expression, or a literal that needs Unicode folding
 }
@@ -153,14 +156,10 @@ func compile(o Options) (*matcher, error) {
 		return nil, fmt.Errorf("%w: case %q is not smart, sensitive or ignore", ErrOption, o.Case)
 	}
 	if !o.Regex {
-		ascii := true
-		for i := 0; i < len(o.Pattern); i++ {
-			ascii = ascii && o.Pattern[i] < utf8.RuneSelf
-		}
 		switch {
 		case !insensitive:
 			return &matcher{lit: []byte(o.Pattern)}, nil
-		case ascii && !strings.ContainsAny(o.Pattern, "kKsS"):
+		case asciiOnly(o.Pattern) && !strings.ContainsAny(o.Pattern, "kKsS"):
 			// Unicode folds k and s to the Kelvin and long-s signs too,
 			// which ASCII folding would miss.
 			return &matcher{lit: []byte(strings.ToLower(o.Pattern)), fold: true}, nil
@@ -175,7 +174,55 @@ func compile(o Options) (*matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrPattern, err)
 	}
-	return &matcher{re: re}, nil
+	lit, fold := required(flags + o.Pattern)
+	return &matcher{re: re, lit: lit, fold: fold}, nil
+}
+
+// required returns a literal that every match of the regular expression
+// holds, the longest of those its top level strings together, and
+// whether it is to be found in ASCII-folded text; nil when there is none
+// (an alternation at the top, a pattern of classes) or when Unicode case
+// folding would be needed to find it.
+func required(pattern string) (lit []byte, fold bool) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, false
+	}
+	re = re.Simplify()
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	parts := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		parts = re.Sub
+	}
+	var best *syntax.Regexp
+	for _, p := range parts {
+		if p.Op == syntax.OpLiteral && (best == nil || len(p.Rune) > len(best.Rune)) {
+			best = p
+		}
+	}
+	if best == nil {
+		return nil, false
+	}
+	s := string(best.Rune)
+	if best.Flags&syntax.FoldCase == 0 {
+		return []byte(s), false
+	}
+	if !asciiOnly(s) || strings.ContainsAny(s, "kKsS") {
+		return nil, false
+	}
+	return []byte(strings.ToLower(s)), true
+}
+
+// asciiOnly reports whether s is ASCII.
+func asciiOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // hasUpper reports whether the pattern's literal letters include an
@@ -212,28 +259,28 @@ func hasUpper(pattern string, regex bool) (bool, error) {
 // (before the line break) and the spans of the matches in it. fold is a
 // scratch buffer for ASCII folding, returned for reuse.
 func (m *matcher) lines(buf, fold []byte, each func(start, end int, spans [][2]int) bool) []byte {
-	hay := buf
+	hay := buf // offsets in hay are offsets in buf
 	if m.fold {
 		fold = asciiLower(fold[:0], buf)
 		hay = fold
 	}
 	for from := 0; from < len(hay); {
 		var at int
-		if m.re != nil {
-			loc := m.re.FindIndex(hay[from:])
-			if loc == nil {
-				break
-			}
-			at = from + loc[0]
-			if at == len(hay) && hay[at-1] == '\n' {
-				break // the end of a file that ends its last line is no line
-			}
-		} else {
+		if m.lit != nil {
 			i := bytes.Index(hay[from:], m.lit)
 			if i < 0 {
 				break
 			}
 			at = from + i
+		} else {
+			loc := m.re.FindIndex(buf[from:])
+			if loc == nil {
+				break
+			}
+			at = from + loc[0]
+			if at == len(buf) && buf[at-1] == '\n' {
+				break // the end of a file that ends its last line is no line
+			}
 		}
 		start := bytes.LastIndexByte(hay[:at], '\n') + 1
 		end := len(hay)
@@ -242,7 +289,7 @@ func (m *matcher) lines(buf, fold []byte, each func(start, end int, spans [][2]i
 		}
 		// Every match in the line alone: a regular expression's match
 		// across a line break (\s, [^x]) is no line's match.
-		if spans := m.spans(hay[start:end]); len(spans) > 0 {
+		if spans := m.spans(buf[start:end], hay[start:end]); len(spans) > 0 {
 			if !each(start, end, spans) {
 				break
 			}
@@ -252,8 +299,9 @@ func (m *matcher) lines(buf, fold []byte, each func(start, end int, spans [][2]i
 	return fold
 }
 
-// spans are the byte ranges of the matches in one line.
-func (m *matcher) spans(line []byte) [][2]int {
+// spans are the byte ranges of the matches in one line: line as it is,
+// folded as the literal search sees it.
+func (m *matcher) spans(line, folded []byte) [][2]int {
 	var out [][2]int
 	if m.re != nil {
 		for _, loc := range m.re.FindAllIndex(line, -1) {
@@ -264,7 +312,7 @@ func (m *matcher) spans(line []byte) [][2]int {
 		return out
 	}
 	for from := 0; ; {
-		i := bytes.Index(line[from:], m.lit)
+		i := bytes.Index(folded[from:], m.lit)
 		if i < 0 {
 			return out
 		}

@@ -205,3 +205,26 @@ func TestSources(t *testing.T) {
 		t.Errorf("source ops: %+v, %v", res.Matches, err)
 	}
 }
+
+func TestRequiredLiteral(t *testing.T) {
+	tests := []struct {
+		pattern string
+		lit     string
+		fold    bool
+	}{
+		{`(?m)server-[0-9]+\.lan`, "server-", false},
+		{`(?m)\b[a-z]+_[a-z]+`, "_", false},
+		{`(?mi)(warn): file`, ": file", true},
+		{`(?m)foo|bar`, "", false},
+		{`(?m)[0-9]+`, "", false},
+		{`(?mi)ok`, "", false},  // k folds to the Kelvin sign
+		{`(?mi)čaj`, "", false}, // Unicode folding
+		{`(?m)Čaj x`, "Čaj x", false},
+	}
+	for _, tt := range tests {
+		lit, fold := required(tt.pattern)
+		if string(lit) != tt.lit || fold != tt.fold {
+			t.Errorf("required(%q) = %q, %v; want %q, %v", tt.pattern, lit, fold, tt.lit, tt.fold)
+		}
+	}
+}
