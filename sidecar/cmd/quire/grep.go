@@ -79,13 +79,17 @@ func printMatches(ms []grep.Match, context bool) error {
 		fmt.Fprintf(w, "%s%c%d%c%s\n", m.Path, sep, n, sep, text)
 		lastPath, lastLine = m.Path, n
 	}
-	for _, m := range ms {
+	for k, m := range ms {
 		for i, t := range m.Before {
 			line(m, m.Line-len(m.Before)+i, '-', t)
 		}
 		line(m, m.Line, ':', m.Text)
 		for i, t := range m.After {
-			line(m, m.Line+1+i, '-', t)
+			n := m.Line + 1 + i
+			if k+1 < len(ms) && ms[k+1].Path == m.Path && ms[k+1].Line == n {
+				break // the next match's line, printed as one, with its own context after it
+			}
+			line(m, n, '-', t)
 		}
 	}
 	return w.Flush()
