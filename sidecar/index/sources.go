@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -356,4 +359,154 @@ func (ix *Index) moveVectors(from string, docs []bm25.Doc) (bool, error) {
 		}
 	}
 	return moved, nil
+}
+
+// SyncFolder brings the notes of the folder source src up to its files:
+// a walk of its root compares (size, mtime) with the catalog, and only
+// changed notes are read. A root that is missing while the index holds
+// notes of the source leaves them as they are, with an error.
+func (ix *Index) SyncFolder(ctx context.Context, src source.Source) (SourceStats, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var st SourceStats
+	old := ix.cat.entriesOf(src.ID)
+	files, skips, err := walkSource(src, ix.cfg.MaxFileBytes)
+	if err != nil || len(files) == 0 && len(old) > 0 {
+		if err == nil {
+			err = fmt.Errorf("%s holds no notes", src.Root)
+		}
+		return st, fmt.Errorf("%w: source %s: %v while the index holds %d of its notes; left unchanged", ErrVaultGone, src.ID, err, len(old))
+	}
+	if err := ix.reconcile(); err != nil {
+		return st, err
+	}
+	st.Skipped = skips
+	present := map[string]bool{}
+	var todo []sourceFile
+	for _, f := range files {
+		key := source.Key(src.ID, f.Path)
+		present[key] = true
+		if e, ok := old[key]; ok && e.Size == f.Size && e.ModTime == f.ModTime.UnixNano() {
+			continue
+		}
+		todo = append(todo, sourceFile{file: vault.File{Path: key, Size: f.Size, ModTime: f.ModTime}, rel: f.Path})
+	}
+	var gone []string
+	for key := range old {
+		if !present[key] {
+			gone = append(gone, key)
+		}
+	}
+	sort.Strings(gone)
+	read := func(ctx context.Context, files []sourceFile, fn func(sourceFile, []byte, error) error) error {
+		for _, f := range files {
+			data, err := vault.ReadFile(src.Root, f.rel, ix.cfg.MaxFileBytes)
+			switch {
+			case errors.Is(err, vault.ErrTooLarge):
+				err = &vault.SkipError{Path: f.rel, Reason: fmt.Sprintf("too large: over %d bytes", ix.cfg.MaxFileBytes)}
+			case err != nil:
+				err = &vault.SkipError{Path: f.rel, Reason: "unreadable: " + err.Error()}
+			}
+			if err := fn(f, data, err); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := ix.applySource(ctx, &st, old, todo, gone, &dating{}, read); err != nil {
+		return st, err
+	}
+	return st, ix.cat.setSourceState(src.ID, &SourceState{Kind: source.KindFolder, Rules: ix.rulesOf(src), Synced: time.Now().UTC(), Skipped: st.Skipped})
+}
+
+// walkSource lists the notes under a folder source's root that it
+// matches, without following links.
+func walkSource(src source.Source, maxBytes int64) ([]vault.File, []vault.Skip, error) {
+	st, err := os.Stat(src.Root)
+	if err != nil || !st.IsDir() {
+		return nil, nil, fmt.Errorf("%w: %s", vault.ErrNoVault, src.Root)
+	}
+	var files []vault.File
+	var skips []vault.Skip
+	err = filepath.WalkDir(src.Root, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(src.Root, p)
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			if p == src.Root {
+				return err
+			}
+			skips = append(skips, vault.Skip{Path: source.Key(src.ID, rel), Reason: "unreadable: " + err.Error()})
+			return nil
+		}
+		if d.IsDir() {
+			if p != src.Root && src.Prune(rel) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !src.Match(rel) {
+			return nil
+		}
+		info, err := d.Info()
+		switch {
+		case err != nil:
+			skips = append(skips, vault.Skip{Path: source.Key(src.ID, rel), Reason: "unreadable: " + err.Error()})
+		case !info.Mode().IsRegular():
+			skips = append(skips, vault.Skip{Path: source.Key(src.ID, rel), Reason: "not a regular file"})
+		case maxBytes > 0 && info.Size() > maxBytes:
+			skips = append(skips, vault.Skip{Path: source.Key(src.ID, rel), Reason: fmt.Sprintf("too large: %d bytes (cap %d)", info.Size(), maxBytes)})
+		default:
+			files = append(files, vault.File{Path: rel, Size: info.Size(), ModTime: info.ModTime()})
+		}
+		return nil
+	})
+	return files, skips, err
+}
+
+// DropSource removes every note of the source id and what the catalog
+// remembers of it: a source taken out of the config, or whose id was
+// renamed (a new id is a new source, indexed anew).
+func (ix *Index) DropSource(ctx context.Context, id string) (int, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var st Stats
+	w := newWriter(ix, &st, 0)
+	old := ix.cat.entriesOf(id)
+	keys := make([]string, 0, len(old))
+	for k := range old {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := w.remove(k); err != nil {
+			return st.Removed, err
+		}
+	}
+	if err := w.flush(); err != nil {
+		return st.Removed, err
+	}
+	return st.Removed, ix.cat.setSourceState(id, nil)
+}
+
+// Sources lists the ids of the sources whose notes or state the catalog
+// holds, the vault aside.
+func (ix *Index) Sources() ([]string, error) {
+	ids, err := ix.cat.sourceIDs()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		seen[id] = true
+	}
+	ix.cat.read(func(entries map[string]Entry) {
+		for k := range entries {
+			if id, _ := source.Split(k); id != source.Vault && !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	})
+	sort.Strings(ids)
+	return ids, nil
 }

@@ -254,3 +254,64 @@ func TestGitSourceFollowsHistory(t *testing.T) {
 	clone = digest(t, r.dir)
 	check("a force-push", SourceStats{Read: 2, Full: true})
 }
+
+// TestFolderSource reads a folder source's matched notes, follows an edit
+// and a delete, leaves its notes when the folder goes missing, and drops
+// them all when the source is taken out.
+func TestFolderSource(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("work/plan.md", "# Plan\n\nShip the beta in March.\n")
+	write("work/drafts/idea.md", "# Idea\n\nNot yet.\n")
+	write("work/notes.txt", "not a note\n")
+	write("other/x.md", "# Other\n\nOutside the paths.\n")
+	src := source.Source{ID: "work", Kind: source.KindFolder, Root: root, Paths: []string{"work/**"}, Exclude: []string{"drafts/**"}}
+	ix, _ := openSourceIndex(t)
+	keys := func() []string {
+		var out []string
+		for k := range ix.cat.entriesOf("work") {
+			out = append(out, k)
+		}
+		sort.Strings(out)
+		return out
+	}
+	if _, err := ix.SyncFolder(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(); !slices.Equal(got, []string{"work:work/plan.md"}) {
+		t.Fatalf("notes = %v", got)
+	}
+	if st, err := ix.SyncFolder(ctx, src); err != nil || st.Read != 0 {
+		t.Fatalf("an unchanged folder read %d notes (%v)", st.Read, err)
+	}
+	write("work/todo.md", "# Todo\n\nCall the printer.\n")
+	if err := os.Remove(filepath.Join(root, "work/plan.md")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := ix.SyncFolder(ctx, src); err != nil || st.Read != 1 || st.Removed != 1 {
+		t.Fatalf("sync: %+v %v", st, err)
+	}
+	if got := keys(); !slices.Equal(got, []string{"work:work/todo.md"}) {
+		t.Fatalf("notes = %v", got)
+	}
+	gone := src
+	gone.Root = filepath.Join(root, "missing")
+	if _, err := ix.SyncFolder(ctx, gone); err == nil || len(keys()) != 1 {
+		t.Fatalf("a missing folder: err %v, notes %v", err, keys())
+	}
+	if n, err := ix.DropSource(ctx, "work"); err != nil || n != 1 || len(keys()) != 0 {
+		t.Fatalf("DropSource: %d %v, notes %v", n, err, keys())
+	}
+	if c, _ := ix.BM25.Count(); c != 0 {
+		t.Errorf("%d passages left after the source was dropped", c)
+	}
+}
