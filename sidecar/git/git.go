@@ -48,6 +48,10 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 // not exist yet. The clone is made beside dir and renamed into place, so
 // a crash leaves no half mirror.
 func Mirror(ctx context.Context, url, dir string) (*Repo, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(dir); err == nil {
 		return Open(ctx, dir)
 	}

@@ -510,3 +510,24 @@ func (ix *Index) Sources() ([]string, error) {
 	sort.Strings(ids)
 	return ids, nil
 }
+
+// RecordSourceError keeps why a source's sync failed beside what the
+// catalog remembers of it, which stays as it was.
+func (ix *Index) RecordSourceError(id string, kind source.Kind, msg string) error {
+	st, err := ix.cat.sourceState(id)
+	if err != nil {
+		return err
+	}
+	st.Kind, st.Error = kind, msg
+	return ix.cat.setSourceState(id, &st)
+}
+
+// RecordFetch notes when the source's mirror was fetched.
+func (ix *Index) RecordFetch(id string, at time.Time) error {
+	st, err := ix.cat.sourceState(id)
+	if err != nil {
+		return err
+	}
+	st.Fetched = at
+	return ix.cat.setSourceState(id, &st)
+}
