@@ -268,7 +268,12 @@ export interface Citation {
    */
   id: string;
   /**
-   * Path is the note's vault-relative path.
+   * Source is the id of the source the note is in ("vault" for the
+   * vault), as in Passage.
+   */
+  source: string;
+  /**
+   * Path is the note's path inside its source.
    */
   path: string;
   /**
@@ -1137,7 +1142,14 @@ export interface Passage {
    */
   id: string;
   /**
-   * Path is the note's vault-relative path, with forward slashes.
+   * Source is the id of the source the note is in: "vault" for the
+   * vault, else a git or folder source's id from config.yaml. Open a
+   * note of another source read-only: it is not a file of the vault.
+   */
+  source: string;
+  /**
+   * Path is the note's path inside its source (vault-relative for the
+   * vault), with forward slashes.
    */
   path: string;
   /**

@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/source"
 	"github.com/quire-app/quire/sidecar/vault"
 )
 
@@ -52,6 +53,8 @@ type Config struct {
 	Model llm.Config `yaml:"model"`
 	// Rerank is an optional reranker endpoint; no provider means none.
 	Rerank Rerank `yaml:"rerank"`
+	// Sources are git repositories and folders indexed beside the vault.
+	Sources Sources `yaml:"sources"`
 }
 
 // The providers Rerank.Provider accepts.
@@ -360,6 +363,14 @@ func (c Config) Validate() error {
 	if _, err := vault.ParsePrivate(c.Private); err != nil {
 		return fmt.Errorf("private: %w", err)
 	}
+	if err := c.Sources.Validate(); err != nil {
+		return fmt.Errorf("sources.%w", err)
+	}
+	for _, p := range c.Private {
+		if id, _ := source.Split(strings.TrimSpace(p)); id != source.Vault && !c.Sources.Has(id) {
+			return fmt.Errorf("private: %q names the source %q, which sources: does not have", p, id)
+		}
+	}
 	return nil
 }
 
@@ -538,8 +549,17 @@ func unknownKeys(m map[string]any, t reflect.Type, prefix string) []string {
 			out = append(out, prefix+k)
 			continue
 		}
-		if sub, isMap := v.(map[string]any); isMap && ft.Kind() == reflect.Struct {
+		sub, isMap := v.(map[string]any)
+		switch {
+		case isMap && ft.Kind() == reflect.Struct:
 			out = append(out, unknownKeys(sub, ft, prefix+k+".")...)
+		case isMap && ft.Kind() == reflect.Map && ft.Elem().Kind() == reflect.Struct:
+			// sources.git.<id>: each entry's keys are the struct's.
+			for id, e := range sub {
+				if em, ok := e.(map[string]any); ok {
+					out = append(out, unknownKeys(em, ft.Elem(), prefix+k+"."+id+".")...)
+				}
+			}
 		}
 	}
 	sort.Strings(out)

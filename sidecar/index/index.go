@@ -25,6 +25,7 @@ import (
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/markdown"
+	"github.com/quire-app/quire/sidecar/source"
 	"github.com/quire-app/quire/sidecar/state"
 	"github.com/quire-app/quire/sidecar/vault"
 )
@@ -359,7 +360,7 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	notes := ix.cat.count()
+	notes := ix.cat.countOf(source.Vault)
 	f, err := ix.look(scope)
 	if err != nil {
 		if errors.Is(err, vault.ErrNoVault) && notes > 0 {
@@ -368,12 +369,20 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 		return st, err
 	}
 
+	f.files = slices.DeleteFunc(f.files, func(file vault.File) bool {
+		if source.Foreign(file.Path) {
+			f.skips = append(f.skips, vault.Skip{Path: file.Path, Reason: "its name reads as a note of another source (id:path); rename it without the colon"})
+			return true
+		}
+		return false
+	})
+
 	// old holds the catalog's entries of the notes looked at: all of
 	// them on a whole run, which the workers read while the writer
 	// changes the catalog.
 	old := map[string]Entry{}
 	if f.covers == nil {
-		old = ix.cat.entries()
+		old = ix.cat.entriesOf(source.Vault)
 		st.Skipped = f.skips
 	} else {
 		ix.cat.read(func(all map[string]Entry) {
@@ -383,7 +392,7 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 				}
 			}
 			for p, e := range all {
-				if f.covers(p) {
+				if f.covers(p) && !source.Foreign(p) {
 					old[p] = e
 				}
 			}
@@ -497,12 +506,18 @@ func (ix *Index) prepareGuarded(f vault.File, prev *Entry, d *dating) (r result)
 }
 
 func (ix *Index) prepare(f vault.File, prev *Entry, d *dating) result {
-	r := result{file: f, known: prev != nil}
 	note, err := vault.Read(ix.Vault, f.Path, ix.cfg.MaxFileBytes)
+	return ix.chunk(f, note, err, prev, d)
+}
+
+// chunk makes the result of a note read (or not: err) at f: its catalog
+// entry and passages, or why it is skipped.
+func (ix *Index) chunk(f vault.File, note *vault.Note, err error, prev *Entry, d *dating) result {
+	r := result{file: f, known: prev != nil}
 	if err != nil {
 		var se *vault.SkipError
 		if errors.As(err, &se) {
-			r.skip = &vault.Skip{Path: se.Path, Reason: se.Reason}
+			r.skip = &vault.Skip{Path: f.Path, Reason: se.Reason}
 		} else {
 			r.skip = &vault.Skip{Path: f.Path, Reason: err.Error()}
 		}

@@ -118,7 +118,8 @@ type Reindexed struct {
 
 // Passage is a slice of a note: its raw Markdown between two byte offsets.
 type Passage struct {
-	Path     string   `json:"path" jsonschema:"the note's vault-relative path; pass it to get_note for the whole note"`
+	Source   string   `json:"source" jsonschema:"the id of the source the note is in: vault for the Obsidian vault, else a git repository or folder configured beside it"`
+	Path     string   `json:"path" jsonschema:"the note's path inside its source; pass it with source to get_note for the whole note"`
 	Title    string   `json:"title" jsonschema:"the note's title"`
 	Headings []string `json:"headingPath" jsonschema:"headings above the passage, outermost first"`
 	Text     string   `json:"text" jsonschema:"the passage's Markdown, as written in the note"`
@@ -146,7 +147,8 @@ type Answer struct {
 // Citation is a passage an answer cites.
 type Citation struct {
 	Number   int      `json:"number" jsonschema:"what the answer cites it by: [number]"`
-	Path     string   `json:"path" jsonschema:"the note's vault-relative path"`
+	Source   string   `json:"source" jsonschema:"the id of the source the note is in (vault for the vault)"`
+	Path     string   `json:"path" jsonschema:"the note's path inside its source"`
 	Title    string   `json:"title"`
 	Headings []string `json:"headingPath" jsonschema:"headings above the passage, outermost first"`
 	Text     string   `json:"text" jsonschema:"the passage's Markdown"`

@@ -13,6 +13,7 @@ import (
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/source"
 )
 
 // bounded reports whether a request type takes a slot of Options.MaxWork:
@@ -261,7 +262,8 @@ func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchR
 
 // toPassage maps a ranked passage to the wire.
 func toPassage(p search.Passage) proto.Passage {
-	return proto.Passage{ID: p.ID, Path: p.Path, Title: p.Title, HeadingPath: p.Headings,
+	src, rel := source.Split(p.Path)
+	return proto.Passage{ID: p.ID, Source: src, Path: rel, Title: p.Title, HeadingPath: p.Headings,
 		Start: p.Start, End: p.End, Text: p.Text, Score: p.Score}
 }
 

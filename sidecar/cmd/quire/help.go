@@ -35,6 +35,9 @@ var commands = []command{
 			"--regex), as they are now: path:line:text. Reads the files, not the index. Exits 1 when no line matches."},
 	{"status", "--vault DIR [--state DIR] [--json]",
 		"Say what the index holds: notes, passages, vector coverage, languages, skipped notes, the model."},
+	{"sources", "--vault DIR [--state DIR] [--sync] [--json]",
+		"List the vault and the git and folder sources of config.yaml: kind, revision indexed, notes,\n" +
+			"passages, vectors, last fetch, errors. --sync brings them up to date first (fetching mirrors)."},
 	{"eval", "--vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25[,hybrid]] [--rerank off|builtin|endpoint]\n" +
 		"                [--rewrite] [--misses] [--json] [--name NAME] [--set NAME] [--control NAME] [--decide]\n" +
 		"                [--report OUT.html] [--log FILE] [--ask [--unanswerable FILE]]",
