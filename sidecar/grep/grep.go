@@ -371,6 +371,12 @@ func Search(ctx context.Context, roots []Root, o Options) (Result, error) {
 			continue
 		}
 		known = true
+		if st, err := os.Stat(r.Dir); err != nil || !st.IsDir() {
+			// A source whose folder is gone (or not made yet) leaves the
+			// others to search.
+			res.Skipped = append(res.Skipped, Skip{Source: r.Source, Reason: "no folder to search at " + r.Dir})
+			continue
+		}
 		fs, skips, err := list(ctx, r)
 		if err != nil {
 			return Result{}, err
@@ -438,11 +444,7 @@ func Search(ctx context.Context, roots []Root, o Options) (Result, error) {
 func list(ctx context.Context, r *Root) ([]file, []Skip, error) {
 	var out []file
 	var skips []Skip
-	st, err := os.Stat(r.Dir)
-	if err != nil || !st.IsDir() {
-		return nil, nil, fmt.Errorf("source %s: %s is not a folder", r.Source, r.Dir)
-	}
-	err = filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(r.Dir, func(p string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return filepath.SkipAll // the time is up: search what was listed
 		}

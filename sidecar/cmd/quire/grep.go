@@ -9,6 +9,7 @@ import (
 
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/grep"
+	"github.com/quire-app/quire/sidecar/source"
 	"github.com/quire-app/quire/sidecar/state"
 )
 
@@ -22,7 +23,7 @@ func cmdGrep(ctx context.Context, args []string) error {
 	fs.BoolVar(&o.Regex, "regex", false, "PATTERN is a regular expression (Go's RE2 syntax); else a literal string")
 	caseRule := fs.String("case", string(grep.Smart), "smart (sensitive only when PATTERN has an upper-case letter), sensitive or ignore")
 	fs.IntVar(&o.Context, "context", 0, fmt.Sprintf("lines shown before and after each match (at most %d)", grep.MaxContext))
-	fs.StringVar(&o.Source, "source", "", "only this source (the vault is "+engine.VaultSource+")")
+	fs.StringVar(&o.Source, "source", "", "only this source (the vault is "+source.Vault+")")
 	fs.IntVar(&o.MaxMatches, "max", grep.DefaultMaxMatches, "stop after this many matching lines")
 	fs.DurationVar(&o.Timeout, "timeout", grep.DefaultTimeout, "stop after this long")
 	pos, err := parse(fs, &c, args)
