@@ -46,7 +46,7 @@ func cmdGrep(ctx context.Context, args []string) error {
 		return err
 	}
 	for _, s := range res.Skipped {
-		fmt.Fprintf(os.Stderr, "quire: skipped %s: %s\n", shown(s.Path), s.Reason)
+		fmt.Fprintf(os.Stderr, "quire: skipped %s: %s\n", shown(source.Key(s.Source, s.Path)), s.Reason)
 	}
 	if res.Warning != "" {
 		fmt.Fprintln(os.Stderr, "quire: warning:", res.Warning)
@@ -66,7 +66,8 @@ func cmdGrep(ctx context.Context, args []string) error {
 
 // printMatches prints matches as ripgrep does: path:line:text, context
 // lines as path-line-text, each line once, and with context -- between
-// groups of lines that do not touch.
+// groups of lines that do not touch. A source's file is named by its key
+// (ops:runbooks/deploy.md), the vault's by its path.
 func printMatches(ms []grep.Match, context bool) error {
 	w := bufio.NewWriter(os.Stdout)
 	lastPath, lastLine := "", 0
@@ -77,7 +78,7 @@ func printMatches(ms []grep.Match, context bool) error {
 		if context && lastPath != "" && (m.Path != lastPath || n > lastLine+1) {
 			w.WriteString("--\n")
 		}
-		fmt.Fprintf(w, "%s%c%d%c%s\n", m.Path, sep, n, sep, text)
+		fmt.Fprintf(w, "%s%c%d%c%s\n", source.Key(m.Source, m.Path), sep, n, sep, text)
 		lastPath, lastLine = m.Path, n
 	}
 	for k, m := range ms {
