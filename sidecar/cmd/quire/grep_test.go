@@ -31,6 +31,9 @@ func TestGrepCommand(t *testing.T) {
 		t.Errorf("grep --regex --context 1: %v\n%q, want %q", err, out, want)
 	}
 	out, err = runCLI(t, "grep", "--vault", vault, "--json", "ROUTER", "--case", "ignore")
+	if err != nil {
+		t.Fatalf("grep --json: %v", err)
+	}
 	var res struct {
 		Matches []struct {
 			Source, Path, Text string
