@@ -504,7 +504,7 @@ func searchFile(f file, m *matcher, o Options, buf, fold []byte) (_, _ []byte, _
 			mt.Before, mt.After = around(buf, start, end, o.Context)
 		}
 		out = append(out, mt)
-		return len(out) < o.MaxMatches
+		return len(out) <= o.MaxMatches // one past the cap says there are more
 	})
 	return buf, fold, out, ""
 }

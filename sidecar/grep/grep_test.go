@@ -167,6 +167,11 @@ func TestBounds(t *testing.T) {
 	if err != nil || res.Truncated || len(res.Matches) != 24 {
 		t.Errorf("exactly the cap: %d matches, truncated %v, %v", len(res.Matches), res.Truncated, err)
 	}
+	one := write(t, map[string]string{"a.md": "x\nx\nx\n"})
+	res, err = Search(context.Background(), []Root{vaultRoot(one)}, Options{Pattern: "x", MaxMatches: 2})
+	if err != nil || !res.Truncated || len(res.Matches) != 2 {
+		t.Errorf("more lines in one file than the cap: %d matches, truncated %v, %v", len(res.Matches), res.Truncated, err)
+	}
 	res, err = Search(context.Background(), []Root{vaultRoot(dir)}, Options{Pattern: "x", Timeout: time.Nanosecond})
 	if err != nil || !res.TimedOut || res.Warning == "" {
 		t.Errorf("time budget: timed out %v, warning %q, %v", res.TimedOut, res.Warning, err)
