@@ -55,7 +55,7 @@ func grepRoots(vaultDir, stateDir string, cfg config.Config, rules vault.Rules, 
 	for _, src := range cfg.Sources.List(vaultDir, stateDir) {
 		r := grep.Root{Source: src.ID, Dir: src.Root, Rules: sourceRules{src}}
 		if src.ID == source.Vault {
-			r.Rules = rules
+			r.Rules = notesOnly{rules}
 		}
 		if hide != nil {
 			id := src.ID
@@ -65,6 +65,13 @@ func grepRoots(vaultDir, stateDir string, cfg config.Config, rules vault.Rules, 
 	}
 	return roots
 }
+
+// notesOnly are the vault's rules for grep: the notes, not the PDFs the
+// index also reads (their bytes are no text to match, and each would be
+// reported skipped as binary).
+type notesOnly struct{ vault.Rules }
+
+func (r notesOnly) Indexable(rel string) bool { return !vault.IsPDF(rel) && r.Rules.Indexable(rel) }
 
 // sourceRules are a source's globs as grep's rules.
 type sourceRules struct{ source.Source }

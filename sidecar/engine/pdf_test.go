@@ -12,6 +12,7 @@ import (
 	"github.com/go-pdf/fpdf"
 
 	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/grep"
 	"github.com/quire-app/quire/sidecar/ingest/extract"
 	"github.com/quire-app/quire/sidecar/llm/llmtest"
 )
@@ -134,5 +135,25 @@ func TestPDFSearchAskAndPrivacy(t *testing.T) {
 		if strings.Contains(strings.Join(all, "\n"), secret) {
 			t.Errorf("request %d (%s) carries the private PDF", i, req.API)
 		}
+	}
+}
+
+// TestGrepLeavesPDFsOut: grep reads the vault's notes, not the PDFs the
+// index reads (their bytes would be reported skipped as binary, or match
+// as noise).
+func TestGrepLeavesPDFsOut(t *testing.T) {
+	dir := t.TempDir()
+	vaultDir, stateDir := filepath.Join(dir, "vault"), filepath.Join(dir, "state")
+	writeNotes(t, vaultDir, map[string]string{
+		"Note.md":    "# Note\n\nFlate streams compress.\n",
+		"manual.pdf": textPDF(t, "Descaling the boiler."),
+	})
+	os.MkdirAll(stateDir, 0o755)
+	res, err := engine.GrepFiles(context.Background(), vaultDir, stateDir, grep.Options{Pattern: "Flate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != 1 || len(res.Skipped) != 0 || len(res.Matches) != 1 {
+		t.Errorf("grep: %d files, skipped %+v, %d matches; want the note alone", res.Files, res.Skipped, len(res.Matches))
 	}
 }
