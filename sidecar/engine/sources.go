@@ -192,13 +192,9 @@ func (e *Engine) readNote(key string, maxBytes int64) ([]byte, error) {
 		if !ok {
 			return nil, fs.ErrNotExist
 		}
-		dir := cfg.Sources.Git[id].Path
-		if dir == "" {
-			dir = config.MirrorDir(e.stateDir(), id)
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		repo, err := git.Open(ctx, dir)
+		repo, err := e.openGit(ctx, cfg, id)
 		if err != nil {
 			return nil, err
 		}
@@ -213,4 +209,14 @@ func (e *Engine) readNote(key string, maxBytes int64) ([]byte, error) {
 		return data, err
 	}
 	return nil, fs.ErrNotExist
+}
+
+// openGit opens the repository the git source id is read from: the clone,
+// or the mirror in the state folder.
+func (e *Engine) openGit(ctx context.Context, cfg config.Config, id string) (*git.Repo, error) {
+	dir := cfg.Sources.Git[id].Path
+	if dir == "" {
+		dir = config.MirrorDir(e.stateDir(), id)
+	}
+	return git.Open(ctx, dir)
 }

@@ -105,6 +105,23 @@ func TestSources(t *testing.T) {
 		t.Errorf("Note(ops:runbooks/deploy.md) = %q, %v; want the indexed revision's text", text, err)
 	}
 
+	// The table of contents of a source: folder, note, title, headings;
+	// an MCP client's leaves the private folder out.
+	toc, err := e.TOC(ctx, "ops", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(toc.Folders) != 2 || toc.Folders[0].Folder != "runbooks" || toc.Folders[0].Notes[0].Title != "Deploy" ||
+		len(toc.Folders[0].Notes[0].Headings) == 0 || toc.Revision == "" {
+		t.Errorf("TOC(ops) = %+v", toc)
+	}
+	if toc, err := e.TOC(ctx, "ops", true); err != nil || len(toc.Folders) != 1 || toc.Withheld != 1 {
+		t.Errorf("TOC(ops) for MCP = %+v, %v; want secrets/ withheld", toc, err)
+	}
+	if _, err := e.TOC(ctx, "nope", false); err == nil {
+		t.Error("TOC of an unknown source: no error")
+	}
+
 	// The remote goes away: its notes stay searchable, its error listed.
 	if err := os.Rename(remote, remote+".gone"); err != nil {
 		t.Fatal(err)
