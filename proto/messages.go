@@ -58,6 +58,8 @@ var Messages = []Message{
 
 	{Type: TypeNoteGet, Kind: KindRequest, Reply: TypeNoteResult, Payload: NoteGet{}},
 	{Type: TypeNoteResult, Kind: KindReply, Payload: NoteResult{}},
+	{Type: TypeGrepQuery, Kind: KindRequest, Reply: TypeGrepResult, Payload: GrepQuery{}},
+	{Type: TypeGrepResult, Kind: KindReply, Payload: GrepResult{}},
 
 	{Type: TypeIndexRebuild, Kind: KindRequest, Reply: TypeIndexResult, Payload: IndexRebuild{}},
 	{Type: TypeIndexResult, Kind: KindReply, Payload: IndexResult{}},
@@ -69,6 +71,9 @@ var Messages = []Message{
 
 	{Type: TypeLintRun, Kind: KindRequest, Reply: TypeLintResult, Payload: LintRun{}},
 	{Type: TypeLintResult, Kind: KindReply, Payload: LintResult{}},
+
+	{Type: TypeEvalRun, Kind: KindRequest, Reply: TypeEvalResult, Payload: EvalRun{}},
+	{Type: TypeEvalResult, Kind: KindReply, Payload: EvalResult{}},
 
 	{Type: TypeConfigGet, Kind: KindRequest, Reply: TypeConfigResult, Payload: ConfigGet{}},
 	{Type: TypeConfigSet, Kind: KindRequest, Reply: TypeConfigResult, Payload: ConfigSet{}},

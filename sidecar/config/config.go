@@ -275,6 +275,10 @@ type Fields struct {
 	// only. Off: it gained ariostea but lowered the English help vault's
 	// MRR (README, "Figures").
 	Separate bool `yaml:"separate"`
+	// Exact weighs a query word matched whole as an exact token (an IP
+	// address, a version, a snake_case or kebab-case name, a #tag, a
+	// path: bm25.ExactTokens) beside its words' score; 0 leaves it out.
+	Exact float64 `yaml:"exact"`
 }
 
 // Default returns the configuration used when no file exists.
@@ -284,7 +288,7 @@ func Default() Config {
 		Folder:       "Quire",
 		Ingest:       Ingest{MaxCalls: 24, MaxBytes: 20 << 20},
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
-		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Rerank: "off", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
+		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Rerank: "off", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5, Exact: 1}},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
 		MCP:          MCP{Private: "withhold"},
 		Model:        llm.Default(),
@@ -326,9 +330,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("search.dense_weight: %g must be between 0 and 4", c.Search.DenseWeight)
 	case c.Search.Pool < 1 || c.Search.Pool > 1000:
 		return fmt.Errorf("search.pool: %d must be between 1 and 1000", c.Search.Pool)
-	case min(c.Search.Fields.Title, c.Search.Fields.Aliases, c.Search.Fields.Headings) < 0 ||
-		max(c.Search.Fields.Title, c.Search.Fields.Aliases, c.Search.Fields.Headings) > 4:
-		return errors.New("search.fields: title, aliases and headings must be between 0 (left out) and 4")
+	case min(c.Search.Fields.Title, c.Search.Fields.Aliases, c.Search.Fields.Headings, c.Search.Fields.Exact) < 0 ||
+		max(c.Search.Fields.Title, c.Search.Fields.Aliases, c.Search.Fields.Headings, c.Search.Fields.Exact) > 4:
+		return errors.New("search.fields: title, aliases, headings and exact must be between 0 (left out) and 4")
 	case c.Search.PreferLanguage < 1 || c.Search.PreferLanguage > 4:
 		return fmt.Errorf("search.prefer_language: %g must be between 1 (off) and 4", c.Search.PreferLanguage)
 	case c.Dense.Embedder != "builtin" && c.Dense.Embedder != "model" && c.Dense.Embedder != "none":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"time"
 
 	"github.com/quire-app/quire/sidecar/config"
@@ -166,8 +167,23 @@ func (e *Engine) syncGit(ctx context.Context, cfg config.Config, src source.Sour
 	if _, err := e.ix.SyncGit(ctx, src, repo, rev); err != nil {
 		return err
 	}
+	if g.URL != "" {
+		// The mirror has no files; grep reads this checkout of the
+		// revision indexed.
+		idx := filepath.Join(filepath.Dir(config.CheckoutDir(e.stateDir(), src.ID)), "checkout.index")
+		if err := repo.Checkout(ctx, rev, config.CheckoutDir(e.stateDir(), src.ID), idx); err != nil {
+			return err
+		}
+	}
 	if !fetched.IsZero() {
-		return e.ix.RecordFetch(src.ID, fetched)
+		if err := e.ix.RecordFetch(src.ID, fetched); err != nil {
+			return err
+		}
+	}
+	if prev.Error != "" {
+		// An unchanged revision writes no state: the error of a sync
+		// that failed before is cleared here.
+		return e.ix.RecordSourceError(src.ID, src.Kind, "")
 	}
 	return nil
 }

@@ -94,6 +94,10 @@ func TestSources(t *testing.T) {
 	if got := paths(engine.Query{Text: "kubernetes", MCP: true}); strings.Contains(strings.Join(got, " "), "ops:secrets") || !strings.Contains(strings.Join(got, " "), "travel:secrets") {
 		t.Errorf("an MCP client got the private ops:secrets/: %v", got)
 	}
+	// A url source's files are checked out in the state folder, for grep.
+	if b, err := os.ReadFile(filepath.Join(stateDir, "sources", "travel", "files", "runbooks", "deploy.md")); err != nil || !strings.Contains(string(b), "one by one") {
+		t.Errorf("the travel checkout: %q, %v", b, err)
+	}
 	text, err := e.Note(ctx, "travel:runbooks/deploy.md", false)
 	if err != nil || !strings.Contains(text, "one by one") {
 		t.Errorf("Note(travel:runbooks/deploy.md) = %q, %v", text, err)
@@ -145,6 +149,16 @@ func TestSources(t *testing.T) {
 	}
 	if s := byID["vault"]; s.Notes != 1 {
 		t.Errorf("vault: %+v", s)
+	}
+	// Back again, with no new commit: the error is cleared.
+	if err := os.Rename(remote+".gone", remote); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncSources(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := e.Sources(); list[2].ID != "travel" || list[2].Error != "" {
+		t.Errorf("travel's error stays after a sync that succeeded: %+v", list[2])
 	}
 	e.Close()
 

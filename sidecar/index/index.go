@@ -45,10 +45,10 @@ const schema = "bm25-v3"
 // the catalog's private mark and supersession, so that notes marked
 // before it are read again; lang-7: languages detected on prose, not
 // formulas or code; lang-8: the catalog's dates; lang-9: its link and
-// word counts, which tell hub notes); bump it when they change so that the keyword
+// word counts, which tell hub notes; lang-10: the exact tokens' field); bump it when they change so that the keyword
 // index is rebuilt and notes' languages detected anew, while vectors, which depend on the
 // passages only, are kept.
-const analysis = "lang-9"
+const analysis = "lang-10"
 
 // Analysis is the analyzers' version, logged with eval runs.
 func Analysis() string { return analysis }
@@ -105,7 +105,7 @@ func Open(vaultDir string, st *state.Dir, cfg config.Config) (*Index, error) {
 		Vault:   vaultDir,
 		cfg:     cfg,
 		privacy: cfg.PrivateNotes(),
-		rules:   rules(vaultDir, cfg),
+		rules:   RulesOf(vaultDir, cfg),
 		chunker: sync.OnceValue(func() *markdown.Chunker { return markdown.New(markdown.Params(cfg.Chunk)) }),
 		cat:     cat,
 	}
@@ -169,14 +169,14 @@ func (ix *Index) SetPaths(ignore []string, folder string) {
 	ix.rulesMu.Lock()
 	defer ix.rulesMu.Unlock()
 	ix.cfg.Ignore, ix.cfg.Folder = ignore, folder
-	ix.rules = rules(ix.Vault, ix.cfg)
+	ix.rules = RulesOf(ix.Vault, ix.cfg)
 }
 
-// rules are the vault's path rules under cfg. Besides the configured
+// RulesOf returns the vault's path rules under cfg. Besides the configured
 // prefixes they leave out the generated folder's raw/ and Inbox/: a
 // Markdown clip saved there as an original, or waiting to be ingested,
 // would otherwise be found beside the source note made from it.
-func rules(vaultDir string, cfg config.Config) vault.Rules {
+func RulesOf(vaultDir string, cfg config.Config) vault.Rules {
 	ignore := slices.Clone(cfg.Ignore)
 	if cfg.Folder != "" {
 		ignore = append(ignore, cfg.Folder+"/raw/", cfg.Folder+"/Inbox/")

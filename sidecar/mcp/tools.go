@@ -141,6 +141,7 @@ func addTools(s *sdk.Server, t *tools) {
 			"model it returns the most relevant sentences quoted from the notes (extracted: true). Optionally only from notes under a " +
 			"folder or with a tag."},
 		t.ask)
+	addGrep(s, t)
 }
 
 // argError is a bad argument: the client's model should fix the call.

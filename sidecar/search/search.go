@@ -200,7 +200,7 @@ func New(kw *bm25.Index, langs []string, c config.Search) *Searcher {
 		f.Pool = c.Pool
 	}
 	if kw != nil {
-		kw.SetFieldWeights(bm25.FieldWeights{Title: c.Fields.Title, Aliases: c.Fields.Aliases, Headings: c.Fields.Headings, Separate: c.Fields.Separate, ByField: c.Coordination == "fields"})
+		kw.SetFieldWeights(bm25.FieldWeights{Title: c.Fields.Title, Aliases: c.Fields.Aliases, Headings: c.Fields.Headings, Separate: c.Fields.Separate, ByField: c.Coordination == "fields", Exact: c.Fields.Exact})
 	}
 	return &Searcher{BM25: kw, Langs: langs, Synonyms: SynonymsIf(c.Synonyms), Prefer: c.PreferLanguage, PerNote: c.PerNote, Fusion: f, Rerank: Rerank(c.Rerank)}
 }

@@ -122,6 +122,11 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 				payload = proto.NoteResult{Path: q.Path, Text: text}
 			}
 		}
+	case proto.TypeGrepQuery:
+		var q proto.GrepQuery
+		if err = decode(env, &q); err == nil {
+			payload, err = s.grep(ctx, q)
+		}
 	case proto.TypeIndexRebuild:
 		payload = proto.IndexResult{Started: s.e.Rebuild()}
 	case proto.TypeAnswerSave:
@@ -147,6 +152,11 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 		var q proto.LintRun
 		if err = decode(env, &q); err == nil {
 			payload, err = s.lint(q)
+		}
+	case proto.TypeEvalRun:
+		var q proto.EvalRun
+		if err = decode(env, &q); err == nil {
+			payload, err = s.evalRun(ctx, q)
 		}
 	case proto.TypeShutdown:
 		if s.opts.OnShutdown == nil {

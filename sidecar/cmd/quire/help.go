@@ -29,6 +29,10 @@ var commands = []command{
 	{"ask", "--vault DIR [--state DIR] [--k N] [--folder DIR] [--tag TAG] [--json] [--save] QUESTION",
 		"Answer QUESTION from the vault with citations: with the configured model, or with the closest\n" +
 			"sentences quoted when there is none. A question the notes do not answer gets a refusal."},
+	{"grep", "--vault DIR [--state DIR] [--regex] [--case smart|sensitive|ignore] [--context N] [--source ID]\n" +
+		"                [--max N] [--timeout 10s] [--json] PATTERN",
+		"Print the lines of the vault's notes that hold PATTERN, a literal string (a regular expression with\n" +
+			"--regex), as they are now: path:line:text. Reads the files, not the index. Exits 1 when no line matches."},
 	{"status", "--vault DIR [--state DIR] [--json]",
 		"Say what the index holds: notes, passages, vector coverage, languages, skipped notes, the model."},
 	{"sources", "--vault DIR [--state DIR] [--sync] [--json]",

@@ -100,6 +100,7 @@ func run(ctx context.Context, args []string) error {
 		"doctor":  cmdDoctor,
 		"ingest":  cmdIngest,
 		"lint":    cmdLint,
+		"grep":    cmdGrep,
 		"mcp":     cmdMCP,
 		"version": cmdVersion,
 	}
