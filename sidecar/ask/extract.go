@@ -437,14 +437,15 @@ func sentences(md string) []string {
 		}
 		minWords = 4
 	}
-	inCode := false
+	var fence markdown.Fence
 	for _, line := range strings.Split(md, "\n") {
 		t := strings.TrimSpace(line)
 		t = strings.TrimSpace(strings.TrimLeft(t, ">")) // code and lists inside callouts
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		wasCode := fence.Open()
+		if fence.Line(t) && (!wasCode || !fence.Open()) {
 			flush()
 			code = append(code, t)
-			if inCode {
+			if wasCode {
 				block := strings.Join(code, "\n")
 				if len(block) <= 2*maxSentenceBytes {
 					if n := len(out); n > 0 && strings.HasSuffix(out[n-1], ":") {
@@ -455,10 +456,9 @@ func sentences(md string) []string {
 				}
 				code = code[:0]
 			}
-			inCode = !inCode
 			continue
 		}
-		if inCode {
+		if fence.Open() {
 			if q := strings.TrimLeft(line, " "); strings.HasPrefix(q, ">") {
 				line = strings.TrimPrefix(strings.TrimLeft(q, ">"), " ")
 			}
@@ -483,8 +483,7 @@ func sentences(md string) []string {
 
 // endsWithFence reports whether s ends with a code fence line.
 func endsWithFence(s string) bool {
-	last := strings.TrimSpace(s[strings.LastIndexByte(s, '\n')+1:])
-	return strings.HasPrefix(last, "```") || strings.HasPrefix(last, "~~~")
+	return markdown.IsFenceLine(s[strings.LastIndexByte(s, '\n')+1:])
 }
 
 // listMarkerRe matches what opens a list item or a block quote.
