@@ -1136,6 +1136,12 @@ export interface SearchQuery {
    * below the notes that hold it whole.
    */
   typing?: boolean;
+  /**
+   * Explain asks for how the sidecar reads the query (its language,
+   * synonyms and translations) in SearchResult.Explain, as `quire
+   * search --explain` prints it.
+   */
+  explain?: boolean;
 }
 /**
  * SearchResult answers a search.query with passages, best first.
@@ -1155,6 +1161,10 @@ export interface SearchResult {
    */
   warning?: string;
   dates?: DateSpan;
+  /**
+   * Explain is how the sidecar read the query, when the query asked.
+   */
+  explain?: string;
 }
 /**
  * DateSpan is a span of days a query named.

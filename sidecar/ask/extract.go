@@ -10,7 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/markdown"
 	"github.com/quire-app/quire/sidecar/search"
@@ -339,7 +338,7 @@ func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang, searc
 			add(lang.English, w, 0.8, src)
 		}
 	}
-	var extra []bm25.Term
+	var extra []search.Term
 	if searched.Query == q {
 		extra = searched.Translations
 	} else if tr, ok := a.Search.(translator); ok {
