@@ -2,12 +2,12 @@ package compile
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/quire-app/quire/sidecar/ingest/extract"
+	"github.com/quire-app/quire/sidecar/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden notes in proto/testdata/notes")
@@ -30,21 +30,5 @@ func TestSourceNoteGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(notesDir, "Quire", "Sources", "Growing basil on a windowsill.md")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, note, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if string(note) != string(want) {
-		t.Errorf("the source note changed; run go test -update if that is right, and the plugin's tests\ngot:\n%s\nwant:\n%s", note, want)
-	}
+	golden.File(t, filepath.Join(notesDir, "Quire", "Sources", "Growing basil on a windowsill.md"), note, *update)
 }
