@@ -10,6 +10,7 @@ import (
 
 	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/grep"
 	"github.com/quire-app/quire/sidecar/search"
 )
 
@@ -132,6 +133,11 @@ func (v *Shared) Search(ctx context.Context, q engine.Query) (search.Result, err
 // Note is engine.Engine.Note through the sidecar.
 func (v *Shared) Note(ctx context.Context, path string, forMCP bool) (string, error) {
 	return with(ctx, v, func(r *Remote) (string, error) { return r.Note(ctx, path, forMCP) })
+}
+
+// Grep is engine.Engine.Grep through the sidecar.
+func (v *Shared) Grep(ctx context.Context, o grep.Options, forMCP bool) (grep.Result, error) {
+	return with(ctx, v, func(r *Remote) (grep.Result, error) { return r.Grep(ctx, o, forMCP) })
 }
 
 // Ask is engine.Engine.Ask through the sidecar.
