@@ -41,7 +41,7 @@ func (e *Engine) compileOptions() compile.Options {
 	opt := compile.Options{
 		Related:      worker.Related(snap.searcher, ch, cfg.Folder),
 		LocalRelated: worker.Related(snap.searcher, local, cfg.Folder),
-		Exists:       worker.Exists(e.vault, snap.entries),
+		Exists:       worker.Exists(e.vault, snap.notes.allOrNone(e.log)),
 		MaxCalls:     cfg.Ingest.MaxCalls,
 		Private:      snap.private,
 		// A source note the indexer would skip as too large is no note.
