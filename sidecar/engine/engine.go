@@ -230,14 +230,7 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		private:  e.Config().PrivateNotes().WithMarked(marked),
 	}
 	if superseded {
-		next := sync.OnceValue(func() map[string]string {
-			all, err := notes.all()
-			if err != nil {
-				e.log.Error("read catalog for superseded notes", "err", err)
-				return nil
-			}
-			return index.Successions(all).Next
-		})
+		next := sync.OnceValue(func() map[string]string { return index.Successions(notes.allOrNone(e.log)).Next })
 		snap.searcher.Successors = func(p string) (string, bool) {
 			if en := marks[p]; !en.Superseded {
 				return "", false
@@ -253,11 +246,7 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 	}
 	snap.searcher.Private = func(p string) bool { return snap.private.Holds(p) }
 	snap.searcher.Hubs = sync.OnceValue(func() []string {
-		all, err := notes.all()
-		if err != nil {
-			e.log.Error("read catalog for hubs", "err", err)
-			return nil
-		}
+		all := notes.allOrNone(e.log)
 		hubs := make([]search.HubNote, 0, len(all))
 		for p, en := range all {
 			hubs = append(hubs, search.HubNote{Path: p, LinkLines: en.LinkLines, Lines: en.Lines})

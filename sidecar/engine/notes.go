@@ -72,7 +72,7 @@ func (n *notes) entry(p string) (index.Entry, bool) {
 
 // allOrNone returns every note's entry, or none when the catalog cannot
 // be read (logged): for what only looks notes up, such as the links a
-// compiled note may keep.
+// compiled note may keep, the superseded notes' successors and the hubs.
 func (n *notes) allOrNone(log *slog.Logger) map[string]index.Entry {
 	all, err := n.all()
 	if err != nil {
