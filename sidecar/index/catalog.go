@@ -11,6 +11,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/quire-app/quire/sidecar/source"
 	"github.com/quire-app/quire/sidecar/vault"
 )
 
@@ -48,9 +49,10 @@ type Meta struct {
 }
 
 var (
-	filesBucket = []byte("files")
-	metaBucket  = []byte("meta")
-	metaKey     = []byte("meta")
+	filesBucket   = []byte("files")
+	sourcesBucket = []byte("sources")
+	metaBucket    = []byte("meta")
+	metaKey       = []byte("meta")
 	// marksBucket holds the records of the notes marked private or
 	// superseded, a few of the vault's: what a search must know of every
 	// note before it runs, read without reading the rest.
@@ -113,7 +115,7 @@ func openCatalog(path string) (*catalog, error) {
 	var fresh bool
 	err = db.View(func(tx *bolt.Tx) error {
 		mb := tx.Bucket(metaBucket)
-		if tx.Bucket(filesBucket) == nil || tx.Bucket(marksBucket) == nil || mb == nil || mb.Get(tallyKey) == nil {
+		if tx.Bucket(filesBucket) == nil || tx.Bucket(sourcesBucket) == nil || tx.Bucket(marksBucket) == nil || mb == nil || mb.Get(tallyKey) == nil {
 			fresh = true
 			return nil
 		}
@@ -153,7 +155,7 @@ func (c *catalog) readSummary(tx *bolt.Tx) error {
 // summarize makes the buckets, and the tally and the marked notes from
 // every record.
 func (c *catalog) summarize(tx *bolt.Tx) error {
-	for _, b := range [][]byte{filesBucket, metaBucket} {
+	for _, b := range [][]byte{filesBucket, metaBucket, sourcesBucket} {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 			return err
 		}
@@ -239,6 +241,32 @@ func (c *catalog) count() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.tally.Notes
+}
+
+// entriesOf returns a copy of the notes of the source id.
+func (c *catalog) entriesOf(id string) (map[string]Entry, error) {
+	out := map[string]Entry{}
+	err := c.read(func(files map[string]Entry) {
+		for k, e := range files {
+			if sid, _ := source.Split(k); sid == id {
+				out[k] = e
+			}
+		}
+	})
+	return out, err
+}
+
+// countOf returns how many notes the source id has.
+func (c *catalog) countOf(id string) (int, error) {
+	n := 0
+	err := c.read(func(files map[string]Entry) {
+		for k := range files {
+			if sid, _ := source.Split(k); sid == id {
+				n++
+			}
+		}
+	})
+	return n, err
 }
 
 // summary returns the tally and the marked notes.
@@ -368,11 +396,15 @@ func (c *catalog) clear() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	err := c.db.Update(func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket(filesBucket); err != nil {
-			return err
-		}
-		if _, err := tx.CreateBucket(filesBucket); err != nil {
-			return err
+		// The sources' revisions go with their notes: the next sync reads
+		// each source whole.
+		for _, b := range [][]byte{filesBucket, sourcesBucket} {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(b); err != nil {
+				return err
+			}
 		}
 		return c.summarize(tx)
 	})
@@ -518,4 +550,42 @@ func (d *decoder) string() string {
 	s := string(d.b[:n])
 	d.b = d.b[n:]
 	return s
+}
+
+// sourceState returns what the catalog remembers of the source id.
+func (c *catalog) sourceState(id string) (SourceState, error) {
+	var st SourceState
+	err := c.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(sourcesBucket).Get([]byte(id)); v != nil {
+			return json.Unmarshal(v, &st)
+		}
+		return nil
+	})
+	return st, err
+}
+
+// setSourceState records st for the source id; nil forgets it.
+func (c *catalog) setSourceState(id string, st *SourceState) error {
+	return c.db.Update(func(tx *bolt.Tx) error {
+		if st == nil {
+			return tx.Bucket(sourcesBucket).Delete([]byte(id))
+		}
+		v, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(sourcesBucket).Put([]byte(id), v)
+	})
+}
+
+// sourceIDs lists the sources the catalog remembers.
+func (c *catalog) sourceIDs() ([]string, error) {
+	var ids []string
+	err := c.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(sourcesBucket).ForEach(func(k, _ []byte) error {
+			ids = append(ids, string(k))
+			return nil
+		})
+	})
+	return ids, err
 }

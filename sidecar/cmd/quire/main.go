@@ -118,11 +118,13 @@ func run(ctx context.Context, args []string) error {
 		"search":  cmdSearch,
 		"ask":     cmdAsk,
 		"status":  cmdStatus,
+		"sources": cmdSources,
 		"eval":    cmdEval,
 		"serve":   cmdServe,
 		"doctor":  cmdDoctor,
 		"ingest":  cmdIngest,
 		"lint":    cmdLint,
+		"grep":    cmdGrep,
 		"mcp":     cmdMCP,
 		"version": cmdVersion,
 	}
