@@ -236,13 +236,6 @@ func (c *catalog) entries() (map[string]Entry, error) {
 	return out, err
 }
 
-// count returns how many notes the catalog holds.
-func (c *catalog) count() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.tally.Notes
-}
-
 // entriesOf returns a copy of the notes of the source id.
 func (c *catalog) entriesOf(id string) (map[string]Entry, error) {
 	out := map[string]Entry{}
