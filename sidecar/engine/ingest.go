@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/ingest/worker"
@@ -41,7 +42,7 @@ func (e *Engine) compileOptions() compile.Options {
 	opt := compile.Options{
 		Related:      worker.Related(snap.searcher, ch, cfg.Folder),
 		LocalRelated: worker.Related(snap.searcher, local, cfg.Folder),
-		Exists:       worker.Exists(e.vault, snap.notes.allOrNone(e.log)),
+		Exists:       worker.Exists(e.vault, titles(snap.notes.allOrNone(e.log))),
 		MaxCalls:     cfg.Ingest.MaxCalls,
 		Private:      snap.private,
 		// A source note the indexer would skip as too large is no note.
@@ -97,4 +98,13 @@ func (e *Engine) Queue() ([]ingest.Item, error) {
 		return []ingest.Item{}, nil
 	}
 	return e.ingest.Queue().List()
+}
+
+// titles is each indexed note's title by its path.
+func titles(entries map[string]index.Entry) map[string]string {
+	out := make(map[string]string, len(entries))
+	for p, e := range entries {
+		out[p] = e.Title
+	}
+	return out
 }
