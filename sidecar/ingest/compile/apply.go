@@ -248,9 +248,10 @@ func (c *compiler) review(name, reason, about, title, body string) error {
 
 // indexFront is index.md's frontmatter.
 type indexFront struct {
-	Quire string `yaml:"quire"`
-	Kind  string `yaml:"quire_kind"`
-	Hash  string `yaml:"quire_hash"`
+	Quire  string `yaml:"quire"`
+	Kind   string `yaml:"quire_kind"`
+	Format int    `yaml:"quire_format"`
+	Hash   string `yaml:"quire_hash"`
 }
 
 const indexIntro = "\n# Sources\n\nEvery source Quire has read, newest first.\n\n"
@@ -279,7 +280,7 @@ func (c *compiler) updateIndex(notePath string, d draft) error {
 	lines = append(lines, c.indexLine(notePath, d))
 	// Newest first; the line starts with the date, and ties keep order.
 	slices.SortStableFunc(lines, func(a, b string) int { return strings.Compare(b[:min(len(b), 12)], a[:min(len(a), 12)]) })
-	b, err := seal(indexFront{Quire: Marker, Kind: "index"}, indexIntro+strings.Join(lines, "\n")+"\n")
+	b, err := seal(indexFront{Quire: Marker, Kind: "index", Format: Format}, indexIntro+strings.Join(lines, "\n")+"\n")
 	if err != nil {
 		return err
 	}
@@ -307,9 +308,10 @@ func (c *compiler) indexLine(notePath string, d draft) string {
 // since logs are archived, quire_hash (an older log.md began with logIntro
 // and had no frontmatter).
 type logFront struct {
-	Quire string `yaml:"quire"`
-	Kind  string `yaml:"quire_kind"`
-	Hash  string `yaml:"quire_hash"`
+	Quire  string `yaml:"quire"`
+	Kind   string `yaml:"quire_kind"`
+	Format int    `yaml:"quire_format"`
+	Hash   string `yaml:"quire_hash"`
 }
 
 // logIntro is how log.md's body begins.
@@ -378,7 +380,7 @@ func (c *compiler) appendLog(notePath string, d draft, keep bool) error {
 		if err != nil {
 			return err
 		}
-		if b, err = seal(logFront{Quire: Marker, Kind: "log"}, body); err != nil {
+		if b, err = seal(logFront{Quire: Marker, Kind: "log", Format: Format}, body); err != nil {
 			return err
 		}
 	} else {

@@ -633,7 +633,7 @@ func (l *linter) writeReview() error {
 		if d.Check == LintDuplicate {
 			body += "Other page: " + wikilink(d.Target, strings.TrimSuffix(path.Base(d.Target), ".md")) + "\n"
 		}
-		meta := reviewFront{Quire: Marker, Kind: "review", Reason: d.Detail, About: d.Note, Lint: d.Check, Private: d.private}
+		meta := reviewFront{Quire: Marker, Kind: "review", Format: Format, Reason: d.Detail, About: d.Note, Lint: d.Check, Private: d.private}
 		b, err := seal(meta, "\n# "+escapeText(lintTitle[d.Check])+"\n\n"+body)
 		if err != nil {
 			return err
@@ -678,9 +678,10 @@ var lintOrder = []string{LintLink, LintOrphan, LintDuplicate, LintRaw, LintFront
 
 // lintFront is the report's frontmatter.
 type lintFront struct {
-	Quire string `yaml:"quire"`
-	Kind  string `yaml:"quire_kind"`
-	Hash  string `yaml:"quire_hash"`
+	Quire  string `yaml:"quire"`
+	Kind   string `yaml:"quire_kind"`
+	Format int    `yaml:"quire_format"`
+	Hash   string `yaml:"quire_hash"`
 }
 
 // writeReport writes LintNote when it is absent or as Quire last wrote
@@ -730,7 +731,7 @@ func (l *linter) writeReport() (string, string, error) {
 			bullets(&b, lines)
 		}
 	}
-	doc, err := seal(lintFront{Quire: Marker, Kind: "lint"}, b.String())
+	doc, err := seal(lintFront{Quire: Marker, Kind: "lint", Format: Format}, b.String())
 	if err != nil {
 		return "", "", err
 	}

@@ -47,6 +47,7 @@ type sourceMeta struct {
 type pageFront struct {
 	Quire      string   `yaml:"quire"`
 	Kind       string   `yaml:"quire_kind"`
+	Format     int      `yaml:"quire_format"`
 	Title      string   `yaml:"title"`
 	EntityKind string   `yaml:"entity_kind,omitempty"`
 	Sources    []string `yaml:"quire_sources"`
@@ -57,6 +58,7 @@ type pageFront struct {
 type reviewFront struct {
 	Quire  string `yaml:"quire"`
 	Kind   string `yaml:"quire_kind"`
+	Format int    `yaml:"quire_format"`
 	Reason string `yaml:"reason"`
 	About  string `yaml:"about,omitempty"`
 	Source string `yaml:"source_note,omitempty"`
@@ -303,7 +305,7 @@ func section(sourcePath, sourceTitle string, it item) string {
 
 // renderPage writes a new concept or entity page.
 func renderPage(kind string, it item, hash12, sec string) ([]byte, error) {
-	meta := pageFront{Quire: Marker, Kind: kind, Title: it.Name, Sources: []string{hash12}}
+	meta := pageFront{Quire: Marker, Kind: kind, Format: Format, Title: it.Name, Sources: []string{hash12}}
 	if kind == "entity" {
 		meta.EntityKind = it.Kind
 	}
@@ -318,14 +320,14 @@ func extendPage(doc []byte, hash12, sec string) ([]byte, error) {
 		return nil, err
 	}
 	meta.Sources = append(meta.Sources, hash12)
-	meta.Hash = ""
+	meta.Format, meta.Hash = Format, ""
 	return seal(meta, strings.TrimRight(body, "\n")+"\n\n"+sec)
 }
 
 // renderReview writes a review item; private marks one made from a
 // private source.
 func renderReview(reason, about, sourcePath, title, body string, private bool) ([]byte, error) {
-	meta := reviewFront{Quire: Marker, Kind: "review", Reason: reason, About: about, Source: sourcePath, Private: private}
+	meta := reviewFront{Quire: Marker, Kind: "review", Format: Format, Reason: reason, About: about, Source: sourcePath, Private: private}
 	return seal(meta, "\n# "+escapeText(title)+"\n\n"+escapeText(reason)+"\n\n"+body)
 }
 
