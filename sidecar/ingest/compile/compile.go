@@ -47,6 +47,9 @@ type Source struct {
 	Raw      string       // vault-relative path of the saved original, "" if none
 	Hash     string       // extract.TextHash(Doc) (frontmatter "content_hash"); "" computes it. A rerun finds its note by it.
 	Captured time.Time    // when it was captured (frontmatter "captured"); zero means now
+	// Rebuild names, vault-relative, the source note this compile rebuilds
+	// in the current layout (see rebuild.go); "" for an ingest.
+	Rebuild string
 }
 
 // Options say where and how to compile.
@@ -115,6 +118,9 @@ type Result struct {
 	Reason string
 	// Calls counts the model calls made.
 	Calls int
+	// Kept says the source note already had a summary and this run none
+	// (no model, or it failed): the note was left as it was.
+	Kept bool
 }
 
 // Compile writes the notes for src. It is safe to run again for the same
@@ -156,7 +162,9 @@ type compiler struct {
 	// privateSrc: the source is a private note (PrivateSource), and what
 	// is made from it is private too.
 	privateSrc bool
-	res        Result
+	// rebuild is set when the compile rebuilds a note (Source.Rebuild).
+	rebuild *rebuilding
+	res     Result
 }
 
 func compile(ctx context.Context, src Source, opt Options) (Result, error) {
@@ -196,7 +204,11 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 			c.check.images = append(c.check.images, im.Path)
 		}
 	}
-	if c.existing, err = c.findSource(); err != nil {
+	if src.Rebuild != "" {
+		if err := c.startRebuild(); err != nil {
+			return Result{}, err
+		}
+	} else if c.existing, err = c.findSource(); err != nil {
 		return Result{}, err
 	}
 
@@ -618,8 +630,12 @@ func openingWords(md string, n int) string {
 }
 
 // title is the note's title: the document's own, unless it only came
-// from the file name, when the model's (checked) is better.
+// from the file name, when the model's (checked) is better; a rebuilt
+// note's own.
 func (c *compiler) title(model string) string {
+	if c.rebuild != nil && c.rebuild.title != "" {
+		return c.rebuild.title // links to the note name it by it
+	}
 	t := oneLine(c.src.Doc.Title)
 	base := path.Base(strings.ReplaceAll(c.src.Origin, `\`, "/"))
 	fromName := t == "" || t == "Untitled" || t == base || t == strings.TrimSuffix(base, path.Ext(base))

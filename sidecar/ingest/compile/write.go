@@ -214,6 +214,7 @@ type pageMeta struct {
 	Format      int      `yaml:"quire_format"`
 	Title       string   `yaml:"title"`
 	Source      string   `yaml:"source"`
+	URL         string   `yaml:"url"`
 	Captured    string   `yaml:"captured"`
 	Sources     []string `yaml:"quire_sources"`
 	ContentHash string   `yaml:"content_hash"`
