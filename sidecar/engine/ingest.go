@@ -98,3 +98,17 @@ func (e *Engine) Queue() ([]ingest.Item, error) {
 	}
 	return e.ingest.Queue().List()
 }
+
+// Rebuilt is what Reingest did with one source note.
+type Rebuilt = worker.Rebuilt
+
+// Reingest rebuilds the source notes written in an older layout than
+// Quire's from their originals (worker.Worker.Reingest): all of them, or
+// notes (vault-relative); with dryRun it only says what it would do. Run
+// by `quire reingest` in an engine whose queue does not run.
+func (e *Engine) Reingest(ctx context.Context, notes []string, dryRun bool, each func(Rebuilt)) ([]Rebuilt, error) {
+	if err := e.folderProblem(); err != nil {
+		return nil, errorf(Invalid, "%v", err)
+	}
+	return e.newWorker().Reingest(ctx, notes, dryRun, each)
+}

@@ -89,17 +89,18 @@ func run(ctx context.Context, args []string) error {
 		return nil
 	}
 	cmds := map[string]func(context.Context, []string) error{
-		"index":   cmdIndex,
-		"search":  cmdSearch,
-		"ask":     cmdAsk,
-		"status":  cmdStatus,
-		"eval":    cmdEval,
-		"serve":   cmdServe,
-		"doctor":  cmdDoctor,
-		"ingest":  cmdIngest,
-		"lint":    cmdLint,
-		"mcp":     cmdMCP,
-		"version": cmdVersion,
+		"index":    cmdIndex,
+		"search":   cmdSearch,
+		"ask":      cmdAsk,
+		"status":   cmdStatus,
+		"eval":     cmdEval,
+		"serve":    cmdServe,
+		"doctor":   cmdDoctor,
+		"ingest":   cmdIngest,
+		"lint":     cmdLint,
+		"reingest": cmdReingest,
+		"mcp":      cmdMCP,
+		"version":  cmdVersion,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
