@@ -102,6 +102,10 @@ func (e *Engine) Queue() ([]ingest.Item, error) {
 // Rebuilt is what Reingest did with one source note.
 type Rebuilt = worker.Rebuilt
 
+// NoteFormat is the layout version of the notes Quire writes now
+// (compile.Format): Reingest rebuilds the source notes of older ones.
+const NoteFormat = compile.Format
+
 // Reingest rebuilds the source notes written in an older layout than
 // Quire's from their originals (worker.Worker.Reingest): all of them, or
 // notes (vault-relative); with dryRun it only says what it would do. Run

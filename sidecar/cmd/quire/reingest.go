@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/quire-app/quire/sidecar/engine"
-	"github.com/quire-app/quire/sidecar/ingest/compile"
 )
 
 // cmdReingest rebuilds the source notes written in an older layout from
@@ -73,7 +72,7 @@ func cmdReingest(ctx context.Context, args []string) error {
 		}
 	}
 	if !c.json {
-		fmt.Printf("%d source note(s) in an older layout than %d", len(res), compile.Format)
+		fmt.Printf("%d source note(s) in an older layout than %d", len(res), engine.NoteFormat)
 		if !*dry {
 			fmt.Printf(", %d not rebuilt", left)
 		}
