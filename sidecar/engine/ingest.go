@@ -43,7 +43,10 @@ func (e *Engine) compileOptions() compile.Options {
 		LocalRelated: worker.Related(snap.searcher, local, cfg.Folder),
 		Exists:       worker.Exists(e.vault, snap.entries),
 		MaxCalls:     cfg.Ingest.MaxCalls,
-		Private:      snap.private,
+		Consolidate:  cfg.Ingest.Consolidate,
+		// The config's default is compile's.
+		ConsolidateSources: cfg.Ingest.ConsolidateSources,
+		Private:            snap.private,
 		// A source note the indexer would skip as too large is no note.
 		MaxNoteBytes: cfg.MaxFileBytes,
 	}

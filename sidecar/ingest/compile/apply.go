@@ -84,6 +84,11 @@ func (c *compiler) apply(ctx context.Context, d draft) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if !keep && pages {
+		if err := c.consolidate(ctx, written); err != nil {
+			return err
+		}
+	}
 	if c.privateSrc {
 		// index.md and log.md are not private: a line there would carry
 		// the private note's title (its note's name too) out of it.

@@ -93,6 +93,12 @@ type Options struct {
 	// moves to an archive note under Log/ (only while log.md is as Quire
 	// last wrote it). 0 means DefaultLogEntries.
 	LogEntries int
+	// Consolidate is how many concept pages a compile may summarise
+	// (consolidate.go; config ingest.consolidate): 0, the default, none.
+	Consolidate int
+	// ConsolidateSources is how many sources a concept page needs to be
+	// summarised; 0 means DefaultConsolidateSources.
+	ConsolidateSources int
 	// Progress reports the step and, for reading, chunk i of n. May be nil.
 	Progress func(step ingest.Step, i, n int)
 	// Written is told of every note written, as it is written. May be nil.

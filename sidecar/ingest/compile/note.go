@@ -51,7 +51,10 @@ type pageFront struct {
 	Title      string   `yaml:"title"`
 	EntityKind string   `yaml:"entity_kind,omitempty"`
 	Sources    []string `yaml:"quire_sources"`
-	Hash       string   `yaml:"quire_hash"`
+	// Summary lists the sources a concept page's summary was made from
+	// (consolidate.go); none while it has no summary.
+	Summary []string `yaml:"quire_summary,omitempty"`
+	Hash    string   `yaml:"quire_hash"`
 }
 
 // reviewFront is a review item's frontmatter.
