@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 
 	"github.com/quire-app/quire/sidecar/ingest"
@@ -27,7 +28,16 @@ func (e *Engine) newWorker() *worker.Worker {
 		Events:     func(ev ingest.Event) { e.emit(&IngestEvent{Event: ev}) },
 		Log:        e.log,
 		Inbox:      e.opts.InboxPoll,
+		RunLog:     e.runLog(),
 	})
+}
+
+// runLog is the ingest run log's path, "" without a state folder.
+func (e *Engine) runLog() string {
+	if e.opts.StateDir == "" {
+		return ""
+	}
+	return filepath.Join(e.opts.StateDir, worker.RunLogName)
 }
 
 // compileOptions is what the compiler needs from the rest of the engine,

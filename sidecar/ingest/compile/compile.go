@@ -122,8 +122,12 @@ type Result struct {
 	// Reason says why the source was not summarised ("no model is
 	// configured", "the model did not answer: …"); "" when it was.
 	Reason string
-	// Calls counts the model calls made.
-	Calls int
+	// Calls counts the model calls made, and InputTokens and
+	// OutputTokens their tokens as the server counted them.
+	Calls                     int
+	InputTokens, OutputTokens int
+	// Model names the model configured for the compile, "" for none.
+	Model string
 	// Kept says the source note already had a summary and this run none
 	// (no model, or it failed): the note was left as it was.
 	Kept bool
@@ -218,6 +222,9 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 		return Result{}, err
 	}
 
+	if opt.Model != nil {
+		c.res.Model = opt.Model.Config().Model
+	}
 	var d draft
 	if opt.Model == nil {
 		d = c.unsummarised(ctx, "No model is configured")
@@ -242,6 +249,13 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 	err = c.apply(ctx, d)
 	c.res.Dropped = append(c.check.drops.list(), removed(src.Doc.Removed)...)
 	return c.res, err
+}
+
+// counted adds a reader's calls and tokens to the result.
+func (c *compiler) counted(r *reader) {
+	c.res.Calls += r.calls
+	c.res.InputTokens += r.in
+	c.res.OutputTokens += r.out
 }
 
 func (c *compiler) progress(step ingest.Step, i, n int) {
@@ -287,7 +301,7 @@ func (c *compiler) summarise(ctx context.Context) (draft, error) {
 	}
 	maxCalls = max(maxCalls, 2)
 	r := &reader{model: c.opt.Model, maxCalls: maxCalls, window: c.window(), progress: c.opt.Progress}
-	defer func() { c.res.Calls = r.calls }()
+	defer c.counted(r)
 
 	chunks := split(doc.Markdown, r.chunkTokens())
 	if len(chunks) == 0 {

@@ -116,6 +116,7 @@ func (c *compiler) consolidate(ctx context.Context, written []string) error {
 // summary and what is wrong with it ("" when it passes the checks).
 func (c *compiler) summarise1(ctx context.Context, sections, fault string) (string, string) {
 	r := &reader{model: c.opt.Model, window: c.window()}
+	defer c.counted(r)
 	user := "<sections>\n" + fence(sections) + "\n</sections>"
 	if fault != "" {
 		user += "\n\nYour last summary was rejected: " + fault + ". Write it again."

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/compile"
@@ -99,6 +100,7 @@ func (w *Worker) rebuild(ctx context.Context, folder string, o compile.Outdated,
 	if dry {
 		return r
 	}
+	start := time.Now()
 	data, err := vault.ReadFile(w.opts.Vault, o.Raw, w.opts.MaxBytes)
 	if err != nil {
 		return fail("read " + o.Raw + ": " + err.Error())
@@ -131,6 +133,14 @@ func (w *Worker) rebuild(ctx context.Context, folder string, o compile.Outdated,
 		}
 	}
 	res, err := w.compile(cctx, compile.Source{Doc: doc, Origin: o.Origin, Raw: o.Raw, Captured: o.Captured, Rebuild: o.Note}, opt)
+	defer func() {
+		run := runOf("reingest", o.Origin, res, res.Model, start)
+		run.Note, run.Outcome = o.Note, r.Action
+		if r.Reason != "" {
+			run.Stop = r.Reason
+		}
+		w.logRun(run)
+	}()
 	switch {
 	case err != nil:
 		return fail(err.Error())

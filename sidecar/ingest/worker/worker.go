@@ -94,12 +94,16 @@ type Options struct {
 	// Inbox is how often <Folder>/Inbox/ is looked at: 0 means
 	// DefaultInboxPoll, negative not at all.
 	Inbox time.Duration
+	// RunLog is the file each item and each rebuilt note is logged to
+	// (<state>/runs.jsonl, Run); "" logs nothing.
+	RunLog string
 }
 
 // Worker runs the queue. Add is safe to call while Run runs.
 type Worker struct {
 	opts Options
 	wake chan struct{}
+	runs *runLog
 	// compile is compile.Compile; tests replace it.
 	compile func(context.Context, compile.Source, compile.Options) (compile.Result, error)
 
@@ -128,6 +132,7 @@ func New(opts Options) *Worker {
 	return &Worker{
 		opts:    opts,
 		wake:    make(chan struct{}, 1),
+		runs:    &runLog{path: opts.RunLog},
 		compile: compile.Compile,
 		again:   map[uint64]string{},
 		inbox:   map[string]seenFile{},
@@ -325,6 +330,7 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // process ingests one claimed item and records the outcome.
 func (w *Worker) process(ctx context.Context, it ingest.Item) {
+	start := time.Now()
 	res, err := w.ingest(ctx, it)
 	w.mu.Lock()
 	delete(w.again, it.ID)
@@ -332,11 +338,13 @@ func (w *Worker) process(ctx context.Context, it ingest.Item) {
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		// Stopped, not failed: Run's Recover puts it back.
 		w.opts.Log.Info("ingest interrupted", "source", it.Source)
+		w.logRun(failedRun("ingest", it, "interrupted", "stopped before it was written; back in the queue", start))
 		return
 	}
 	q := w.opts.Queue
 	if err != nil {
 		code, msg := Failure(err)
+		w.logRun(failedRun("ingest", it, "failed", string(code)+": "+msg, start))
 		if code == ingest.FailInternal {
 			w.opts.Log.Error("ingest", "source", it.Source, "err", err)
 		}
@@ -361,6 +369,7 @@ func (w *Worker) process(ctx context.Context, it ingest.Item) {
 		done.Dropped = []ingest.Dropped{}
 	}
 	w.inboxFinished(it.Source)
+	w.logRun(runOf("ingest", it.Source, res, res.Model, start))
 	w.emit(done)
 }
 
