@@ -29,6 +29,7 @@ func (e *Engine) newWorker() *worker.Worker {
 		Log:        e.log,
 		Inbox:      e.opts.InboxPoll,
 		RunLog:     e.runLog(),
+		Today:      true,
 	})
 }
 

@@ -415,7 +415,8 @@ func (c *compiler) findRelated(ctx context.Context, query string) error {
 			p.Snippet, p.Heading = "", ""
 		}
 		if p.Path == own || strings.HasPrefix(p.Path, c.dir.rel+"/Review/") || strings.HasPrefix(p.Path, c.dir.rel+"/"+logArchives+"/") ||
-			p.Path == c.dir.vaultPath("index.md") || p.Path == c.dir.vaultPath("log.md") || p.Path == c.dir.vaultPath(LintNote) {
+			p.Path == c.dir.vaultPath("index.md") || p.Path == c.dir.vaultPath("log.md") || p.Path == c.dir.vaultPath(LintNote) ||
+			p.Path == c.dir.vaultPath(TodayNote) {
 			continue
 		}
 		if len(p.Snippet) > 600 {

@@ -220,6 +220,7 @@ type pageMeta struct {
 	ContentHash string   `yaml:"content_hash"`
 	Raw         string   `yaml:"raw"`
 	Summarised  bool     `yaml:"summarised"`
+	Private     bool     `yaml:"private"`
 	Hash        string   `yaml:"quire_hash"`
 }
 

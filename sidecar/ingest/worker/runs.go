@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -103,4 +104,28 @@ func (w *Worker) logRun(r Run) {
 func failedRun(kind string, it ingest.Item, outcome, stop string, start time.Time) Run {
 	return Run{Time: time.Now().UTC(), Kind: kind, Source: it.Source, Outcome: outcome, Stop: stop,
 		Ms: float64(time.Since(start).Microseconds()) / 1000}
+}
+
+// today regenerates the daily view, when the worker keeps one and the
+// generated folder is Quire's (a folder of the user's is not adopted for
+// it); a failure is logged.
+func (w *Worker) today() {
+	if !w.opts.Today {
+		return
+	}
+	folder := w.folder()
+	if compile.CheckOwned(w.opts.Vault, folder) != nil || !regular(w.opts.Vault, path.Join(folder, compile.OwnerFile)) {
+		return
+	}
+	items, err := w.opts.Queue.List()
+	if err == nil {
+		var res compile.TodayResult
+		res, err = compile.WriteToday(compile.TodayOptions{Vault: w.opts.Vault, Folder: folder, Items: items, Private: w.compileOptions().Private})
+		if res.Warning != "" {
+			w.opts.Log.Warn("daily view", "warning", res.Warning)
+		}
+	}
+	if err != nil {
+		w.opts.Log.Warn("daily view", "err", err)
+	}
 }

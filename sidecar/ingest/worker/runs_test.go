@@ -13,17 +13,23 @@ import (
 )
 
 // TestRunLog: every item finished leaves a line in runs.jsonl: what it
-// wrote, the model's calls and tokens, the time and why it stopped.
+// wrote, the model's calls and tokens, the time and why it stopped; and
+// the daily view says what was ingested and what failed today.
 func TestRunLog(t *testing.T) {
 	m := newScripted(t)
 	log := filepath.Join(t.TempDir(), RunLogName)
-	r := newRig(t, withCompiler(m), func(o *Options, _ *rig) { o.RunLog = log })
+	r := newRig(t, withCompiler(m), func(o *Options, _ *rig) { o.RunLog, o.Today = log, true })
 	r.w.compile = compile.Compile
 	r.site.serve("/soil", "text/html; charset=utf-8", e2eArticle())
 	r.run()
 	wantDone(t, r.ev.finished(t, r.add("http://site.example/soil").ID))
 	wantFailed(t, r.ev.finished(t, r.add("http://site.example/missing").ID), ingest.FailFetch, "404")
 	r.halt()
+
+	view, err := os.ReadFile(filepath.Join(r.vault, "Quire", "Today.md"))
+	if err != nil || !strings.Contains(string(view), "[[Quire/Sources/") || !strings.Contains(string(view), "http://site.example/missing — ") {
+		t.Errorf("daily view: %v\n%s", err, view)
+	}
 
 	f, err := os.Open(log)
 	if err != nil {

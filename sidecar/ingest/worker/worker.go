@@ -97,6 +97,10 @@ type Options struct {
 	// RunLog is the file each item and each rebuilt note is logged to
 	// (<state>/runs.jsonl, Run); "" logs nothing.
 	RunLog string
+	// Today keeps the daily view (compile.WriteToday) in the generated
+	// folder: regenerated when Run starts, when a source is queued and
+	// when one is finished.
+	Today bool
 }
 
 // Worker runs the queue. Add is safe to call while Run runs.
@@ -208,6 +212,7 @@ func (w *Worker) add(source string, resummarise, retry bool) (ingest.Item, int, 
 		return ingest.Item{}, 0, err
 	}
 	w.emit(ingest.Progress{ID: it.ID, Source: it.Source, Step: ingest.StepQueued})
+	w.today()
 	w.kick()
 	pos, err := w.position(it.ID)
 	if err != nil {
@@ -303,6 +308,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		tick = t.C
 		w.scanInbox()
 	}
+	w.today()
 	defer func() {
 		if _, err := w.opts.Queue.Recover(); err != nil {
 			w.opts.Log.Error("put interrupted ingest back in the queue", "err", err)
@@ -331,6 +337,7 @@ func (w *Worker) Run(ctx context.Context) error {
 // process ingests one claimed item and records the outcome.
 func (w *Worker) process(ctx context.Context, it ingest.Item) {
 	start := time.Now()
+	defer w.today()
 	res, err := w.ingest(ctx, it)
 	w.mu.Lock()
 	delete(w.again, it.ID)
