@@ -99,6 +99,7 @@ func run(ctx context.Context, args []string) error {
 		"ingest":   cmdIngest,
 		"lint":     cmdLint,
 		"reingest": cmdReingest,
+		"bench":    cmdBench,
 		"mcp":      cmdMCP,
 		"version":  cmdVersion,
 	}

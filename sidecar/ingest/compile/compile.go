@@ -128,6 +128,11 @@ type Result struct {
 	InputTokens, OutputTokens int
 	// Model names the model configured for the compile, "" for none.
 	Model string
+	// Summary is the note's checked summary, and Quotes and Terms count
+	// the quotes and glossary terms that passed the checks (Dropped
+	// counts those that did not); all empty when not summarised.
+	Summary       string
+	Quotes, Terms int
 	// Kept says the source note already had a summary and this run none
 	// (no model, or it failed): the note was left as it was.
 	Kept bool
@@ -345,6 +350,7 @@ func (c *compiler) summarise(ctx context.Context) (draft, error) {
 	}
 
 	d := c.checked(p, merged)
+	c.res.Summary, c.res.Quotes, c.res.Terms = d.Summary, len(d.Quotes), len(d.Glossary)
 	if c.privateSrc {
 		// Concept and entity pages are shared by every source and would
 		// carry the private text out; it stays in the source note, which
