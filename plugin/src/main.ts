@@ -1,31 +1,33 @@
-import { type App, Component, FileSystemAdapter, MarkdownRenderer, MarkdownView, Modal, Notice, Plugin, TFile, getAllTags } from "obsidian";
-import { Conversation, History } from "./ask";
+import { Component, FileSystemAdapter, MarkdownRenderer, MarkdownView, Notice, Plugin, TFile } from "obsidian";
+import { Conversation, History } from "./ask-session";
 import { ConfigSync, modelText } from "./config";
 import { answerNoteProcessor } from "./hover/answer-note";
 import { CitationHover } from "./hover/citation";
 import { answerEditorHover } from "./hover/editor";
-import { IngestRunner, IngestTracker, resummarisable, resummariseButtons } from "./ingest";
+import { IngestRunner, IngestTracker, resummariseButtons } from "./ingest";
 import { checkNotes } from "./lint";
-import { AskModal } from "./modals/ask";
-import { SearchModal } from "./modals/search";
-import { wikiLink } from "./search";
+import { AskModal } from "./modals/ask-modal";
+import { SearchModal } from "./modals/search-modal";
+import { wikiLink } from "./search-results";
 import { LastOffer, PushedNotices } from "./notices";
 import { type QuireSettings, QuireSettingTab, type SecretStorageLike, hiddenNotes, keyStore, mergeSettings, relatedExcludes } from "./settings";
 import { stateDir } from "./sidecar/connfile";
-import { PLUGIN_VERSION, type Platform, candidates, findEngine } from "./sidecar/engine";
-import { type EngineProblem, Sidecar } from "./sidecar/lifecycle";
+import { type Platform, candidates, findEngine } from "./sidecar/locate";
+import { Sidecar } from "./sidecar/lifecycle";
 import { detectSystem, isAlive, isExecutable, probeVersion, readFileOrNull, spawnProcess, trustDeps, unsafeDir } from "./sidecar/node";
-import { installFor } from "./sidecar/setup";
 import { trustedCandidates } from "./sidecar/trust";
-import { EngineModal, LogModal, openQuireSettings } from "./views/engine";
-import { StatusTracker, indexingPercent } from "./sidecar/status";
+import { EnginePanel } from "./modals/engine-modal";
+import { LogModal } from "./modals/log-modal";
+import { StatusTracker, indexingPercent } from "./sidecar/status-tracker";
 import { liveNotice, showNotice } from "./views/notice";
-import { NoteOpener, openSidebarView } from "./views/open";
+import { NoteOpener } from "./views/open";
 import { lineAtByte } from "./passage";
-import { ASK_VIEW, type AskPanelDeps, AskView } from "./views/ask";
+import { addCommands, rebuildIndex } from "./commands";
+import { ASK_VIEW, type AskPanelDeps, AskView } from "./views/ask-panel";
 import { RELATED_VIEW, RelatedView, workspaceEvents } from "./views/related";
 import { REVIEW_VIEW, ReviewView, markReview, refreshReviewViews } from "./views/review";
-import { StatusBar, StatusModal } from "./views/status";
+import { StatusModal } from "./modals/status-modal";
+import { StatusBar } from "./views/status-bar";
 
 /**
  * QuirePlugin wires Quire's surfaces into Obsidian. It stays short: each
@@ -57,41 +59,13 @@ export default class QuirePlugin extends Plugin {
       const found = await trustedCandidates(candidates(platform, this.settings.binaryPath, vaultPath), trustDeps(process.platform, vaultPath));
       return findEngine({ isExecutable, unsafeDir, probe: (p) => probeVersion(p) }, found);
     };
-    // The panel, or its opening while the system is read: one at a time.
-    let panel: EngineModal | Promise<void> | null = null;
-    const openEngineModal = (problem: EngineProblem) => {
-      if (panel) return;
-      const opening = detectSystem(platform).then((system) => {
-        if (panel !== opening) return;
-        const m = new EngineModal(this.app, {
-          problem,
-          install: installFor(system, PLUGIN_VERSION),
-          copy: (text) => navigator.clipboard.writeText(text),
-          check: async (asked) => {
-            // An engine that runs (maybe for another front end) is stopped only when the user asks.
-            if (problem.kind !== "missing" && problem.source === "running" && !asked) return false;
-            const found = await locate();
-            if (!found || found.compat !== "ok") return false;
-            // A lacking engine that serves is still the same one until its version changes.
-            if (problem.kind === "lacking" && found.version === problem.version) return false;
-            if (problem.kind === "missing") await sidecar.start({ explicit: true });
-            else await sidecar.replace();
-            if (sidecar.state.kind !== "online") return false;
-            new Notice(`Quire's engine ${sidecar.engine?.version ?? found.version} is running.`, 6000);
-            return true;
-          },
-          openSettings: () => openQuireSettings(this.app, this.manifest.id),
-        });
-        const close = m.onClose.bind(m);
-        m.onClose = () => {
-          close();
-          panel = null;
-        };
-        panel = m;
-        m.open();
-      });
-      panel = opening;
-    };
+    const panel = new EnginePanel({
+      app: this.app,
+      pluginId: this.manifest.id,
+      system: () => detectSystem(platform),
+      locate,
+      sidecar: () => sidecar,
+    });
     const sidecar: Sidecar = new Sidecar({
       vaultPath,
       stateDir: () => stateDir(vaultPath, this.settings.stateFolder),
@@ -103,15 +77,13 @@ export default class QuirePlugin extends Plugin {
       isAlive,
       socket: (url) => new WebSocket(url),
       notify: (msg, actions = []) => void showNotice(msg, [], actions, 10_000, lastOffer),
-      setup: openEngineModal,
+      setup: (problem) => panel.open(problem),
       showLog: (lines) => new LogModal(this.app, lines).open(),
       log,
       clientName: `obsidian-plugin ${this.manifest.version}`,
     });
     this.register(() => {
-      if (panel instanceof EngineModal) panel.close();
-      // A panel still reading the system opens no more.
-      panel = null;
+      panel.dispose();
       sidecar.stop();
     });
     const tracker = new StatusTracker(sidecar);
@@ -123,7 +95,7 @@ export default class QuirePlugin extends Plugin {
     const key = await keyStore(secrets, this.settings, (change) => this.saveSettings(change));
     const config = new ConfigSync({ sidecar, apiKey: () => key.get(), log });
     this.register(() => config.dispose());
-    const opener = new NoteOpener({ vault, workspace });
+    const opener = new NoteOpener({ vault, workspace, metadataCache });
     const pushed = new PushedNotices({
       sidecar,
       show: (msg, lines, actions, ms) => void showNotice(msg, lines, actions, ms, lastOffer),
@@ -137,21 +109,7 @@ export default class QuirePlugin extends Plugin {
       await opener.openNote(path);
     };
     const start = () => sidecar.start({ explicit: true });
-    const rebuild = async () => {
-      const client = sidecar.client;
-      if (!client) {
-        new Notice("Quire is offline: start it (Quire: Start or reconnect), then rebuild the index.", 8000);
-        return;
-      }
-      if (!(await confirm(this.app, "Rebuild the index?", "Quire reads every note again and computes its vectors anew. Search keeps answering from the current index meanwhile; on a large vault this takes minutes.", "Rebuild"))) return;
-      try {
-        await client.request("index.rebuild", {}, { timeoutMs: 30_000 });
-        new Notice("Quire: rebuilding the index. The status bar shows the progress.", 6000);
-      } catch (err) {
-        log("index.rebuild", err);
-        new Notice("Quire: the index could not be rebuilt. The developer console has the detail.", 8000);
-      }
-    };
+    const rebuild = () => rebuildIndex({ app: this.app, client: () => sidecar.client, log });
     const showStatus = () =>
       new StatusModal(this.app, {
         tracker,
@@ -162,7 +120,7 @@ export default class QuirePlugin extends Plugin {
         model: () => modelText(config.current),
         engine: () => sidecar.engine,
         problem: () => (sidecar.state.kind === "offline" ? (sidecar.state.problem ?? null) : null),
-        setup: openEngineModal,
+        setup: (problem) => panel.open(problem),
       }).open();
 
     const statusEl = this.addStatusBarItem();
@@ -191,10 +149,7 @@ export default class QuirePlugin extends Plugin {
           hide: (path) => void this.saveSettings({ relatedHidden: [...hiddenNotes(this.settings.relatedHidden), path].join("\n") }),
           copy: (text) => navigator.clipboard.writeText(text),
           subscribe: workspaceEvents(workspace),
-          linkText: (path, sourcePath) => {
-            const f = vault.getAbstractFileByPath(path);
-            return f instanceof TFile ? metadataCache.fileToLinktext(f, sourcePath, true) : path.replace(/\.md$/, "");
-          },
+          linkText: (path, sourcePath) => opener.linkText(path, sourcePath),
           hoverLink: (event, hoverParent, targetEl, path, start, sourcePath) => {
             void opener.read(path).then((text) =>
               workspace.trigger("hover-link", { event, source: RELATED_VIEW, hoverParent, targetEl, linktext: path, sourcePath, state: { scroll: lineAtByte(text, start) } }),
@@ -219,17 +174,9 @@ export default class QuirePlugin extends Plugin {
       this.askHistory = [...list];
       void this.saveSettings({});
     });
-    /** tagsOf is a note's tags without "#", from the metadata cache (none when it has no cache yet). */
-    const tagsOf = (f: TFile): string[] => {
-      const cache = metadataCache.getFileCache(f);
-      return cache ? (getAllTags(cache) ?? []).map((t) => t.replace(/^#/, "")) : [];
-    };
     /** askDeps are the Ask panel's deps; editing is the note that Insert at cursor writes to. */
     const askDeps = (editing: () => MarkdownView | null): Omit<AskPanelDeps, "conversation" | "leave"> => ({
-      linkText: (path) => {
-        const f = vault.getAbstractFileByPath(path);
-        return f instanceof TFile ? metadataCache.fileToLinktext(f, editing()?.file?.path ?? "", true) : path.replace(/\.md$/, "");
-      },
+      linkText: (path) => opener.linkText(path, editing()?.file?.path ?? ""),
       insert: (md) => {
         const view = editing();
         if (!view?.file) return false;
@@ -242,7 +189,7 @@ export default class QuirePlugin extends Plugin {
       // The scope control offers the folders and tags of the note being edited.
       scopeNote: () => {
         const f = editing()?.file;
-        return f ? { path: f.path, tags: tagsOf(f) } : null;
+        return f ? { path: f.path, tags: opener.tags(f.path) } : null;
       },
       noteText: (path) => opener.read(path),
       openPassage: (path, at) => void opener.open(path, at),
@@ -266,16 +213,12 @@ export default class QuirePlugin extends Plugin {
       new SearchModal(this.app, {
         client: () => sidecar.client,
         state: () => sidecar.state,
-        tagsOf: (path) => {
-          const f = vault.getAbstractFileByPath(path);
-          return f instanceof TFile ? tagsOf(f) : [];
-        },
+        tagsOf: (path) => opener.tags(path),
         openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
         indexing: () => indexingPercent(tracker.snapshot),
         insertLink: (path, headingPath) => {
-          const f = vault.getAbstractFileByPath(path);
-          if (!editing?.file || !(f instanceof TFile)) return false;
-          editing.editor.replaceSelection(wikiLink(metadataCache.fileToLinktext(f, editing.file.path, true), headingPath));
+          if (!editing?.file || !opener.has(path)) return false;
+          editing.editor.replaceSelection(wikiLink(opener.linkText(path, editing.file.path), headingPath));
           return true;
         },
       }).open();
@@ -307,53 +250,17 @@ export default class QuirePlugin extends Plugin {
       log,
     });
     this.register(() => runner.dispose());
-    const ingestClipboard = () => void runner.fromClipboard();
     const resummarise = (source: string) => void runner.ingest(source, true);
     this.registerMarkdownPostProcessor(resummariseButtons(resummarise));
-    this.addRibbonIcon("search", "Quire: search vault", search);
-    this.addRibbonIcon("message-square", "Quire: ask vault in the sidebar", () => void openSidebarView(workspace, ASK_VIEW));
-    this.addRibbonIcon("link", "Quire: ingest the URL on the clipboard", ingestClipboard);
-
-    this.addCommand({ id: "search-vault", name: "Search vault", callback: search });
-    this.addCommand({ id: "ask-vault", name: "Ask vault", callback: ask });
-    this.addCommand({
-      id: "ask-this-note",
-      name: "Ask about this note",
-      checkCallback: (checking) => {
-        const editing = workspace.getActiveViewOfType(MarkdownView);
-        const file = editing?.file;
-        if (!editing || !file || file.extension !== "md") return false;
-        if (!checking) new AskModal(this.app, askDeps(() => editing), "", { note: file.path }).open();
-        return true;
-      },
-    });
-    this.addCommand({ id: "open-ask-view", name: "Ask vault in the sidebar", callback: () => void openSidebarView(workspace, ASK_VIEW) });
-    this.addCommand({ id: "ingest-clipboard", name: "Ingest the URL on the clipboard", callback: ingestClipboard });
-    this.addCommand({
-      id: "resummarise-source",
-      name: "Summarise this source again",
-      checkCallback: (checking) => {
-        const f = workspace.getActiveFile();
-        const source = f ? resummarisable(metadataCache.getFileCache(f)?.frontmatter) : null;
-        if (source && !checking) resummarise(source);
-        return source !== null;
-      },
-    });
-    this.addCommand({
-      id: "open-related",
-      name: "Open related pages",
-      callback: async () => {
-        await openSidebarView(workspace, RELATED_VIEW);
-        // Revealing the view leaves the keyboard in the editor: move it into the list.
-        const view = workspace.getLeavesOfType(RELATED_VIEW)[0]?.view;
-        if (view instanceof RelatedView) view.focusList();
-      },
-    });
-    this.addCommand({ id: "open-review", name: "Open review items", callback: () => void openSidebarView(workspace, REVIEW_VIEW) });
-    this.addCommand({
-      id: "check-notes",
-      name: "Check the generated notes",
-      callback: () =>
+    addCommands(this, {
+      workspace,
+      metadataCache,
+      search,
+      ask,
+      askAbout: (editing, path) => new AskModal(this.app, askDeps(() => editing), "", { note: path }).open(),
+      ingestClipboard: () => void runner.fromClipboard(),
+      resummarise,
+      checkNotes: () =>
         void checkNotes({
           client: () => sidecar.client,
           notice: (m, ms) => new Notice(m, ms),
@@ -361,19 +268,11 @@ export default class QuirePlugin extends Plugin {
           reviewChanged: () => refreshReviewViews(workspace),
           log,
         }),
+      showStatus,
+      openOffered: () => lastOffer.run(),
+      start: () => void start(),
+      rebuild: () => void rebuild(),
     });
-    this.addCommand({ id: "show-status", name: "Show status", callback: showStatus });
-    // A notice's Open button takes no focus: this reaches it from the keyboard.
-    this.addCommand({
-      id: "open-from-notice",
-      name: "Open what the last notice offered",
-      callback: () => {
-        if (!lastOffer.run()) new Notice("No notice is offering anything to open.");
-      },
-    });
-    // The id stays as it was so that users' hotkeys keep working.
-    this.addCommand({ id: "start-sidecar", name: "Start or reconnect", callback: () => void start() });
-    this.addCommand({ id: "rebuild-index", name: "Rebuild the index", callback: () => void rebuild() });
 
     this.addSettingTab(
       new QuireSettingTab(this.app, this, {
@@ -409,25 +308,4 @@ export default class QuirePlugin extends Plugin {
     Object.assign(this.settings, change);
     await this.saveData({ ...this.settings, askHistory: this.askHistory });
   }
-}
-
-/** confirm asks a yes-or-no question in a modal; it resolves true only on the action button. */
-function confirm(app: App, title: string, body: string, action: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    let answer = false;
-    const m = new Modal(app);
-    m.titleEl.setText(title);
-    m.contentEl.createEl("p", { text: body });
-    const bar = m.contentEl.createDiv({ cls: "modal-button-container" });
-    const yes = bar.createEl("button", { cls: "mod-cta", text: action });
-    const no = bar.createEl("button", { text: "Cancel" });
-    yes.addEventListener("click", () => {
-      answer = true;
-      m.close();
-    });
-    no.addEventListener("click", () => m.close());
-    m.onClose = () => resolve(answer);
-    m.open();
-    yes.focus();
-  });
 }

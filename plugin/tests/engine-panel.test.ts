@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EngineProblem } from "../src/sidecar/lifecycle";
 import { installFor } from "../src/sidecar/setup";
-import { CHECK_MS, EngineModal, type EngineModalDeps } from "../src/views/engine";
+import { CHECK_MS, EngineModal, type EngineModalDeps } from "../src/modals/engine-modal";
 import { App, Modal } from "./obsidian-stub";
 
 const mac = installFor({ platform: "darwin", arch: "arm64", distro: null, managers: new Set(["brew"]) }, "0.3.0");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from "../../proto/proto.gen";
-import { type Candidate, type Platform, type Probe, candidates, compat, findEngine, installPlaces, readProbe } from "../src/sidecar/engine";
+import { type Candidate, type Platform, type Probe, candidates, compat, findEngine, installPlaces, readProbe } from "../src/sidecar/locate";
 
 const linux: Platform = { platform: "linux", arch: "x64", env: { HOME: "/home/ada", PATH: "/usr/bin:/home/ada/go/bin::/usr/bin:/home/ada/Notes/bin:/home/ada/Notes" } };
 const mac: Platform = { platform: "darwin", arch: "arm64", env: { HOME: "/Users/ada", PATH: "/usr/bin" } };

@@ -2,8 +2,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { IngestDone } from "../../proto/proto.gen";
 import { IngestRunner, IngestTracker, doneText, failureText, parseClipboardUrl, resummarisable, resummariseButtons, shortUrl, stepText } from "../src/ingest";
-import { type IndexSnapshot, statusBarText } from "../src/sidecar/status";
-import { StatusBar, StatusModal } from "../src/views/status";
+import { type IndexSnapshot, statusBarText } from "../src/sidecar/status-tracker";
+import { StatusModal } from "../src/modals/status-modal";
+import { StatusBar } from "../src/views/status-bar";
 import { type FakeLifecycle, type FakeServer, type FakeSocket, online, settle } from "./fake-sidecar";
 import { App, Plugin } from "./obsidian-stub";
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Found } from "../src/sidecar/engine";
+import type { Found } from "../src/sidecar/locate";
 import { type Action, type ChildHandle, EXIT_LOCKED, type EngineProblem, MAX_RESTARTS, Sidecar, type SidecarDeps, type SidecarState } from "../src/sidecar/lifecycle";
 import { FakeServer } from "./fake-sidecar";
 

@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Passage } from "../../proto/proto.gen";
-import { SearchModal } from "../src/modals/search";
-import { datesLabel, filterFields, highlight, matches, normalizeTag, queryTerms, wikiLink } from "../src/search";
+import { SearchModal } from "../src/modals/search-modal";
+import { datesLabel, filterFields, highlight, matches, normalizeTag, queryTerms, wikiLink } from "../src/search-results";
 import { type FakeLifecycle, type FakeServer, online, settle } from "./fake-sidecar";
 import { App } from "./obsidian-stub";
 

@@ -3,7 +3,7 @@ import { promises as fs } from "fs";
 import { tmpdir } from "os";
 import { join } from "path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Candidate } from "../src/sidecar/engine";
+import type { Candidate } from "../src/sidecar/locate";
 import { trustedCandidates, type TrustDeps } from "../src/sidecar/trust";
 
 // Real folders and files in a temp folder, with real modes.

@@ -5,7 +5,7 @@ import { CitationHover, describeCitation } from "../src/hover/citation";
 import { headingLabel, lineAtByte, sha256Hex, sliceBytes, snippet } from "../src/passage";
 import { Client } from "../src/sidecar/client";
 import type { SidecarState } from "../src/sidecar/lifecycle";
-import { type IndexSnapshot, statusBarText } from "../src/sidecar/status";
+import { type IndexSnapshot, statusBarText } from "../src/sidecar/status-tracker";
 import { RelatedView } from "../src/views/related";
 import { App, MarkdownRenderer, WorkspaceLeaf } from "./obsidian-stub";
 import { FakeServer, type FakeSocket } from "./fake-sidecar";

@@ -109,17 +109,17 @@ func (e *Engine) Rebuild() bool {
 	return true
 }
 
-// Busy reports whether a pass runs, one is waiting, or vectors are being
+// busy reports whether a pass runs, one is waiting, or vectors are being
 // computed.
-func (e *Engine) Busy() bool {
+func (e *Engine) busy() bool {
 	e.embedMu.Lock()
 	embedding := e.embedRunning
 	e.embedMu.Unlock()
 	return e.indexing.Load() || len(e.trigger) > 0 || embedding
 }
 
-// Passed reports whether a pass has finished since the engine started.
-func (e *Engine) Passed() bool { return e.snap.Load().passed }
+// passed reports whether a pass has finished since the engine started.
+func (e *Engine) passed() bool { return e.snap.Load().passed }
 
 // pass runs one index pass for Watch, over the whole vault or the paths
 // given, and tells subscribers what changed.

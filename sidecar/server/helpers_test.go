@@ -104,29 +104,18 @@ func start(t *testing.T, files map[string]string, tweak ...func(*setup)) *harnes
 	return h
 }
 
-// waitEmbedded waits until the background embedding has stopped.
-func (h *harness) waitEmbedded() {
-	h.t.Helper()
-	h.waitIndexed()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if !h.eng.Busy() {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	h.t.Fatal("embedding did not finish in 10 s")
-}
-
-// waitIndexed waits until a pass has finished and none runs.
+// waitIndexed waits until the first pass has finished and vectors, if
+// any, are computed, as status tells a client.
 func (h *harness) waitIndexed() {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if h.eng.Passed() && !h.eng.Busy() {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		st, err := h.eng.Status(h.t.Context())
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		if !st.LastIndexed.IsZero() && !st.Indexing && st.Vectors.Embedded == st.Vectors.Passages {
 			return
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 	h.t.Fatal("first index pass did not finish")
 }

@@ -6,7 +6,7 @@
 // SidecarDeps.
 import { Client, ClientError, type SocketFactory, lackingRequests } from "./client";
 import { type ConnFile, connFilePath, newNonce, parseConnFile, proofOf, secretPath } from "./connfile";
-import { type Compat, type EngineSource, type Found, compat } from "./engine";
+import { type Compat, type EngineSource, type Found, compat } from "./locate";
 
 /** ChildHandle is a process the plugin started (child_process in the app). */
 export interface ChildHandle {

@@ -5,7 +5,7 @@
 // (tests/no-install.test.ts holds it to that).
 import { spawn } from "child_process";
 import { constants, promises as fs } from "fs";
-import { type Platform, type Probe, readProbe } from "./engine";
+import { type Platform, type Probe, readProbe } from "./locate";
 import type { ChildHandle } from "./lifecycle";
 import { type System, managerPlaces, parseOsRelease } from "./setup";
 import type { TrustDeps } from "./trust";

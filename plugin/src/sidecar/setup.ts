@@ -4,7 +4,7 @@
 // policies forbid a plugin installing its dependencies). The package
 // manager the machine has comes first: Homebrew on macOS, winget or Scoop
 // on Windows, the distribution's package on Linux, else the archive.
-import { type Platform, joinPath } from "./engine";
+import { type Platform, joinPath } from "./locate";
 
 /** RELEASES is the project's release page, which the packages' commands name; the plugin itself fetches nothing from it. */
 export const RELEASES = "https://github.com/quire-app/quire/releases";

@@ -3,7 +3,7 @@
 // lies inside the vault (synced from anywhere) or in a folder any user can
 // write (planted by anyone) would run with the user's rights at start.
 // No Node here: the machine comes in through TrustDeps.
-import type { Candidate } from "./engine";
+import type { Candidate } from "./locate";
 
 /** TrustDeps is what trustedCandidates needs from the machine. */
 export interface TrustDeps {

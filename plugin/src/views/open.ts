@@ -1,9 +1,27 @@
-import { MarkdownView, Notice, TFile, type Vault, type Workspace } from "obsidian";
+import { MarkdownView, type MetadataCache, Notice, TFile, type Vault, type Workspace, getAllTags } from "obsidian";
 import { lineAtByte } from "../passage";
 
-/** NoteOpener opens notes at passages; the related view and citation hovers use it. */
+/** NoteOpener opens notes at passages and names them in links; the related view, Ask, search and citation hovers use it. */
 export class NoteOpener {
-  constructor(private readonly deps: { vault: Vault; workspace: Workspace }) {}
+  constructor(private readonly deps: { vault: Vault; workspace: Workspace; metadataCache: MetadataCache }) {}
+
+  /** has reports whether path is a note in the vault. */
+  has(path: string): boolean {
+    return this.deps.vault.getAbstractFileByPath(path) instanceof TFile;
+  }
+
+  /** tags are a note's tags without "#", from the metadata cache (none when it has no cache yet, or is no note). */
+  tags(path: string): string[] {
+    const f = this.deps.vault.getAbstractFileByPath(path);
+    const cache = f instanceof TFile ? this.deps.metadataCache.getFileCache(f) : null;
+    return cache ? (getAllTags(cache) ?? []).map((t) => t.replace(/^#/, "")) : [];
+  }
+
+  /** linkText is the text of a link to path from the note at sourcePath, as Obsidian would write it (the path without ".md" for a note it does not know). */
+  linkText(path: string, sourcePath: string): string {
+    const f = this.deps.vault.getAbstractFileByPath(path);
+    return f instanceof TFile ? this.deps.metadataCache.fileToLinktext(f, sourcePath, true) : path.replace(/\.md$/, "");
+  }
 
   /** read returns a note's current text from the vault (not the sidecar's copy). */
   async read(path: string): Promise<string> {

@@ -3,7 +3,7 @@ import type { Passage, RelatedNote } from "../../../proto/proto.gen";
 import { headingLabel, snippet } from "../passage";
 import { ClientError, Latest, isSuperseded } from "../sidecar/client";
 import type { Sidecar } from "../sidecar/lifecycle";
-import { type IndexSnapshot, type StatusTracker, indexingPercent } from "../sidecar/status";
+import { type IndexSnapshot, type StatusTracker, indexingPercent } from "../sidecar/status-tracker";
 
 /** RELATED_VIEW is the related pages view's type. */
 export const RELATED_VIEW = "quire-related";

@@ -1,6 +1,7 @@
-import { type App, Modal } from "obsidian";
-import { type EngineProblem, incompatibleText } from "../sidecar/lifecycle";
-import type { Install } from "../sidecar/setup";
+import { type App, Modal, Notice } from "obsidian";
+import { type EngineProblem, type Sidecar, incompatibleText } from "../sidecar/lifecycle";
+import { type Found, PLUGIN_VERSION } from "../sidecar/locate";
+import { type Install, type System, installFor } from "../sidecar/setup";
 
 /** CHECK_MS is how often the open panel looks for an engine by itself: an install is noticed within seconds. */
 export const CHECK_MS = 2000;
@@ -118,29 +119,75 @@ export class EngineModal extends Modal {
   }
 }
 
-/** LogModal shows the engine's last stderr lines ("Show log" after it crashed for good). */
-export class LogModal extends Modal {
-  constructor(
-    app: App,
-    private readonly lines: string[],
-  ) {
-    super(app);
-  }
-
-  override onOpen(): void {
-    this.titleEl.setText("Quire engine log");
-    this.contentEl.createEl("p", { text: "The last lines the engine wrote before it stopped:" });
-    this.contentEl.createEl("pre", { cls: "quire-engine-log", text: this.lines.length > 0 ? this.lines.join("\n") : "(it wrote nothing)" });
-  }
-
-  override onClose(): void {
-    this.contentEl.empty();
-  }
-}
-
 /** openQuireSettings opens the app's settings at Quire's tab. */
 export function openQuireSettings(app: App, id: string): void {
   const setting = (app as unknown as { setting?: { open(): void; openTabById(id: string): void } }).setting;
   setting?.open();
   setting?.openTabById(id);
+}
+
+/** EnginePanelDeps is what EnginePanel needs; main.ts builds it. */
+export interface EnginePanelDeps {
+  app: App;
+  pluginId: string;
+  /** system reads this system (OS, CPU, package managers) for the install command. */
+  system(): Promise<System>;
+  /** locate looks for an engine (settings, PATH, the package managers' places). */
+  locate(): Promise<Found | null>;
+  sidecar(): Pick<Sidecar, "start" | "replace" | "state" | "engine">;
+}
+
+/**
+ * EnginePanel opens the first-run panel for a problem, one at a time: a
+ * problem reported while the panel is open, or while the system is still
+ * being read for it, opens no second one.
+ */
+export class EnginePanel {
+  // The panel, or its opening while the system is read.
+  private panel: EngineModal | Promise<void> | null = null;
+
+  constructor(private readonly deps: EnginePanelDeps) {}
+
+  open(problem: EngineProblem): void {
+    if (this.panel) return;
+    const opening = this.deps.system().then((system) => {
+      if (this.panel !== opening) return;
+      const m = new EngineModal(this.deps.app, {
+        problem,
+        install: installFor(system, PLUGIN_VERSION),
+        copy: (text) => navigator.clipboard.writeText(text),
+        check: (asked) => this.check(problem, asked),
+        openSettings: () => openQuireSettings(this.deps.app, this.deps.pluginId),
+      });
+      const close = m.onClose.bind(m);
+      m.onClose = () => {
+        close();
+        this.panel = null;
+      };
+      this.panel = m;
+      m.open();
+    });
+    this.panel = opening;
+  }
+
+  /** dispose closes the panel; one still reading the system opens no more. */
+  dispose(): void {
+    if (this.panel instanceof EngineModal) this.panel.close();
+    this.panel = null;
+  }
+
+  private async check(problem: EngineProblem, asked: boolean): Promise<boolean> {
+    // An engine that runs (maybe for another front end) is stopped only when the user asks.
+    if (problem.kind !== "missing" && problem.source === "running" && !asked) return false;
+    const found = await this.deps.locate();
+    if (!found || found.compat !== "ok") return false;
+    // A lacking engine that serves is still the same one until its version changes.
+    if (problem.kind === "lacking" && found.version === problem.version) return false;
+    const sidecar = this.deps.sidecar();
+    if (problem.kind === "missing") await sidecar.start({ explicit: true });
+    else await sidecar.replace();
+    if (sidecar.state.kind !== "online") return false;
+    new Notice(`Quire's engine ${sidecar.engine?.version ?? found.version} is running.`, 6000);
+    return true;
+  }
 }

@@ -18,7 +18,7 @@ import {
   scopeLabel,
   sourceLines,
   toCitation,
-} from "../ask";
+} from "../ask-session";
 import { CitationHover, type CitationHoverDeps } from "../hover/citation";
 import { linkCitationMarkers } from "../hover/markers";
 import { headingLabel } from "../passage";

@@ -3,7 +3,7 @@
 // answer as a note. The Ask modal draws what this reports.
 import type { AskDone, AskTurn, Citation as WireCitation } from "../../proto/proto.gen";
 import type { Citation } from "./hover/citation";
-import { bareTag, scopeFields } from "./search";
+import { bareTag, scopeFields } from "./search-results";
 import { type Client, ClientError, Latest, isSuperseded } from "./sidecar/client";
 
 /** AskScope narrows a question's sources to one note, or to the notes under a folder or with a tag; no field means the whole vault. */

@@ -1,7 +1,7 @@
 import { type App, Modal } from "obsidian";
 import type { DateSpan, Passage } from "../../../proto/proto.gen";
 import { headingLabel } from "../passage";
-import { type Filter, datesLabel, filterFields, highlight, matches, queryTerms } from "../search";
+import { type Filter, datesLabel, filterFields, highlight, matches, queryTerms } from "../search-results";
 import { type Client, ClientError, Latest, isSuperseded } from "../sidecar/client";
 import type { SidecarState } from "../sidecar/lifecycle";
 

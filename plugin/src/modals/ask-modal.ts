@@ -1,6 +1,6 @@
 import { type App, Modal } from "obsidian";
-import { type AskScope, type AskState, Conversation } from "../ask";
-import { AskPanel, type AskPanelDeps } from "../views/ask";
+import { type AskScope, type AskState, Conversation } from "../ask-session";
+import { AskPanel, type AskPanelDeps } from "../views/ask-panel";
 
 /** AskModalDeps is what the Ask modal needs; main.ts builds it. Each modal holds its own conversation. */
 export type AskModalDeps = Omit<AskPanelDeps, "conversation" | "leave">;

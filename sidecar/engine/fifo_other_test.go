@@ -1,6 +1,6 @@
 //go:build !unix
 
-package server
+package engine_test
 
 import "errors"
 
