@@ -25,6 +25,9 @@ func cmdBench(ctx context.Context, args []string) error {
 			names = append(names, n)
 		}
 	}
+	if err := needFree(ctx, c, "bench"); err != nil {
+		return err
+	}
 	e, err := open(c, false, nil)
 	if err != nil {
 		return err

@@ -29,6 +29,9 @@ func cmdReingest(ctx context.Context, args []string) error {
 			return usageErr("reingest: %v", err)
 		}
 	}
+	if err := needFree(ctx, c, "reingest"); err != nil {
+		return err
+	}
 	e, err := open(c, false, nil)
 	if err != nil {
 		return err
@@ -105,4 +108,15 @@ func vaultRel(vaultDir, p string) (string, error) {
 		p += ".md"
 	}
 	return p, nil
+}
+
+// needFree refuses a command that works the vault in this process while a
+// sidecar serves it, saying what to do instead of naming a lock.
+func needFree(ctx context.Context, c common, cmd string) error {
+	r := attach(ctx, c)
+	if r == nil {
+		return nil
+	}
+	defer r.close()
+	return fmt.Errorf("%s: the sidecar (pid %d) serves this vault: close Obsidian (or stop quire serve) and run quire %s again", cmd, r.cf.PID, cmd)
 }

@@ -263,3 +263,20 @@ func brokenLinks(t *testing.T, v string) {
 		t.Errorf("only %d links checked", checked)
 	}
 }
+
+// TestReingestWhileServed: with a sidecar serving the vault, reingest and
+// bench say to close it, instead of naming a lock.
+func TestReingestWhileServed(t *testing.T) {
+	v := t.TempDir()
+	os.WriteFile(filepath.Join(v, "Note.md"), []byte("# Note\n\nRye.\n"), 0o644)
+	st := filepath.Join(v, ".quire")
+	keywordsOnly(t, st)
+	c := startQuire(t, "serve", "--vault", v, "--port", "0")
+	attachTo(t, c, st)
+	for _, cmd := range []string{"reingest", "bench"} {
+		out, err := runCLI(t, cmd, "--vault", v)
+		if err == nil || !strings.Contains(err.Error(), "close Obsidian") {
+			t.Errorf("%s while served: %v\n%s", cmd, err, out)
+		}
+	}
+}
