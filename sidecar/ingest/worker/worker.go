@@ -98,8 +98,8 @@ type Options struct {
 	// (<state>/runs.jsonl, Run); "" logs nothing.
 	RunLog string
 	// Today keeps the daily view (compile.WriteToday) in the generated
-	// folder: regenerated when Run starts, when a source is queued and
-	// when one is finished.
+	// folder: regenerated when a source is queued and when one is
+	// finished, not when Run starts (a sidecar started changes no note).
 	Today bool
 }
 
@@ -308,7 +308,6 @@ func (w *Worker) Run(ctx context.Context) error {
 		tick = t.C
 		w.scanInbox()
 	}
-	w.today()
 	defer func() {
 		if _, err := w.opts.Queue.Recover(); err != nil {
 			w.opts.Log.Error("put interrupted ingest back in the queue", "err", err)
