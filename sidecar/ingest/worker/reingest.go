@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/quire-app/quire/sidecar/ingest"
@@ -117,21 +116,9 @@ func (w *Worker) rebuild(ctx context.Context, folder string, o compile.Outdated,
 	if w.opts.MaxCalls > 0 {
 		opt.MaxCalls = w.opts.MaxCalls
 	}
-	// As for an ingest: a stop before writing stops the reading, one
-	// once writing has begun waits for the note.
-	var writing atomic.Bool
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	defer context.AfterFunc(ctx, func() {
-		if !writing.Load() {
-			cancel()
-		}
-	})()
-	opt.Progress = func(s ingest.Step, _, _ int) {
-		if s == ingest.StepWriting {
-			writing.Store(true)
-		}
-	}
+	cctx, progress, release := untilWriting(ctx, func(ingest.Step, int, int) {})
+	defer release()
+	opt.Progress = progress
 	res, err := w.compile(cctx, compile.Source{Doc: doc, Origin: o.Origin, Raw: o.Raw, Captured: o.Captured, Rebuild: o.Note}, opt)
 	defer func() {
 		run := runOf("reingest", o.Origin, res, res.Model, start)

@@ -446,23 +446,9 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 	if w.opts.MaxCalls > 0 {
 		opt.MaxCalls = w.opts.MaxCalls
 	}
-	// Once the compiler says it is writing, a stop waits for the note to
-	// be whole; before that, it stops the reading at once.
-	var writing atomic.Bool
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() {
-		if !writing.Load() {
-			cancel()
-		}
-	})
-	defer stop()
-	opt.Progress = func(s ingest.Step, i, n int) {
-		if s == ingest.StepWriting {
-			writing.Store(true)
-		}
-		step(s, i, n)
-	}
+	cctx, progress, release := untilWriting(ctx, step)
+	defer release()
+	opt.Progress = progress
 	opt.Written = func(n ingest.Written) { w.emit(n) }
 	opt.Reviewed = func(r ingest.Reviewed) { w.emit(r) }
 	res, err := w.compile(cctx, compile.Source{Doc: doc, Origin: it.Source, Raw: rawPath, Hash: hash, Captured: time.Now()}, opt)
@@ -473,6 +459,27 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 		return res, err
 	}
 	return res, nil
+}
+
+// untilWriting returns the context for a compile: ctx's end cancels it
+// at once while the compiler reads, but once it reports the writing step
+// a stop waits for the note to be whole. It returns too the progress hook
+// (passing each step on to step) and the release.
+func untilWriting(ctx context.Context, step func(ingest.Step, int, int)) (context.Context, func(ingest.Step, int, int), func()) {
+	var writing atomic.Bool
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		if !writing.Load() {
+			cancel()
+		}
+	})
+	progress := func(s ingest.Step, i, n int) {
+		if s == ingest.StepWriting {
+			writing.Store(true)
+		}
+		step(s, i, n)
+	}
+	return cctx, progress, func() { stop(); cancel() }
 }
 
 // load fetches a URL through the guard or reads a file.
