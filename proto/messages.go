@@ -70,6 +70,9 @@ var Messages = []Message{
 	{Type: TypeLintRun, Kind: KindRequest, Reply: TypeLintResult, Payload: LintRun{}},
 	{Type: TypeLintResult, Kind: KindReply, Payload: LintResult{}},
 
+	{Type: TypeEvalRun, Kind: KindRequest, Reply: TypeEvalResult, Payload: EvalRun{}},
+	{Type: TypeEvalResult, Kind: KindReply, Payload: EvalResult{}},
+
 	{Type: TypeConfigGet, Kind: KindRequest, Reply: TypeConfigResult, Payload: ConfigGet{}},
 	{Type: TypeConfigSet, Kind: KindRequest, Reply: TypeConfigResult, Payload: ConfigSet{}},
 	{Type: TypeConfigResult, Kind: KindReply, Payload: ConfigResult{}},

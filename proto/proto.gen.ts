@@ -79,6 +79,8 @@ export type MessageType =
   | "queue.result"
   | "lint.run"
   | "lint.result"
+  | "eval.run"
+  | "eval.result"
   | "config.get"
   | "config.set"
   | "config.result"
@@ -106,6 +108,8 @@ export interface Payloads {
   "config.result": ConfigResult;
   "config.set": ConfigSet;
   error: ErrorPayload;
+  "eval.result": EvalResult;
+  "eval.run": EvalRun;
   hello: Hello;
   "index.changed": IndexChanged;
   "index.progress": IndexProgress;
@@ -536,6 +540,157 @@ export interface ErrorPayload {
    * Daily/2024-01-01.md".
    */
   message: string;
+}
+/**
+ * EvalResult answers an eval.run.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "EvalResult".
+ */
+export interface EvalResult {
+  k: number;
+  /**
+   * Channels are the scores per channel, in order; the last (hybrid
+   * when there are vectors) is the one the pictures' bars and ranks read.
+   */
+  channels: EvalChannel[];
+  pictures: EvalPictures;
+  /**
+   * Control is when the previous run of these questions was made
+   * (RFC 3339), absent when there is none.
+   */
+  control?: string;
+  /**
+   * Warnings name questions whose note the index does not hold, and say
+   * when vectors cover only part of the vault.
+   */
+  warnings: string[];
+}
+/**
+ * EvalChannel is one channel's scores.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "EvalChannel".
+ */
+export interface EvalChannel {
+  channel: string;
+  /**
+   * SpanRecallAtK is the share of questions whose answer (the answer's
+   * words, else the note) is among the first k passages.
+   */
+  spanRecallAtK: number;
+  spanMRR: number;
+  /**
+   * NoteRecallAtK is the share whose note is among the first k notes.
+   */
+  noteRecallAtK: number;
+  /**
+   * RecallAt50 is the share found anywhere in the pool of 50 passages.
+   */
+  recallAt50: number;
+  /**
+   * Reachable counts questions whose answer lies whole inside some
+   * passage of the index.
+   */
+  reachable: number;
+  medianQueryMs: number;
+  /**
+   * ByType is span recall@k per question type, by type name.
+   */
+  byType: EvalType[];
+  /**
+   * Ranks are every question's outcome, in the set's order.
+   */
+  ranks: EvalRank[];
+}
+/**
+ * EvalType is one question type's span recall@k.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "EvalType".
+ */
+export interface EvalType {
+  type: string;
+  n: number;
+  spanRecallAtK: number;
+}
+/**
+ * EvalRank is the rank one question's answer reached.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "EvalRank".
+ */
+export interface EvalRank {
+  question: string;
+  type: string;
+  expected: string;
+  /**
+   * Rank is the answer's passage rank, 0 when it is not in the pool of 50.
+   */
+  rank: number;
+  /**
+   * NoteRank is the note's rank among distinct notes, 0 when absent.
+   */
+  noteRank: number;
+  /**
+   * Reachable is false when no passage holds the answer's words whole.
+   */
+  reachable: boolean;
+}
+/**
+ * EvalPictures are three SVG documents, as the eval report embeds them: recall at k from 1 to 50 per channel, span recall by question type, and the rank of each question's answer.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "EvalPictures".
+ */
+export interface EvalPictures {
+  recall: string;
+  types: string;
+  ranks: string;
+}
+/**
+ * EvalRun asks the sidecar to score the user's own questions on its index as it is (the plugin's Evaluate search view), on every channel it serves: bm25, and dense and hybrid once vectors exist.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "EvalRun".
+ */
+export interface EvalRun {
+  /**
+   * Questions are the set, at most 1,000.
+   */
+  questions: EvalQuestion[];
+  /**
+   * Set names the questions in the eval log: the vault path of the
+   * file that keeps them.
+   */
+  set?: string;
+  /**
+   * K is the cut-off for recall (default 5, at most 50).
+   */
+  k?: number;
+}
+/**
+ * EvalQuestion is one question of a user's set, as a line of a JSON-lines gold file has it.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "EvalQuestion".
+ */
+export interface EvalQuestion {
+  question: string;
+  /**
+   * Expected are the notes that answer it, vault-relative; the first is
+   * the one the answer's words are looked for in.
+   */
+  expected: string[];
+  /**
+   * Answer, optional, is the words of the answer as the note has them:
+   * with it the question is found only by a passage holding them whole.
+   */
+  answer?: string;
+  /**
+   * Type groups questions in the figures ("untyped" when empty).
+   */
+  type?: string;
 }
 /**
  * Hello is the client's first frame.
@@ -1411,6 +1566,8 @@ export const MESSAGES: { readonly [T in MessageType]: MessageInfo } = {
   "queue.result": { kind: "reply" },
   "lint.run": { kind: "request", reply: "lint.result" },
   "lint.result": { kind: "reply" },
+  "eval.run": { kind: "request", reply: "eval.result" },
+  "eval.result": { kind: "reply" },
   "config.get": { kind: "request", reply: "config.result" },
   "config.set": { kind: "request", reply: "config.result" },
   "config.result": { kind: "reply" },

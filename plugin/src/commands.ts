@@ -17,6 +17,8 @@ export interface Actions {
   askAbout: (editing: MarkdownView, path: string) => void;
   ingestClipboard: () => void;
   resummarise: (source: string) => void;
+  /** evaluate opens the Evaluate search view. */
+  evaluate: () => void;
   checkNotes: () => void;
   showStatus: () => void;
   /** openOffered runs the last notice's offer; false when there is none. */
@@ -69,6 +71,7 @@ export function addCommands(plugin: Pick<Plugin, "addCommand" | "addRibbonIcon">
     },
   });
   plugin.addCommand({ id: "open-review", name: "Open review items", callback: () => void openSidebarView(workspace, REVIEW_VIEW) });
+  plugin.addCommand({ id: "evaluate-search", name: "Evaluate search", callback: a.evaluate });
   plugin.addCommand({ id: "check-notes", name: "Check the generated notes", callback: a.checkNotes });
   plugin.addCommand({ id: "show-status", name: "Show status", callback: a.showStatus });
   // A notice's Open button takes no focus: this reaches it from the keyboard.

@@ -24,6 +24,7 @@ import { NoteOpener } from "./views/open";
 import { lineAtByte } from "./passage";
 import { addCommands, rebuildIndex } from "./commands";
 import { ASK_VIEW, type AskPanelDeps, AskView } from "./views/ask-panel";
+import { EVALUATE_VIEW, EvaluateView, openEvaluateView } from "./views/evaluate";
 import { RELATED_VIEW, RelatedView, workspaceEvents } from "./views/related";
 import { REVIEW_VIEW, ReviewView, markReview, refreshReviewViews } from "./views/review";
 import { StatusModal } from "./modals/status-modal";
@@ -252,6 +253,17 @@ export default class QuirePlugin extends Plugin {
     this.register(() => runner.dispose());
     const resummarise = (source: string) => void runner.ingest(source, true);
     this.registerMarkdownPostProcessor(resummariseButtons(resummarise));
+    this.registerView(
+      EVALUATE_VIEW,
+      (leaf) =>
+        new EvaluateView(leaf, {
+          client: () => sidecar.client,
+          vault,
+          notes: () => vault.getMarkdownFiles().map((f) => f.path).sort(),
+          folder: () => config.folder,
+          openNote: (p) => void opener.openNote(p),
+        }),
+    );
     addCommands(this, {
       workspace,
       metadataCache,
@@ -260,6 +272,7 @@ export default class QuirePlugin extends Plugin {
       askAbout: (editing, path) => new AskModal(this.app, askDeps(() => editing), "", { note: path }).open(),
       ingestClipboard: () => void runner.fromClipboard(),
       resummarise,
+      evaluate: () => void openEvaluateView(workspace),
       checkNotes: () =>
         void checkNotes({
           client: () => sidecar.client,

@@ -195,6 +195,21 @@ export class Vault extends Events {
     // A write the plugin makes, as processFrontMatter's: the harness copies it to disk.
     this.onWriteForTest?.(file.path, data);
   }
+  /** create adds a file the plugin writes, refusing one that exists, as Obsidian does. */
+  async create(path: string, data: string): Promise<TFile> {
+    if (this.files.has(path)) throw new Error("File already exists.");
+    this.writeForTest(path, data);
+    this.onWriteForTest?.(path, data);
+    return new TFile(path);
+  }
+  /** createFolder is a no-op: the stub's vault has no folders of its own (the harness's disk copy makes them). */
+  async createFolder(_path: string): Promise<void> {}
+  /** process replaces a file's text with fn's result in one step, as Obsidian's does. */
+  async process(file: TFile, fn: (data: string) => string): Promise<string> {
+    const next = fn(await this.read(file));
+    await this.modify(file, next);
+    return next;
+  }
   /** writeForTest adds or changes a file as the sidecar writing into the vault would, firing create or modify. */
   writeForTest(path: string, text: string): void {
     const isNew = !this.files.has(path);

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"time"
 
 	"github.com/quire-app/quire/sidecar/ask"
@@ -18,7 +19,11 @@ type EvalRun struct {
 	// Name and Set name the run and its questions in the log.
 	Name, Set string
 	// Gold is the gold file's path, logged with the run with its hash.
-	Gold      string
+	Gold string
+	// Hash, when set, is logged as the questions' hash instead of the
+	// gold file's: for questions not read from Gold as they are (the
+	// plugin's view sends them, edited or not yet saved).
+	Hash      string
 	Questions []eval.Question
 	K         int
 	Channel   search.Channel
@@ -39,7 +44,7 @@ var ErrNoModel = errors.New("no model configured")
 
 // Eval scores retrieval on run's questions over the index as it is, and
 // appends the run to <state>/evals.jsonl when the engine has a state
-// folder (a failure to log is returned as logErr, the report stands).
+// folder (Options.StateDir) (a failure to log is returned as logErr, the report stands).
 func (e *Engine) Eval(ctx context.Context, run EvalRun) (rep *eval.Report, logErr error, err error) {
 	snap := e.snap.Load()
 	s := snap.searcher
@@ -83,14 +88,22 @@ func (e *Engine) Eval(ctx context.Context, run EvalRun) (rep *eval.Report, logEr
 		ds := e.ix.DenseStats()
 		rep.Dense = &eval.DenseInfo{Embedder: ds.Embedder, Coverage: ds.Coverage(), TextSeen: ds.TextSeen}
 	}
-	if e.st != nil {
+	if log := e.evalLog(); log != "" {
 		entry := e.evalEntry(run, rerank, rep)
-		logErr = eval.Append(e.st.Join("evals.jsonl"), entry)
+		logErr = eval.Append(log, entry)
 		if run.Log != "" && logErr == nil {
 			logErr = eval.Append(run.Log, entry)
 		}
 	}
 	return rep, logErr, nil
+}
+
+// evalLog is the state folder's eval log, "" for an engine without one.
+func (e *Engine) evalLog() string {
+	if e.opts.StateDir == "" {
+		return ""
+	}
+	return filepath.Join(e.opts.StateDir, "evals.jsonl")
 }
 
 // evalEntry is the log line of a run: what it measured, on which
@@ -113,7 +126,10 @@ func (e *Engine) evalEntry(run EvalRun, rerank search.Rerank, rep *eval.Report) 
 	if set == "" {
 		set = eval.DefaultSet(run.Gold)
 	}
-	hash, _ := eval.HashFile(run.Gold) // a gold file just read; no hash only if it vanished since
+	hash := run.Hash
+	if hash == "" {
+		hash, _ = eval.HashFile(run.Gold) // a gold file just read; no hash only if it vanished since
+	}
 	return eval.LogEntry{Time: time.Now().UTC(), Name: run.Name, Set: set, Version: buildinfo.Version(), Commit: eval.Commit(),
 		Gold: run.Gold, GoldHash: hash, Config: rk, Report: rep}
 }

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -108,33 +109,60 @@ func Load(path string) ([]Question, error) {
 			if err := json.Unmarshal([]byte(line), &u); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", path, n, err)
 			}
-			q := Question{Query: u.Question, Type: u.Type, Expected: append(u.Expected, u.Notes...)}
-			if q.Query == "" {
-				q.Query = u.Query
+			q := u.Question
+			if q == "" {
+				q = u.Query
 			}
 			span := u.Answer
 			if span == "" {
 				span = u.Span
 			}
-			if span != "" && len(q.Expected) > 0 {
-				q.Spans = []Span{{Note: q.Expected[0], Text: span}}
-			}
-			qs = append(qs, q)
+			qs = append(qs, Mine{Question: q, Expected: append(u.Expected, u.Notes...), Answer: span, Type: u.Type}.Gold())
 		}
 		if err := sc.Err(); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
+	if err := Check(qs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return qs, nil
+}
+
+// Mine is a question of a user's own set: a JSON line of a gold file, or
+// one written in the plugin's Evaluate search view.
+type Mine struct {
+	Question string
+	// Expected are the notes that answer it, vault-relative.
+	Expected []string
+	// Answer, optional, is the words of the answer in the first note.
+	Answer string
+	Type   string
+}
+
+// Gold is the question as eval scores it: its answer a span of the
+// first expected note.
+func (m Mine) Gold() Question {
+	q := Question{Query: m.Question, Type: m.Type, Expected: m.Expected}
+	if m.Answer != "" && len(m.Expected) > 0 {
+		q.Spans = []Span{{Note: m.Expected[0], Text: m.Answer}}
+	}
+	return q
+}
+
+// Check refuses a set with no question, or a question with no words or
+// no expected note, and names an untyped question's type "untyped".
+func Check(qs []Question) error {
 	for i, q := range qs {
 		if strings.TrimSpace(q.Query) == "" || len(q.Expected) == 0 {
-			return nil, fmt.Errorf("%s: question %d: needs a query and at least one expected note", path, i+1)
+			return fmt.Errorf("question %d: needs a query and at least one expected note", i+1)
 		}
 		if qs[i].Type == "" {
 			qs[i].Type = "untyped"
 		}
 	}
 	if len(qs) == 0 {
-		return nil, fmt.Errorf("%s: no questions", path)
+		return errors.New("no questions")
 	}
-	return qs, nil
+	return nil
 }

@@ -260,32 +260,65 @@ func writePictures(b *strings.Builder, s *set, control string) {
 	if run == nil {
 		return
 	}
-	var ss []series
-	var mainRun, mainCtl *LogEntry
-	ch := ""
-	for _, e := range s.Entries {
-		if e.Name == run.Name {
-			ch = e.Report.Channel // the last, in channel order: hybrid when there
-		}
-	}
+	var runs, ctls []*LogEntry
 	for _, e := range s.Entries {
 		switch {
 		case e.Name == run.Name:
-			ss = append(ss, series{Label: runName(e.Name) + " " + e.Report.Channel, Colour: colourOf(e.Report.Channel), Y: curve(e.Report)})
-			if e.Report.Channel == ch {
-				mainRun = e
-			}
+			runs = append(runs, e)
 		case control != "" && e.Name == control:
-			ss = append(ss, series{Label: runName(e.Name) + " " + e.Report.Channel, Colour: colourOf(e.Report.Channel), Dashed: true, Y: curve(e.Report)})
-			if e.Report.Channel == ch {
-				mainCtl = e
-			}
+			ctls = append(ctls, e)
+		}
+	}
+	p, mainRun, mainCtl := draw(setName(s.Name), runs, ctls)
+	k, ch := mainRun.Report.K, mainRun.Report.Channel
+	b.WriteString(`<div class="pictures">`)
+	fmt.Fprintf(b, `<figure>%s<figcaption>Recall at k, k from 1 to %d, per channel (dashed: the control).</figcaption></figure>`, p.Recall, Pool)
+	fmt.Fprintf(b, `<figure>%s<figcaption>Span recall@%d by question type, %s (grey: the control).</figcaption></figure>`, p.Types, k, esc(ch))
+	if p.Ranks != "" {
+		fmt.Fprintf(b, `<figure class="wide">%s<figcaption>The rank each question's answer reached, %s (shaded: the top %d; hover a mark for its question).</figcaption></figure>`,
+			p.Ranks, esc(ch), k)
+	}
+	b.WriteString(`</div>`)
+	writeMisses(b, mainRun, mainCtl)
+}
+
+// Pictures are a run's three charts against its control, as SVG: recall
+// at k from 1 to Pool per channel, span recall@k by question type, and
+// the rank each question's answer reached (empty for a run logged
+// without its ranks).
+type Pictures struct {
+	Recall, Types, Ranks string
+}
+
+// Draw draws the pictures of a run against a control, each given as its
+// entries, one per channel, in channel order (bm25, dense, hybrid): the
+// run at least one, the control maybe none. The bars and the strip read
+// the run's last channel, hybrid when it has it. The report and the plugin's Evaluate
+// search view draw with it, so the two show the same pictures.
+func Draw(title string, run, control []*LogEntry) Pictures {
+	p, _, _ := draw(title, run, control)
+	return p
+}
+
+// draw is Draw, also returning the run's and the control's entries of the
+// channel the bars and the strip read (the control's nil without one).
+func draw(title string, run, control []*LogEntry) (Pictures, *LogEntry, *LogEntry) {
+	mainRun := run[len(run)-1]
+	ch := mainRun.Report.Channel
+	var ss []series
+	var mainCtl *LogEntry
+	for _, e := range run {
+		ss = append(ss, series{Label: runName(e.Name) + " " + e.Report.Channel, Colour: colourOf(e.Report.Channel), Y: curve(e.Report)})
+	}
+	for _, e := range control {
+		ss = append(ss, series{Label: runName(e.Name) + " " + e.Report.Channel, Colour: colourOf(e.Report.Channel), Dashed: true, Y: curve(e.Report)})
+		if e.Report.Channel == ch {
+			mainCtl = e
 		}
 	}
 	k := mainRun.Report.K
-	b.WriteString(`<div class="pictures">`)
-	fmt.Fprintf(b, `<figure>%s<figcaption>Recall at k, k from 1 to %d, per channel (dashed: the control).</figcaption></figure>`,
-		lineChart(setName(s.Name)+": recall at k", ss, k), Pool)
+	var p Pictures
+	p.Recall = lineChart(title+": recall at k", ss, k)
 	var bars []bar
 	for _, t := range sortedTypes(mainRun.Report.ByType) {
 		m := mainRun.Report.ByType[t]
@@ -301,19 +334,16 @@ func writePictures(b *strings.Builder, s *set, control string) {
 	if mainCtl != nil {
 		ctlLabel = runName(mainCtl.Name)
 	}
-	fmt.Fprintf(b, `<figure>%s<figcaption>Span recall@%d by question type, %s (grey: the control).</figcaption></figure>`,
-		barChart(setName(s.Name)+": span recall by type", bars, runName(run.Name), ctlLabel, colourOf(ch)), k, esc(ch))
+	p.Types = barChart(title+": span recall by type", bars, runName(mainRun.Name), ctlLabel, colourOf(ch))
 	rows := []stripRow{}
 	if mainCtl != nil {
 		rows = append(rows, stripRow{Label: runName(mainCtl.Name), Colour: controlColour, Ranks: mainCtl.Report.Ranks})
 	}
-	rows = append(rows, stripRow{Label: runName(run.Name), Colour: colourOf(ch), Ranks: mainRun.Report.Ranks})
+	rows = append(rows, stripRow{Label: runName(mainRun.Name), Colour: colourOf(ch), Ranks: mainRun.Report.Ranks})
 	if len(mainRun.Report.Ranks) > 0 {
-		fmt.Fprintf(b, `<figure class="wide">%s<figcaption>The rank each question's answer reached, %s (shaded: the top %d; hover a mark for its question).</figcaption></figure>`,
-			strip(setName(s.Name)+": rank of each answer", rows, k), esc(ch), k)
+		p.Ranks = strip(title+": rank of each answer", rows, k)
 	}
-	b.WriteString(`</div>`)
-	writeMisses(b, mainRun, mainCtl)
+	return p, mainRun, mainCtl
 }
 
 func writeMisses(b *strings.Builder, run, ctl *LogEntry) {

@@ -12,16 +12,7 @@ import (
 // and the embedder, and search answers as hybrid (engine's TestDense has
 // the fallback when the embedder goes down).
 func TestDense(t *testing.T) {
-	h := start(t, notes, func(o *setup) {
-		st, err := state.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if _, err := o.Index.EnableDense(st, &embedtest.Bag{}); err != nil {
-			t.Fatal(err)
-		}
-	})
+	h := start(t, notes, withBag(t))
 	c := h.dial()
 	st, err := c.Status(t.Context())
 	if err != nil {
@@ -33,5 +24,20 @@ func TestDense(t *testing.T) {
 	res, err := c.Search(t.Context(), proto.SearchQuery{Query: "rye levain"})
 	if err != nil || res.Channel != proto.ChannelHybrid || len(res.Passages) == 0 {
 		t.Errorf("hybrid: channel %q, %d passages, %v", res.Channel, len(res.Passages), err)
+	}
+}
+
+// withBag is a start tweak that embeds the vault with a bag-of-words test
+// embedder (64 dimensions).
+func withBag(t *testing.T) func(*setup) {
+	return func(o *setup) {
+		st, err := state.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if _, err := o.Index.EnableDense(st, &embedtest.Bag{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

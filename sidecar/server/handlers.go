@@ -147,6 +147,11 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 		if err = decode(env, &q); err == nil {
 			payload, err = s.lint(q)
 		}
+	case proto.TypeEvalRun:
+		var q proto.EvalRun
+		if err = decode(env, &q); err == nil {
+			payload, err = s.evalRun(ctx, q)
+		}
 	case proto.TypeShutdown:
 		if s.opts.OnShutdown == nil {
 			err = &proto.Error{Code: proto.CodeInvalidRequest, Message: "shutdown is not answered by this sidecar"}

@@ -10,7 +10,7 @@
 // toolbox (page, sidecars, screenshots, axe) and the order of the sessions;
 // each surface's scenarios live in a file of their own (lifecycle.mjs,
 // related.mjs, search.mjs, ask.mjs, settings.mjs, review.mjs, ingest.mjs,
-// engine.mjs, evalreport.mjs) and get the toolbox as h.
+// engine.mjs, evalreport.mjs, evalview.mjs) and get the toolbox as h.
 //
 // Usage: npm --prefix plugin run harness
 //   HARNESS_OUT=DIR     screenshots there (default: the repository's tmp/harness-screenshots, gitignored)
@@ -20,6 +20,7 @@
 //   HARNESS_KEEP=1      keep the temporary vaults and profile
 //   HARNESS_ONLY=engine run only the engine's first-run scenarios (engine.mjs)
 //   HARNESS_ONLY=eval   run only the eval report's scenarios (evalreport.mjs)
+//   HARNESS_ONLY=evalview run only the Evaluate search view's scenarios (evalview.mjs)
 import { execFileSync, spawn } from "node:child_process";
 import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -31,6 +32,7 @@ import esbuild from "esbuild";
 import { chromium } from "playwright-core";
 import { engineScenarios, oldRelease } from "./engine.mjs";
 import { evalReportScenarios } from "./evalreport.mjs";
+import { evalViewScenarios } from "./evalview.mjs";
 import { askScenarios, modelSession } from "./ask.mjs";
 import { ingestScenarios, ingestWithModelScenarios } from "./ingest.mjs";
 import { attachScenarios, reconnectScenarios, startScenarios, statusViewScenarios } from "./lifecycle.mjs";
@@ -117,7 +119,8 @@ function vaultFiles(dir) {
       if (name.startsWith(".")) continue;
       const full = join(d, name);
       if (statSync(full).isDirectory()) walk(full);
-      else if (name.endsWith(".md")) out[relative(dir, full).split("\\").join("/")] = readFileSync(full, "utf8");
+      // .jsonl: the Evaluate search view's questions file, which Obsidian lists as a vault file too.
+      else if (name.endsWith(".md") || name.endsWith(".jsonl")) out[relative(dir, full).split("\\").join("/")] = readFileSync(full, "utf8");
     }
   };
   walk(dir);
@@ -219,7 +222,7 @@ async function main() {
   const only = process.env.HARNESS_ONLY;
   // A failed build fails the two scenarios that need it, not the whole run.
   let old = null;
-  if (only !== "eval") {
+  if (only !== "eval" && only !== "evalview") {
     try {
       old = oldRelease(repo, log);
     } catch (err) {
@@ -277,6 +280,7 @@ async function main() {
       if (op === "realpath") return { path: await fsp.realpath(path) };
       if (op === "list") return { files: vaultFiles(path) };
       if (op === "write") {
+        await fsp.mkdir(dirname(path), { recursive: true });
         await fsp.writeFile(path, text);
         return {};
       }
@@ -381,11 +385,13 @@ async function main() {
   const servers = [];
   try {
     // 0. The engine's first run: discovery, the first-run panel per system, pairings of versions.
-    if (only !== "eval") await engineScenarios({ tmp, bin, old, mainJs, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
+    if (only !== "eval" && only !== "evalview") await engineScenarios({ tmp, bin, old, mainJs, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
     // The eval report, a page of its own opened from disk.
-    if (only !== "engine") await evalReportScenarios({ tmp, bin, out, context, axeSrc, log, scenario, expect, copyVault });
+    if (only !== "engine" && only !== "evalview") await evalReportScenarios({ tmp, bin, out, context, axeSrc, log, scenario, expect, copyVault });
+    // The Evaluate search view, on a sidecar of its own.
+    if (only !== "engine" && only !== "eval") await evalViewScenarios({ tmp, bin, out, manifest, log, scenario, expect, newPage, waitFor, shots, axeCheck, copyVault, vaultFiles, sidecars, Sidecar });
     // The surfaces, one file each, over the sessions they share.
-    if (only !== "engine" && only !== "eval") {
+    if (only !== "engine" && only !== "eval" && only !== "evalview") {
     const h = { tmp, bin, old, mainJs, manifest, out, context, axeSrc, kids: allKids, log, scenario, expect, Pending, newPage, waitFor, shot, shots, axeCheck, copyVault, vaultFiles, pageErrors, sidecars, servers, Sidecar, openIngested, repo };
     // 1. Attach to a running sidecar: the related panel, the status view, search, a reconnect.
     const a = await attachScenarios(h);
