@@ -34,6 +34,7 @@ const (
 	LintFront     = "frontmatter" // a note in the folder whose frontmatter Quire cannot read
 	LintIndex     = "index"       // index.md and the source notes disagree
 	LintSize      = "oversize"    // a page longer than a model reads whole
+	LintLayout    = "old-layout"  // a source note written in an older layout than Format
 )
 
 // LintNote is the report, in the generated folder.
@@ -143,6 +144,7 @@ func Lint(opt LintOptions) (LintResult, error) {
 	l.originals()
 	l.index()
 	l.sizes()
+	l.layouts()
 	slices.SortStableFunc(l.defects, func(a, b Defect) int {
 		return strings.Compare(a.Check+"\x00"+a.Note+"\x00"+a.Target, b.Check+"\x00"+b.Note+"\x00"+b.Target)
 	})
@@ -581,6 +583,17 @@ func (l *linter) sizes() {
 	}
 }
 
+// layouts finds the source notes Quire wrote in an older layout: `quire
+// reingest` rebuilds them.
+func (l *linter) layouts() {
+	for _, n := range l.notes {
+		if n.generated() && n.meta.Kind == "source" && n.meta.Format < Format {
+			l.add(Defect{Check: LintLayout, Note: l.dir.vaultPath(n.rel), private: n.private(),
+				Detail: fmt.Sprintf("%s is in Quire's note layout %d, older than this release's %d: `quire reingest` rebuilds it from its original.", n.title(), n.meta.Format, Format)})
+		}
+	}
+}
+
 // lintReview is, per check, whether it needs a decision (a review item)
 // and what the item says to do.
 var lintReview = map[string]string{
@@ -672,9 +685,10 @@ var lintTitle = map[string]string{
 	LintFront:     "Frontmatter Quire cannot read",
 	LintIndex:     "index.md out of step",
 	LintSize:      "Pages too long for a model",
+	LintLayout:    "Source notes in an older layout",
 }
 
-var lintOrder = []string{LintLink, LintOrphan, LintDuplicate, LintRaw, LintFront, LintIndex, LintSize}
+var lintOrder = []string{LintLink, LintOrphan, LintDuplicate, LintRaw, LintFront, LintIndex, LintSize, LintLayout}
 
 // lintFront is the report's frontmatter.
 type lintFront struct {
