@@ -122,7 +122,10 @@ type Citation struct {
 	Number int `json:"number"`
 	// ID is the passage's id in the index.
 	ID string `json:"id"`
-	// Path is the note's vault-relative path.
+	// Source is the id of the source the note is in ("vault" for the
+	// vault), as in Passage.
+	Source string `json:"source"`
+	// Path is the note's path inside its source.
 	Path string `json:"path"`
 	// Title is the note's title.
 	Title string `json:"title"`

@@ -58,6 +58,8 @@ var Messages = []Message{
 
 	{Type: TypeNoteGet, Kind: KindRequest, Reply: TypeNoteResult, Payload: NoteGet{}},
 	{Type: TypeNoteResult, Kind: KindReply, Payload: NoteResult{}},
+	{Type: TypeGrepQuery, Kind: KindRequest, Reply: TypeGrepResult, Payload: GrepQuery{}},
+	{Type: TypeGrepResult, Kind: KindReply, Payload: GrepResult{}},
 
 	{Type: TypeIndexRebuild, Kind: KindRequest, Reply: TypeIndexResult, Payload: IndexRebuild{}},
 	{Type: TypeIndexResult, Kind: KindReply, Payload: IndexResult{}},

@@ -71,6 +71,8 @@ export type MessageType =
   | "answer.result"
   | "note.get"
   | "note.result"
+  | "grep.query"
+  | "grep.result"
   | "index.rebuild"
   | "index.result"
   | "ingest.add"
@@ -110,6 +112,8 @@ export interface Payloads {
   error: ErrorPayload;
   "eval.result": EvalResult;
   "eval.run": EvalRun;
+  "grep.query": GrepQuery;
+  "grep.result": GrepResult;
   hello: Hello;
   "index.changed": IndexChanged;
   "index.progress": IndexProgress;
@@ -268,7 +272,12 @@ export interface Citation {
    */
   id: string;
   /**
-   * Path is the note's vault-relative path.
+   * Source is the id of the source the note is in ("vault" for the
+   * vault), as in Passage.
+   */
+  source: string;
+  /**
+   * Path is the note's path inside its source.
    */
   path: string;
   /**
@@ -691,6 +700,99 @@ export interface EvalQuestion {
    * Type groups questions in the figures ("untyped" when empty).
    */
   type?: string;
+}
+/**
+ * GrepQuery searches the current files of the vault (and of other sources) line by line for a literal string or a regular expression: no index, so exact strings the keyword index cuts apart are found.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "GrepQuery".
+ */
+export interface GrepQuery {
+  /**
+   * Pattern is the string, or with Regex a regular expression (Go's
+   * RE2 syntax); no line break.
+   */
+  pattern: string;
+  regex?: boolean;
+  /**
+   * Case is smart (the default: sensitive when Pattern has an
+   * upper-case letter), sensitive or ignore.
+   */
+  case?: string;
+  /**
+   * Context is how many lines to give before and after each match.
+   */
+  context?: number;
+  /**
+   * Source keeps one source by id ("vault" for the vault).
+   */
+  source?: string;
+  /**
+   * MaxMatches bounds the matching lines (the sidecar's default when 0).
+   */
+  maxMatches?: number;
+  /**
+   * MCP says the lines go to an MCP client: private notes are left
+   * out unless the config's mcp.private is include.
+   */
+  mcp?: boolean;
+}
+/**
+ * GrepResult answers a grep.query, matches in source, path and line order.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "GrepResult".
+ */
+export interface GrepResult {
+  matches: GrepMatch[];
+  /**
+   * Files is how many files were opened, Skipped those left out (too
+   * large, binary, not UTF-8, unreadable).
+   */
+  files: number;
+  skipped: GrepSkip[];
+  /**
+   * Truncated says the search stopped at its match limit, TimedOut at
+   * its time limit; Warning then says so in a sentence.
+   */
+  truncated: boolean;
+  timedOut: boolean;
+  warning?: string;
+}
+/**
+ * GrepMatch is one matching line.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "GrepMatch".
+ */
+export interface GrepMatch {
+  source: string;
+  /**
+   * Path is the file's path inside its source.
+   */
+  path: string;
+  /**
+   * Line is the 1-based line number; Text the line without its ending.
+   */
+  line: number;
+  text: string;
+  /**
+   * Spans are the byte ranges [start, end) of the matches in Text.
+   */
+  spans: [number, number][];
+  before?: string[];
+  after?: string[];
+}
+/**
+ * GrepSkip is a file a grep left out, and why.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "GrepSkip".
+ */
+export interface GrepSkip {
+  source: string;
+  path: string;
+  reason: string;
 }
 /**
  * Hello is the client's first frame.
@@ -1195,7 +1297,14 @@ export interface Passage {
    */
   id: string;
   /**
-   * Path is the note's vault-relative path, with forward slashes.
+   * Source is the id of the source the note is in: "vault" for the
+   * vault, else a git or folder source's id from config.yaml. Open a
+   * note of another source read-only: it is not a file of the vault.
+   */
+  source: string;
+  /**
+   * Path is the note's path inside its source (vault-relative for the
+   * vault), with forward slashes.
    */
   path: string;
   /**
@@ -1558,6 +1667,8 @@ export const MESSAGES: { readonly [T in MessageType]: MessageInfo } = {
   "answer.result": { kind: "reply" },
   "note.get": { kind: "request", reply: "note.result" },
   "note.result": { kind: "reply" },
+  "grep.query": { kind: "request", reply: "grep.result" },
+  "grep.result": { kind: "reply" },
   "index.rebuild": { kind: "request", reply: "index.result" },
   "index.result": { kind: "reply" },
   "ingest.add": { kind: "request", reply: "ingest.result" },

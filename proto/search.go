@@ -82,7 +82,12 @@ type Passage struct {
 	// ID names the passage within the index ("<path>#<n>"); answers cite
 	// passages by it. It changes when the note is re-chunked.
 	ID string `json:"id"`
-	// Path is the note's vault-relative path, with forward slashes.
+	// Source is the id of the source the note is in: "vault" for the
+	// vault, else a git or folder source's id from config.yaml. Open a
+	// note of another source read-only: it is not a file of the vault.
+	Source string `json:"source"`
+	// Path is the note's path inside its source (vault-relative for the
+	// vault), with forward slashes.
 	Path string `json:"path"`
 	// Title is the note's title (frontmatter title, else the file name).
 	Title string `json:"title"`

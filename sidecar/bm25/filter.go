@@ -13,7 +13,9 @@ import (
 // one tag. The zero value lets everything through.
 type Filter struct {
 	// Folder is a vault-relative folder: only notes under it (at any
-	// depth) pass. Compared as written, like the vault's paths.
+	// depth) pass. Compared as written, like the vault's paths. A
+	// source's folder is named by its key ("ops:runbooks"), a whole
+	// source by its id and a colon ("ops:").
 	Folder string
 	// Tag passes notes with the tag or one nested under it ("garden"
 	// passes "garden/herbs"); a leading "#" and case are ignored, as
@@ -32,21 +34,29 @@ type Filter struct {
 func (f Filter) excluded() []string {
 	var out []string
 	for _, e := range f.Exclude {
-		if d := strings.Trim(strings.TrimSpace(e), "/"); d != "" {
-			out = append(out, d+"/")
+		if d := asPrefix(e); d != "" {
+			out = append(out, d)
 		}
 	}
 	return out
 }
 
-// folder is the filter's folder as a path prefix ("Kitchen/"), or "".
-func (f Filter) folder() string {
-	d := strings.Trim(strings.TrimSpace(f.Folder), "/")
-	if d == "" {
+// asPrefix is a folder as typed ("Kitchen", "/Kitchen/", "ops:runbooks")
+// as the prefix of its notes' keys ("Kitchen/", "ops:runbooks/"); a
+// whole source ("ops:") is the prefix of all its notes.
+func asPrefix(folder string) string {
+	d := strings.Trim(strings.TrimSpace(folder), "/")
+	switch {
+	case d == "":
 		return ""
+	case strings.HasSuffix(d, ":"):
+		return d
 	}
 	return d + "/"
 }
+
+// folder is the filter's folder as a path prefix ("Kitchen/"), or "".
+func (f Filter) folder() string { return asPrefix(f.Folder) }
 
 // NormalTag is a tag as typed or stored ("#Garden", "garden/") in the
 // form compared: "garden".

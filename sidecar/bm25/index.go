@@ -81,13 +81,17 @@ type FieldWeights struct {
 	// and language, whose coordination factor counts the clauses a
 	// passage matched, instead of one group per query word (wordsQuery).
 	ByField bool
+	// Exact weighs a query word's exact tokens (ExactTokens) matched
+	// whole in a passage, added to the word's score; the words query
+	// only (not ByField).
+	Exact float64
 }
 
 // DefaultFieldWeights: headings already appear in the passage body, so
 // their own field counts half. Checked on both dev sets: lower title and
 // heading weights help a vault of translated pages but cost cross-lingual
 // questions, whose translated words meet titles (README, "Figures").
-var DefaultFieldWeights = FieldWeights{Title: 1, Aliases: 1, Headings: 0.5}
+var DefaultFieldWeights = FieldWeights{Title: 1, Aliases: 1, Headings: 0.5, Exact: 1}
 
 // SetFieldWeights sets the weights later queries use.
 func (x *Index) SetFieldWeights(w FieldWeights) { x.weights.Store(&w) }
@@ -155,7 +159,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		}
 	}
 	doc.AddFieldMappingsAt("aliases", text(analyzerName(generic), false))
-	for _, f := range []string{"path", "lang", "tags"} {
+	for _, f := range []string{"path", "lang", "tags", exactField} {
 		doc.AddFieldMappingsAt(f, text(keyword.Name, f == "path"))
 	}
 	for _, f := range []string{"title", "headings", "text"} {
@@ -182,6 +186,7 @@ func (d Doc) fields() map[string]any {
 		"body_" + l:     d.Body,
 		"aliases":       strings.Join(d.Aliases, "\n"),
 		"tags":          d.Tags,
+		exactField:      d.exactTerms(),
 		"path":          d.Path,
 		"lang":          d.Lang,
 		"title_s":       d.Title,
@@ -501,7 +506,7 @@ func buildQuery(text string, extra []Term, families []string, w FieldWeights) qu
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	boosts := map[string]float64{"title": w.Title, "aliases": w.Aliases, "headings": w.Headings, "body": 1}
+	boosts := map[string]float64{"title": w.Title, "aliases": w.Aliases, "headings": w.Headings, "body": 1, exactField: w.Exact}
 	var words query.Query
 	var nWords int
 	if w.ByField {

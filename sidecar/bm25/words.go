@@ -39,11 +39,13 @@ func wordsQuery(text string, extra []Term, families []string, boosts map[string]
 	var words []string
 	seen := map[string]bool{}
 	owner := map[string]string{} // a word as lang.Words cuts it → the query word holding it
-	for _, f := range strings.Fields(strings.ToLower(text)) {
-		f = strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	raw := map[string]string{}   // a query word → the text between spaces it was cut from, first seen
+	for _, r := range strings.Fields(strings.ToLower(text)) {
+		f := strings.TrimFunc(r, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 		if f == "" || seen[f] {
 			continue
 		}
+		raw[f] = r
 		seen[f] = true
 		words = append(words, f)
 		for _, p := range lang.Words(f) {
@@ -109,6 +111,7 @@ func wordsQuery(text string, extra []Term, families []string, boosts map[string]
 			}
 		}
 		qs.add(w, "aliases", boosts["aliases"])
+		qs.addExact(raw[w], boosts[exactField])
 		for _, t := range translations[w] {
 			for _, f := range fields {
 				qs.add(t.Text, f+"_"+fieldLang(t.Lang), boosts[f]*t.Weight)

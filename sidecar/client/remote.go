@@ -13,6 +13,7 @@ import (
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/source"
 	"github.com/quire-app/quire/sidecar/vault"
 )
 
@@ -172,7 +173,7 @@ func (r *Remote) Search(ctx context.Context, q engine.Query) (search.Result, err
 }
 
 func fromPassage(p proto.Passage) search.Passage {
-	return search.Passage{ID: p.ID, Path: p.Path, Title: p.Title, Headings: p.HeadingPath,
+	return search.Passage{ID: p.ID, Path: source.Key(p.Source, p.Path), Title: p.Title, Headings: p.HeadingPath,
 		Start: p.Start, End: p.End, Text: p.Text, Score: p.Score}
 }
 
@@ -239,7 +240,7 @@ func FromAskDone(question string, d proto.AskDone) ask.Answer {
 		a.Warnings = []string{d.Warning}
 	}
 	for _, c := range d.Citations {
-		a.Citations = append(a.Citations, ask.Citation{N: c.Number, Hash: c.Hash, Passage: search.Passage{ID: c.ID, Path: c.Path,
+		a.Citations = append(a.Citations, ask.Citation{N: c.Number, Hash: c.Hash, Passage: search.Passage{ID: c.ID, Path: source.Key(c.Source, c.Path),
 			Title: c.Title, Headings: c.HeadingPath, Start: c.Start, End: c.End, Text: c.Text}})
 	}
 	for _, q := range d.Quotes {

@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/quire-app/quire/sidecar/llm"
+	"github.com/quire-app/quire/sidecar/source"
 	"github.com/quire-app/quire/sidecar/vault"
 )
 
@@ -52,6 +53,8 @@ type Config struct {
 	Model llm.Config `yaml:"model"`
 	// Rerank is an optional reranker endpoint; no provider means none.
 	Rerank Rerank `yaml:"rerank"`
+	// Sources are git repositories and folders indexed beside the vault.
+	Sources Sources `yaml:"sources"`
 }
 
 // The providers Rerank.Provider accepts.
@@ -279,6 +282,10 @@ type Fields struct {
 	// only. Off: it gained ariostea but lowered the English help vault's
 	// MRR (README, "Figures").
 	Separate bool `yaml:"separate"`
+	// Exact weighs a query word matched whole as an exact token (an IP
+	// address, a version, a snake_case or kebab-case name, a #tag, a
+	// path: bm25.ExactTokens) beside its words' score; 0 leaves it out.
+	Exact float64 `yaml:"exact"`
 }
 
 // Default returns the configuration used when no file exists.
@@ -288,7 +295,7 @@ func Default() Config {
 		Folder:       "Quire",
 		Ingest:       Ingest{MaxCalls: 24, MaxBytes: 20 << 20, ConsolidateSources: 3},
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
-		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Rerank: "off", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5}},
+		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Rerank: "off", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5, Exact: 1}},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
 		MCP:          MCP{Private: "withhold"},
 		Model:        llm.Default(),
@@ -334,9 +341,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("search.dense_weight: %g must be between 0 and 4", c.Search.DenseWeight)
 	case c.Search.Pool < 1 || c.Search.Pool > 1000:
 		return fmt.Errorf("search.pool: %d must be between 1 and 1000", c.Search.Pool)
-	case min(c.Search.Fields.Title, c.Search.Fields.Aliases, c.Search.Fields.Headings) < 0 ||
-		max(c.Search.Fields.Title, c.Search.Fields.Aliases, c.Search.Fields.Headings) > 4:
-		return errors.New("search.fields: title, aliases and headings must be between 0 (left out) and 4")
+	case min(c.Search.Fields.Title, c.Search.Fields.Aliases, c.Search.Fields.Headings, c.Search.Fields.Exact) < 0 ||
+		max(c.Search.Fields.Title, c.Search.Fields.Aliases, c.Search.Fields.Headings, c.Search.Fields.Exact) > 4:
+		return errors.New("search.fields: title, aliases, headings and exact must be between 0 (left out) and 4")
 	case c.Search.PreferLanguage < 1 || c.Search.PreferLanguage > 4:
 		return fmt.Errorf("search.prefer_language: %g must be between 1 (off) and 4", c.Search.PreferLanguage)
 	case c.Dense.Embedder != "builtin" && c.Dense.Embedder != "model" && c.Dense.Embedder != "none":
@@ -366,6 +373,14 @@ func (c Config) Validate() error {
 	}
 	if _, err := vault.ParsePrivate(c.Private); err != nil {
 		return fmt.Errorf("private: %w", err)
+	}
+	if err := c.Sources.Validate(); err != nil {
+		return fmt.Errorf("sources.%w", err)
+	}
+	for _, p := range c.Private {
+		if id, _ := source.Split(strings.TrimSpace(p)); id != source.Vault && !c.Sources.Has(id) {
+			return fmt.Errorf("private: %q names the source %q, which sources: does not have", p, id)
+		}
 	}
 	return nil
 }
@@ -545,8 +560,17 @@ func unknownKeys(m map[string]any, t reflect.Type, prefix string) []string {
 			out = append(out, prefix+k)
 			continue
 		}
-		if sub, isMap := v.(map[string]any); isMap && ft.Kind() == reflect.Struct {
+		sub, isMap := v.(map[string]any)
+		switch {
+		case isMap && ft.Kind() == reflect.Struct:
 			out = append(out, unknownKeys(sub, ft, prefix+k+".")...)
+		case isMap && ft.Kind() == reflect.Map && ft.Elem().Kind() == reflect.Struct:
+			// sources.git.<id>: each entry's keys are the struct's.
+			for id, e := range sub {
+				if em, ok := e.(map[string]any); ok {
+					out = append(out, unknownKeys(em, ft.Elem(), prefix+k+"."+id+".")...)
+				}
+			}
 		}
 	}
 	sort.Strings(out)

@@ -115,7 +115,7 @@ func (e *Engine) evalEntry(run EvalRun, rerank search.Rerank, rep *eval.Report) 
 		Channel: string(run.Channel), K: run.K, Rerank: string(rerank), Rewrite: run.Rewrite, Model: cfg.Model.Model,
 		Fusion: eval.Fusion{DenseWeight: sc.DenseWeight, Pool: sc.Pool, PerNote: sc.PerNote, Coordination: sc.Coordination,
 			PreferLanguage: sc.PreferLanguage, Synonyms: sc.Synonyms},
-		Fields:      eval.Fields{Title: sc.Fields.Title, Aliases: sc.Fields.Aliases, Headings: sc.Fields.Headings, Separate: sc.Fields.Separate},
+		Fields:      eval.Fields{Title: sc.Fields.Title, Aliases: sc.Fields.Aliases, Headings: sc.Fields.Headings, Separate: sc.Fields.Separate, Exact: sc.Fields.Exact},
 		Fingerprint: e.ix.Fingerprint(), Markdown: markdown.Version, Analysis: index.Analysis(),
 		Chunk: eval.Chunk{MaxTokens: cfg.Chunk.MaxTokens, OverlapTokens: cfg.Chunk.OverlapTokens, MinTokens: cfg.Chunk.MinTokens},
 	}

@@ -354,7 +354,7 @@ func (e *Engine) Note(_ context.Context, p string, mcp bool) (string, error) {
 	}
 	// No link followed, regular files only, never blocking: the file may
 	// have been swapped since the scan (vault.ReadFile).
-	data, err := vault.ReadFile(e.ix.Vault, p, min(e.Config().MaxFileBytes, int64(MaxNote)))
+	data, err := e.readNote(p, min(e.Config().MaxFileBytes, int64(MaxNote)))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", errorf(NotFound, "note is gone: %s", p)

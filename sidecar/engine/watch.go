@@ -139,6 +139,13 @@ func (e *Engine) pass(ctx context.Context, all bool, paths []string) {
 	}
 	if err == nil && (all || rebuild) {
 		st, err = e.ix.Run(ctx)
+		if err == nil {
+			// A source that fails is recorded and warned about; the
+			// vault's pass stands.
+			if serr := e.SyncSources(ctx, false); serr != nil && ctx.Err() == nil {
+				e.emit(&Warning{Kind: WarnIndex, Message: serr.Error()})
+			}
+		}
 	} else if err == nil {
 		st, err = e.ix.RunPaths(ctx, paths)
 	}
@@ -236,6 +243,9 @@ type Reindexed struct {
 	Vectors index.DenseStats
 	// VectorsErr is why vectors are not up to date (keywords are).
 	VectorsErr error
+	// SourcesErr is why a source (git, folder) is not up to date; the
+	// index serves what it held of it.
+	SourcesErr error
 	// Note says anything the counts do not (who did the pass).
 	Note string
 	Took time.Duration
@@ -270,6 +280,10 @@ func (e *Engine) Reindex(ctx context.Context, full bool, progress func(Progress)
 	}
 	st, err := e.ix.Run(ctx)
 	r.Stats = st
+	if err == nil {
+		r.SourcesErr = e.SyncSources(ctx, true)
+		err = ctx.Err()
+	}
 	if err == nil {
 		err = e.ix.BM25.Compact(ctx)
 	}

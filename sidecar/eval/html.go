@@ -405,9 +405,9 @@ func describe(e *LogEntry) string {
 	if len(commit) > 12 {
 		commit = commit[:12]
 	}
-	return fmt.Sprintf("%s · quire %s %s · rerank %s · dense weight %g, pool %d, per note %d, coordination %s · fields title %g aliases %g headings %g · %s · gold sha256 %.12s",
+	return fmt.Sprintf("%s · quire %s %s · rerank %s · dense weight %g, pool %d, per note %d, coordination %s · fields title %g aliases %g headings %g exact %g · %s · gold sha256 %.12s",
 		e.Time.UTC().Format("2006-01-02 15:04"), e.Version, commit, c.Rerank, c.Fusion.DenseWeight, c.Fusion.Pool, c.Fusion.PerNote, c.Fusion.Coordination,
-		c.Fields.Title, c.Fields.Aliases, c.Fields.Headings, c.Fingerprint, e.GoldHash)
+		c.Fields.Title, c.Fields.Aliases, c.Fields.Headings, c.Fields.Exact, c.Fingerprint, e.GoldHash)
 }
 
 func runName(n string) string {

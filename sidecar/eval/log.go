@@ -72,6 +72,7 @@ type Fields struct {
 	Aliases  float64 `json:"aliases"`
 	Headings float64 `json:"headings"`
 	Separate bool    `json:"separate"`
+	Exact    float64 `json:"exact"`
 }
 
 // Chunk is the chunking parameters. The names are the config struct's,

@@ -11,6 +11,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/quire-app/quire/sidecar/source"
 	"github.com/quire-app/quire/sidecar/vault"
 )
 
@@ -48,9 +49,10 @@ type Meta struct {
 }
 
 var (
-	filesBucket = []byte("files")
-	metaBucket  = []byte("meta")
-	metaKey     = []byte("meta")
+	filesBucket   = []byte("files")
+	sourcesBucket = []byte("sources")
+	metaBucket    = []byte("meta")
+	metaKey       = []byte("meta")
 )
 
 // catalog is the bbolt file <state>/catalog: per note, its size, mtime,
@@ -72,7 +74,7 @@ func openCatalog(path string) (*catalog, error) {
 	}
 	c := &catalog{db: db, files: map[string]Entry{}}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{filesBucket, metaBucket} {
+		for _, b := range [][]byte{filesBucket, metaBucket, sourcesBucket} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -107,6 +109,32 @@ func (c *catalog) count() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return len(c.files)
+}
+
+// entriesOf returns a copy of the notes of the source id.
+func (c *catalog) entriesOf(id string) map[string]Entry {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := map[string]Entry{}
+	for k, e := range c.files {
+		if sid, _ := source.Split(k); sid == id {
+			out[k] = e
+		}
+	}
+	return out
+}
+
+// countOf returns how many notes the source id has.
+func (c *catalog) countOf(id string) int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n := 0
+	for k := range c.files {
+		if sid, _ := source.Split(k); sid == id {
+			n++
+		}
+	}
+	return n
 }
 
 // get returns one note's entry.
@@ -161,11 +189,17 @@ func (c *catalog) apply(changes map[string]*Entry) error {
 
 func (c *catalog) clear() error {
 	err := c.db.Update(func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket(filesBucket); err != nil {
-			return err
+		// The sources' revisions go with their notes: the next sync reads
+		// each source whole.
+		for _, b := range [][]byte{filesBucket, sourcesBucket} {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(b); err != nil {
+				return err
+			}
 		}
-		_, err := tx.CreateBucket(filesBucket)
-		return err
+		return nil
 	})
 	if err != nil {
 		return err
@@ -311,4 +345,42 @@ func (d *decoder) string() string {
 	s := string(d.b[:n])
 	d.b = d.b[n:]
 	return s
+}
+
+// sourceState returns what the catalog remembers of the source id.
+func (c *catalog) sourceState(id string) (SourceState, error) {
+	var st SourceState
+	err := c.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(sourcesBucket).Get([]byte(id)); v != nil {
+			return json.Unmarshal(v, &st)
+		}
+		return nil
+	})
+	return st, err
+}
+
+// setSourceState records st for the source id; nil forgets it.
+func (c *catalog) setSourceState(id string, st *SourceState) error {
+	return c.db.Update(func(tx *bolt.Tx) error {
+		if st == nil {
+			return tx.Bucket(sourcesBucket).Delete([]byte(id))
+		}
+		v, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(sourcesBucket).Put([]byte(id), v)
+	})
+}
+
+// sourceIDs lists the sources the catalog remembers.
+func (c *catalog) sourceIDs() ([]string, error) {
+	var ids []string
+	err := c.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(sourcesBucket).ForEach(func(k, _ []byte) error {
+			ids = append(ids, string(k))
+			return nil
+		})
+	})
+	return ids, err
 }

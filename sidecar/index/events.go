@@ -46,5 +46,21 @@ func (ix *Index) Invalidate() error {
 	if err := ix.cat.apply(changes); err != nil {
 		return fmt.Errorf("invalidate catalog: %w", err)
 	}
+	// A git source's next sync compares its revision whole with the
+	// catalog, whose hashes no longer match: every note is read again.
+	ids, err := ix.cat.sourceIDs()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		st, err := ix.cat.sourceState(id)
+		if err != nil {
+			return err
+		}
+		st.Revision = ""
+		if err := ix.cat.setSourceState(id, &st); err != nil {
+			return err
+		}
+	}
 	return nil
 }

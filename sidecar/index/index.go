@@ -25,6 +25,7 @@ import (
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/markdown"
+	"github.com/quire-app/quire/sidecar/source"
 	"github.com/quire-app/quire/sidecar/state"
 	"github.com/quire-app/quire/sidecar/vault"
 )
@@ -44,10 +45,10 @@ const schema = "bm25-v3"
 // the catalog's private mark and supersession, so that notes marked
 // before it are read again; lang-7: languages detected on prose, not
 // formulas or code; lang-8: the catalog's dates; lang-9: its link and
-// word counts, which tell hub notes); bump it when they change so that the keyword
+// word counts, which tell hub notes; lang-10: the exact tokens' field); bump it when they change so that the keyword
 // index is rebuilt and notes' languages detected anew, while vectors, which depend on the
 // passages only, are kept.
-const analysis = "lang-9"
+const analysis = "lang-10"
 
 // Analysis is the analyzers' version, logged with eval runs.
 func Analysis() string { return analysis }
@@ -104,7 +105,7 @@ func Open(vaultDir string, st *state.Dir, cfg config.Config) (*Index, error) {
 		Vault:   vaultDir,
 		cfg:     cfg,
 		privacy: cfg.PrivateNotes(),
-		rules:   rules(vaultDir, cfg),
+		rules:   RulesOf(vaultDir, cfg),
 		chunker: sync.OnceValue(func() *markdown.Chunker { return markdown.New(markdown.Params(cfg.Chunk)) }),
 		cat:     cat,
 	}
@@ -168,14 +169,14 @@ func (ix *Index) SetPaths(ignore []string, folder string) {
 	ix.rulesMu.Lock()
 	defer ix.rulesMu.Unlock()
 	ix.cfg.Ignore, ix.cfg.Folder = ignore, folder
-	ix.rules = rules(ix.Vault, ix.cfg)
+	ix.rules = RulesOf(ix.Vault, ix.cfg)
 }
 
-// rules are the vault's path rules under cfg. Besides the configured
+// RulesOf returns the vault's path rules under cfg. Besides the configured
 // prefixes they leave out the generated folder's raw/ and Inbox/: a
 // Markdown clip saved there as an original, or waiting to be ingested,
 // would otherwise be found beside the source note made from it.
-func rules(vaultDir string, cfg config.Config) vault.Rules {
+func RulesOf(vaultDir string, cfg config.Config) vault.Rules {
 	ignore := slices.Clone(cfg.Ignore)
 	if cfg.Folder != "" {
 		ignore = append(ignore, cfg.Folder+"/raw/", cfg.Folder+"/Inbox/")
@@ -359,7 +360,7 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	notes := ix.cat.count()
+	notes := ix.cat.countOf(source.Vault)
 	f, err := ix.look(scope)
 	if err != nil {
 		if errors.Is(err, vault.ErrNoVault) && notes > 0 {
@@ -368,12 +369,20 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 		return st, err
 	}
 
+	f.files = slices.DeleteFunc(f.files, func(file vault.File) bool {
+		if source.Foreign(file.Path) {
+			f.skips = append(f.skips, vault.Skip{Path: file.Path, Reason: "its name reads as a note of another source (id:path); rename it without the colon"})
+			return true
+		}
+		return false
+	})
+
 	// old holds the catalog's entries of the notes looked at: all of
 	// them on a whole run, which the workers read while the writer
 	// changes the catalog.
 	old := map[string]Entry{}
 	if f.covers == nil {
-		old = ix.cat.entries()
+		old = ix.cat.entriesOf(source.Vault)
 		st.Skipped = f.skips
 	} else {
 		ix.cat.read(func(all map[string]Entry) {
@@ -383,7 +392,7 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 				}
 			}
 			for p, e := range all {
-				if f.covers(p) {
+				if f.covers(p) && !source.Foreign(p) {
 					old[p] = e
 				}
 			}
@@ -497,12 +506,18 @@ func (ix *Index) prepareGuarded(f vault.File, prev *Entry, d *dating) (r result)
 }
 
 func (ix *Index) prepare(f vault.File, prev *Entry, d *dating) result {
-	r := result{file: f, known: prev != nil}
 	note, err := vault.Read(ix.Vault, f.Path, ix.cfg.MaxFileBytes)
+	return ix.chunk(f, note, err, prev, d)
+}
+
+// chunk makes the result of a note read (or not: err) at f: its catalog
+// entry and passages, or why it is skipped.
+func (ix *Index) chunk(f vault.File, note *vault.Note, err error, prev *Entry, d *dating) result {
+	r := result{file: f, known: prev != nil}
 	if err != nil {
 		var se *vault.SkipError
 		if errors.As(err, &se) {
-			r.skip = &vault.Skip{Path: se.Path, Reason: se.Reason}
+			r.skip = &vault.Skip{Path: f.Path, Reason: se.Reason}
 		} else {
 			r.skip = &vault.Skip{Path: f.Path, Reason: err.Error()}
 		}

@@ -1,6 +1,7 @@
 // Package mcp serves a vault's index to Model Context Protocol clients
 // (Claude Code, Claude Desktop, automation tools) with the official Go SDK:
-// status, reindex, search_knowledge, search_sources, get_note and ask.
+// status, reindex, search_knowledge, search_sources, get_note, ask and
+// grep.
 //
 // The tools read the vault through a [Backend]: the engine of this
 // process, or a client of the sidecar that already serves the vault (it
@@ -19,6 +20,7 @@ import (
 
 	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/grep"
 	"github.com/quire-app/quire/sidecar/search"
 )
 
@@ -39,6 +41,9 @@ type Backend interface {
 	Note(ctx context.Context, path string, mcp bool) (string, error)
 	// Ask answers a question from the notes; onDelta may be nil.
 	Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error)
+	// Grep finds the lines of the current files that hold a string;
+	// mcp true, as the tool asks, leaves private notes out (engine.Grep).
+	Grep(ctx context.Context, o grep.Options, mcp bool) (grep.Result, error)
 }
 
 // via says who answered: a backend may name itself (the running sidecar
@@ -113,7 +118,8 @@ type Reindexed struct {
 
 // Passage is a slice of a note: its raw Markdown between two byte offsets.
 type Passage struct {
-	Path     string   `json:"path" jsonschema:"the note's vault-relative path; pass it to get_note for the whole note"`
+	Source   string   `json:"source" jsonschema:"the id of the source the note is in: vault for the Obsidian vault, else a git repository or folder configured beside it"`
+	Path     string   `json:"path" jsonschema:"the note's path inside its source; pass it with source to get_note for the whole note"`
 	Title    string   `json:"title" jsonschema:"the note's title"`
 	Headings []string `json:"headingPath" jsonschema:"headings above the passage, outermost first"`
 	Text     string   `json:"text" jsonschema:"the passage's Markdown, as written in the note"`
@@ -141,7 +147,8 @@ type Answer struct {
 // Citation is a passage an answer cites.
 type Citation struct {
 	Number   int      `json:"number" jsonschema:"what the answer cites it by: [number]"`
-	Path     string   `json:"path" jsonschema:"the note's vault-relative path"`
+	Source   string   `json:"source" jsonschema:"the id of the source the note is in (vault for the vault)"`
+	Path     string   `json:"path" jsonschema:"the note's path inside its source"`
 	Title    string   `json:"title"`
 	Headings []string `json:"headingPath" jsonschema:"headings above the passage, outermost first"`
 	Text     string   `json:"text" jsonschema:"the passage's Markdown"`
@@ -167,7 +174,8 @@ type Options struct {
 // instructions tell the client's model what the server is for.
 const instructions = `Quire searches and answers from the user's Obsidian vault (their own Markdown notes).
 Use search_knowledge to find passages, search_sources to see which notes mention a concept,
-get_note to read a whole note by the path a search returned, and ask for a cited answer.
+get_note to read a whole note by the path a search returned, ask for a cited answer, and grep
+to find exact text (a host name, a number, an identifier, a phrase) in the notes as they are now.
 Every passage carries its note path and heading path: cite them when you use a passage.`
 
 // NewServer returns an MCP server whose tools read b. Run it on a

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -273,7 +274,7 @@ func testTools(t *testing.T, cs *sdk.ClientSession, vault, name string) {
 			}
 		}
 		sort.Strings(got)
-		want := []string{"ask", "get_note", "reindex", "search_knowledge", "search_sources", "status"}
+		want := []string{"ask", "get_note", "grep", "reindex", "search_knowledge", "search_sources", "status"}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("tools %v, want %v", got, want)
 		}
@@ -284,6 +285,25 @@ func testTools(t *testing.T, cs *sdk.ClientSession, vault, name string) {
 		call(t, cs, "status", map[string]any{}, &before)
 		if before.Notes < 4 || before.Chunks < before.Notes || before.LastIndexed == "" || before.Fingerprint == "" || before.Via == "" {
 			t.Errorf("status %+v: want 4+ notes, chunks, last index time, fingerprint, via", before)
+		}
+	})
+
+	t.Run("grep", func(t *testing.T) {
+		var got GrepResult
+		call(t, cs, "grep", map[string]any{"pattern": "Hydration:", "case": "ignore", "context": 1}, &got)
+		want := GrepMatch{Source: "vault", Path: "Kitchen/Sourdough.md", Line: 10, Text: "Keep the starter at full hydration: equal weights of flour and water. Feed it every morning.",
+			Before: []string{""}}
+		if len(got.Matches) != 1 || !reflect.DeepEqual(got.Matches[0], want) {
+			t.Errorf("matches %+v, want %+v", got.Matches, want)
+		}
+		// The dot folder is not searched; a regular expression finds both loaves.
+		call(t, cs, "grep", map[string]any{"pattern": `flour(,| recipe)`, "mode": "regex"}, &got)
+		var ps []string
+		for _, m := range got.Matches {
+			ps = append(ps, m.Path)
+		}
+		if strings.Join(ps, " ") != "Kitchen/Rye bread.md Kitchen/Sourdough.md" {
+			t.Errorf("regex: matches in %v, want the two loaves", ps)
 		}
 	})
 
@@ -424,6 +444,12 @@ func testTools(t *testing.T, cs *sdk.ClientSession, vault, name string) {
 			{"get_note", map[string]any{"path": "./Kitchen/Sourdough.md"}, "not clean"},
 			{"get_note", map[string]any{"path": "Kitchen/Sourdough.txt"}, "not a Markdown note"},
 			{"get_note", map[string]any{"path": "Kitchen/Missing.md"}, "not a note in the index"},
+			{"grep", map[string]any{"pattern": ""}, "pattern is empty"},
+			{"grep", map[string]any{"pattern": "a(", "mode": "regex"}, "bad pattern"},
+			{"grep", map[string]any{"pattern": "x", "mode": "glob"}, "literal or regex"},
+			{"grep", map[string]any{"pattern": "x", "max": 1000}, "between 1 and 200"},
+			{"grep", map[string]any{"pattern": "x", "context": 50}, "context"},
+			{"grep", map[string]any{"pattern": "x", "source": "ops"}, "no such source"},
 		}
 		for _, tt := range tests {
 			res := callRaw(t, cs, tt.tool, tt.args)

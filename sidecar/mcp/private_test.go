@@ -13,8 +13,8 @@ import (
 const privateMarker = "PRIVMCP-5e21"
 
 // TestPrivateNotesWithheld calls every tool that returns note text —
-// search_knowledge (with and without a filter), search_sources, get_note
-// and ask, follow-up context included — on a vault whose best match is a
+// search_knowledge (with and without a filter), search_sources, get_note,
+// ask, follow-up context included, and grep — on a vault whose best match is a
 // private note, in this process and through a running sidecar: by default
 // no result carries it and get_note says why; mcp.private: include lets
 // it through.
@@ -54,6 +54,14 @@ func TestPrivateNotesWithheld(t *testing.T) {
 				call(t, cs, "ask", map[string]any{"question": "What went grey in my sourdough starter?"}, &ans)
 				for _, c := range ans.Citations {
 					all = append(all, c.Path)
+				}
+				var grepped GrepResult
+				call(t, cs, "grep", map[string]any{"pattern": privateMarker}, &grepped)
+				for _, m := range grepped.Matches {
+					all = append(all, m.Path+": "+m.Text)
+				}
+				if include && len(grepped.Matches) != 2 {
+					t.Errorf("mcp.private: include, but grep found %d lines, want the journal's and the answer's", len(grepped.Matches))
 				}
 				note := callRaw(t, cs, "get_note", map[string]any{"path": "Journal/2026-03-02.md"})
 				results := strings.Join(all, "\n") + "\n" + ans.Answer + "\n" + text(note)

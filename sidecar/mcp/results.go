@@ -14,6 +14,7 @@ import (
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/source"
 	"github.com/quire-app/quire/sidecar/vault"
 )
 
@@ -63,7 +64,8 @@ func toReindexed(r engine.Reindexed) Reindexed {
 }
 
 func toPassage(p search.Passage) Passage {
-	return Passage{Path: p.Path, Title: p.Title, Headings: nonNil(p.Headings), Text: p.Text, Score: p.Score,
+	src, rel := source.Split(p.Path)
+	return Passage{Source: src, Path: rel, Title: p.Title, Headings: nonNil(p.Headings), Text: p.Text, Score: p.Score,
 		Start: p.Start, End: p.End}
 }
 
@@ -72,7 +74,8 @@ func toAnswer(a ask.Answer) Answer {
 		DroppedCitations: a.Dropped, Channel: string(a.Channel), Model: a.Model, Remote: a.Remote, Warning: strings.Join(a.Warnings, "; "),
 		Citations: make([]Citation, len(a.Citations)), Quotes: make([]Quote, len(a.Quotes))}
 	for i, c := range a.Citations {
-		out.Citations[i] = Citation{Number: c.N, Path: c.Path, Title: c.Title, Headings: nonNil(c.Headings),
+		src, rel := source.Split(c.Path)
+		out.Citations[i] = Citation{Number: c.N, Source: src, Path: rel, Title: c.Title, Headings: nonNil(c.Headings),
 			Text: c.Text, Start: c.Start, End: c.End}
 	}
 	for i, q := range a.Quotes {

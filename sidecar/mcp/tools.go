@@ -12,6 +12,7 @@ import (
 
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/source"
 )
 
 // Argument limits.
@@ -57,7 +58,8 @@ type (
 		Tag    string `json:"tag,omitempty" jsonschema:"only notes with this tag"`
 	}
 	noteIn struct {
-		Path string `json:"path" jsonschema:"the note's vault-relative path as search results give it, e.g. Kitchen/Sourdough.md"`
+		Path   string `json:"path" jsonschema:"the note's path inside its source as search results give it, e.g. Kitchen/Sourdough.md"`
+		Source string `json:"source,omitempty" jsonschema:"the source the note is in, as search results give it; vault (the default) for the vault"`
 	}
 	askIn struct {
 		Question string `json:"question" jsonschema:"the question, in any language; the answer comes in the same language"`
@@ -139,6 +141,7 @@ func addTools(s *sdk.Server, t *tools) {
 			"model it returns the most relevant sentences quoted from the notes (extracted: true). Optionally only from notes under a " +
 			"folder or with a tag."},
 		t.ask)
+	addGrep(s, t)
 }
 
 // argError is a bad argument: the client's model should fix the call.
@@ -313,6 +316,12 @@ func (t *tools) note(ctx context.Context, _ *sdk.CallToolRequest, in noteIn) (*s
 	p, err := checkPath(in.Path)
 	if err != nil {
 		return nil, NoteText{}, err
+	}
+	if in.Source != "" && in.Source != source.Vault {
+		if err := source.CheckID(in.Source); err != nil {
+			return nil, NoteText{}, argError("source: %v", err)
+		}
+		p = source.Key(in.Source, p)
 	}
 	text, err := t.b.Note(ctx, p, true)
 	if notIndexed(err) {

@@ -4,6 +4,7 @@ package search
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/lang/syn"
 	"github.com/quire-app/quire/sidecar/markdown"
+	"github.com/quire-app/quire/sidecar/source"
 )
 
 // Channel selects the retrieval channel.
@@ -64,6 +66,19 @@ type Passage struct {
 	End      int      `json:"end"`
 	Text     string   `json:"text"`
 	Score    float64  `json:"score"`
+}
+
+// MarshalJSON writes the passage as every front end shows it: its
+// source's id ("vault" for the vault) and its path inside that source,
+// where Path is the key naming it across sources ("ops:runbooks/a.md").
+func (p Passage) MarshalJSON() ([]byte, error) {
+	type plain Passage
+	src, rel := source.Split(p.Path)
+	return json.Marshal(struct {
+		Source string `json:"source"`
+		plain
+		Path string `json:"path"`
+	}{src, plain(p), rel})
 }
 
 // Breadcrumb is the passage's place as one line: "Title › H1 › H2".
@@ -185,7 +200,7 @@ func New(kw *bm25.Index, langs []string, c config.Search) *Searcher {
 		f.Pool = c.Pool
 	}
 	if kw != nil {
-		kw.SetFieldWeights(bm25.FieldWeights{Title: c.Fields.Title, Aliases: c.Fields.Aliases, Headings: c.Fields.Headings, Separate: c.Fields.Separate, ByField: c.Coordination == "fields"})
+		kw.SetFieldWeights(bm25.FieldWeights{Title: c.Fields.Title, Aliases: c.Fields.Aliases, Headings: c.Fields.Headings, Separate: c.Fields.Separate, ByField: c.Coordination == "fields", Exact: c.Fields.Exact})
 	}
 	return &Searcher{BM25: kw, Langs: langs, Synonyms: SynonymsIf(c.Synonyms), Prefer: c.PreferLanguage, PerNote: c.PerNote, Fusion: f, Rerank: Rerank(c.Rerank)}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/source"
 )
 
 // handleAsk answers ask.query: ask.delta frames as the answer streams, then
@@ -101,7 +102,8 @@ func AskDone(a ask.Answer) proto.AskDone {
 		Passages: make([]string, len(a.Passages)),
 	}
 	for i, c := range a.Citations {
-		d.Citations[i] = proto.Citation{Number: c.N, ID: c.ID, Path: c.Path, Title: c.Title, HeadingPath: c.Headings,
+		src, rel := source.Split(c.Path)
+		d.Citations[i] = proto.Citation{Number: c.N, ID: c.ID, Source: src, Path: rel, Title: c.Title, HeadingPath: c.Headings,
 			Start: c.Start, End: c.End, Text: c.Text, Hash: c.Hash}
 	}
 	for i, q := range a.Quotes {

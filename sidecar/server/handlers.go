@@ -13,6 +13,7 @@ import (
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/search"
+	"github.com/quire-app/quire/sidecar/source"
 )
 
 // bounded reports whether a request type takes a slot of Options.MaxWork:
@@ -120,6 +121,11 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 			if text, err = s.e.Note(ctx, q.Path, q.MCP); err == nil {
 				payload = proto.NoteResult{Path: q.Path, Text: text}
 			}
+		}
+	case proto.TypeGrepQuery:
+		var q proto.GrepQuery
+		if err = decode(env, &q); err == nil {
+			payload, err = s.grep(ctx, q)
 		}
 	case proto.TypeIndexRebuild:
 		payload = proto.IndexResult{Started: s.e.Rebuild()}
@@ -261,7 +267,8 @@ func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchR
 
 // toPassage maps a ranked passage to the wire.
 func toPassage(p search.Passage) proto.Passage {
-	return proto.Passage{ID: p.ID, Path: p.Path, Title: p.Title, HeadingPath: p.Headings,
+	src, rel := source.Split(p.Path)
+	return proto.Passage{ID: p.ID, Source: src, Path: rel, Title: p.Title, HeadingPath: p.Headings,
 		Start: p.Start, End: p.End, Text: p.Text, Score: p.Score}
 }
 

@@ -183,6 +183,36 @@ func (s *Store) Delete(key string) bool {
 	return ok
 }
 
+// Rename moves from's vector to the key to, replacing any vector to had,
+// and reports whether from had one: a note that moved keeps its vectors
+// without being embedded again.
+func (s *Store) Rename(from, to string) bool {
+	if from == to || to == "" {
+		return false
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.mu.Lock()
+	id, ok := s.ids[from]
+	old, had := s.ids[to]
+	if ok {
+		delete(s.ids, from)
+		if had {
+			s.keys[old] = ""
+		}
+		s.keys[id] = to
+		s.ids[to] = id
+	}
+	s.mu.Unlock()
+	if ok && had {
+		s.g.Delete(old)
+	}
+	if ok {
+		s.gen.Add(1)
+	}
+	return ok
+}
+
 // Has reports whether key has a vector.
 func (s *Store) Has(key string) bool {
 	s.mu.RLock()

@@ -123,7 +123,12 @@ func cmdIndex(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return printIndexed(c, r)
+	if err := printIndexed(c, r); err != nil {
+		return err
+	}
+	// The vault is indexed; a source that failed keeps what the index
+	// held of it, and quire sources names its error.
+	return r.SourcesErr
 }
 
 // printIndexed says what a reindex did, here or in the sidecar.

@@ -29,8 +29,15 @@ var commands = []command{
 	{"ask", "--vault DIR [--state DIR] [--k N] [--folder DIR] [--tag TAG] [--json] [--save] QUESTION",
 		"Answer QUESTION from the vault with citations: with the configured model, or with the closest\n" +
 			"sentences quoted when there is none. A question the notes do not answer gets a refusal."},
+	{"grep", "--vault DIR [--state DIR] [--regex] [--case smart|sensitive|ignore] [--context N] [--source ID]\n" +
+		"                [--max N] [--timeout 10s] [--json] PATTERN",
+		"Print the lines of the vault's notes that hold PATTERN, a literal string (a regular expression with\n" +
+			"--regex), as they are now: path:line:text. Reads the files, not the index. Exits 1 when no line matches."},
 	{"status", "--vault DIR [--state DIR] [--json]",
 		"Say what the index holds: notes, passages, vector coverage, languages, skipped notes, the model."},
+	{"sources", "--vault DIR [--state DIR] [--sync] [--json]",
+		"List the vault and the git and folder sources of config.yaml: kind, revision indexed, notes,\n" +
+			"passages, vectors, last fetch, errors. --sync brings them up to date first (fetching mirrors)."},
 	{"eval", "--vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25[,hybrid]] [--rerank off|builtin|endpoint]\n" +
 		"                [--rewrite] [--misses] [--json] [--name NAME] [--set NAME] [--control NAME] [--decide]\n" +
 		"                [--report OUT.html] [--log FILE] [--ask [--unanswerable FILE]]",

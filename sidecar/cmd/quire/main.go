@@ -93,6 +93,7 @@ func run(ctx context.Context, args []string) error {
 		"search":   cmdSearch,
 		"ask":      cmdAsk,
 		"status":   cmdStatus,
+		"sources":  cmdSources,
 		"eval":     cmdEval,
 		"serve":    cmdServe,
 		"doctor":   cmdDoctor,
@@ -100,6 +101,7 @@ func run(ctx context.Context, args []string) error {
 		"lint":     cmdLint,
 		"reingest": cmdReingest,
 		"bench":    cmdBench,
+		"grep":     cmdGrep,
 		"mcp":      cmdMCP,
 		"version":  cmdVersion,
 	}

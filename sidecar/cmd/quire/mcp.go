@@ -21,6 +21,7 @@ import (
 	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/grep"
 	"github.com/quire-app/quire/sidecar/mcp"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
@@ -285,6 +286,10 @@ func (v *sharedBackend) Search(ctx context.Context, q engine.Query) (search.Resu
 
 func (v *sharedBackend) Note(ctx context.Context, path string, forMCP bool) (string, error) {
 	return with(ctx, v, func(b mcp.Backend) (string, error) { return b.Note(ctx, path, forMCP) })
+}
+
+func (v *sharedBackend) Grep(ctx context.Context, o grep.Options, forMCP bool) (grep.Result, error) {
+	return with(ctx, v, func(b mcp.Backend) (grep.Result, error) { return b.Grep(ctx, o, forMCP) })
 }
 
 func (v *sharedBackend) Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error) {
