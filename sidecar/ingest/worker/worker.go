@@ -212,9 +212,11 @@ func (w *Worker) add(source string, resummarise, retry bool) (ingest.Item, int, 
 		return ingest.Item{}, 0, err
 	}
 	w.emit(ingest.Progress{ID: it.ID, Source: it.Source, Step: ingest.StepQueued})
-	w.today()
 	w.kick()
 	pos, err := w.position(it.ID)
+	// After the position: the view's write gave a worker time to claim
+	// the item first, and the position counted it as running ahead.
+	w.today()
 	if err != nil {
 		return it, 0, err
 	}
