@@ -1400,6 +1400,12 @@ export interface SearchQuery {
    * below the notes that hold it whole.
    */
   typing?: boolean;
+  /**
+   * Explain asks for how the sidecar reads the query (its language,
+   * synonyms and translations) in SearchResult.Explain, as `quire
+   * search --explain` prints it.
+   */
+  explain?: boolean;
 }
 /**
  * SearchResult answers a search.query with passages, best first.
@@ -1419,6 +1425,10 @@ export interface SearchResult {
    */
   warning?: string;
   dates?: DateSpan;
+  /**
+   * Explain is how the sidecar read the query, when the query asked.
+   */
+  explain?: string;
 }
 /**
  * DateSpan is a span of days a query named.

@@ -50,6 +50,10 @@ type SearchQuery struct {
 	// word also matches the words it begins ("sourd" finds "sourdough"),
 	// below the notes that hold it whole.
 	Typing bool `json:"typing,omitempty"`
+	// Explain asks for how the sidecar reads the query (its language,
+	// synonyms and translations) in SearchResult.Explain, as `quire
+	// search --explain` prints it.
+	Explain bool `json:"explain,omitempty"`
 }
 
 // SearchResult answers a search.query with passages, best first.
@@ -66,6 +70,8 @@ type SearchResult struct {
 	// 2024"): notes dated inside it come first, and its words are not
 	// searched. Absent when the query names no days.
 	Dates *DateSpan `json:"dates,omitempty"`
+	// Explain is how the sidecar read the query, when the query asked.
+	Explain string `json:"explain,omitempty"`
 }
 
 // DateSpan is a span of days a query named.

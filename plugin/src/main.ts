@@ -214,7 +214,6 @@ export default class QuirePlugin extends Plugin {
       new SearchModal(this.app, {
         client: () => sidecar.client,
         state: () => sidecar.state,
-        tagsOf: (path) => opener.tags(path),
         openPassage: (path, at, newLeaf) => void opener.open(path, at, newLeaf),
         indexing: () => indexingPercent(tracker.snapshot),
         insertLink: (path, headingPath) => {

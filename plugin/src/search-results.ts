@@ -1,7 +1,7 @@
 // Searching the vault without Obsidian: the words of a query, a passage's
 // line with those words marked, the folder and tag filters, and the link a
 // result inserts. The search modal draws what these return.
-import type { DateSpan, Passage } from "../../proto/proto.gen";
+import type { DateSpan } from "../../proto/proto.gen";
 import { snippet } from "./passage";
 
 /** Piece is a run of a highlighted line: hit marks a query word. */
@@ -110,22 +110,6 @@ export function scopeFields(folder: string, tag: string): { folder?: string; tag
  */
 export function filterFields(f: Filter): { folder?: string; tag?: string } {
   return scopeFields(f.folder, normalizeTag(f.tag));
-}
-
-/**
- * matches reports whether a passage passes the filter. tagsOf returns the
- * note's tags without "#" (from Obsidian's metadata cache); a tag filter
- * matches the tag and its nested tags ("garden" matches "garden/herbs").
- */
-export function matches(p: Pick<Passage, "path">, f: Filter, tagsOf: (path: string) => readonly string[]): boolean {
-  const folder = f.folder.trim().replace(/^\/+|\/+$/g, "");
-  if (folder !== "" && !p.path.startsWith(`${folder}/`)) return false;
-  const tag = normalizeTag(f.tag);
-  if (tag === "") return true;
-  return tagsOf(p.path).some((t) => {
-    const n = normalizeTag(t);
-    return n === tag || n.startsWith(`${tag}/`);
-  });
 }
 
 /** wikiLink is the link a result inserts: [[target#Heading]], the innermost heading when the passage has one. */

@@ -6,7 +6,9 @@ import { type IndexSnapshot, statusBarText } from "../src/sidecar/status-tracker
 import { StatusModal } from "../src/modals/status-modal";
 import { StatusBar } from "../src/views/status-bar";
 import { type FakeLifecycle, type FakeServer, type FakeSocket, online, settle } from "./fake-sidecar";
-import { App, Plugin } from "./obsidian-stub";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { App, Plugin, parseFrontmatterForTest } from "./obsidian-stub";
 
 describe("parseClipboardUrl", () => {
   it.each([
@@ -325,5 +327,30 @@ describe("Summarise again", () => {
     plugin.unload();
     el.remove();
     read.remove();
+  });
+});
+
+describe("source notes written by the sidecar (proto/testdata/notes)", () => {
+  // Written by the sidecar's compile.renderSource with no model
+  // (sidecar/ingest/compile/golden_test.go): its frontmatter keys and its
+  // callout are what Summarise again looks for.
+  const path = "Quire/Sources/Growing basil on a windowsill.md";
+  const note = readFileSync(join(import.meta.dirname, "../../proto/testdata/notes", path), "utf8");
+  const fm = parseFrontmatterForTest(note);
+
+  it("offers Summarise again in the note's Not summarised callout", async () => {
+    expect(resummarisable(fm)).toBe("https://example.test/basil");
+    const app = new App({ files: {} });
+    const plugin = new Plugin(app, { id: "quire", name: "Quire", version: "0", minAppVersion: "0", description: "", author: "" });
+    const asked: string[] = [];
+    plugin.registerMarkdownPostProcessor(resummariseButtons((s) => asked.push(s)) as never);
+    const el = document.body.createDiv();
+    await plugin.renderForTest(path, note.slice(note.indexOf("\n---\n") + 5), fm, el);
+    const buttons = el.querySelectorAll<HTMLButtonElement>("button.quire-resummarise");
+    expect(buttons).toHaveLength(1);
+    buttons[0]!.click();
+    expect(asked).toEqual(["https://example.test/basil"]);
+    plugin.unload();
+    el.remove();
   });
 });

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Passage } from "../../proto/proto.gen";
 import { SearchModal } from "../src/modals/search-modal";
-import { datesLabel, filterFields, highlight, matches, normalizeTag, queryTerms, wikiLink } from "../src/search-results";
+import { datesLabel, filterFields, highlight, normalizeTag, queryTerms, wikiLink } from "../src/search-results";
 import { type FakeLifecycle, type FakeServer, online, settle } from "./fake-sidecar";
 import { App } from "./obsidian-stub";
 
@@ -35,12 +35,7 @@ describe("search helpers", () => {
     expect(highlight(text, ["hard", "feed"]).filter((p) => p.hit).map((p) => p.text)).toContain("Harding");
   });
 
-  it("filters by folder and by tag, nested tags included", () => {
-    const tags = (p: string) => (p.startsWith("Garden/") ? ["garden/herbs"] : ["kitchen"]);
-    expect(matches({ path: "Garden/Basil.md" }, { folder: "Garden/", tag: "" }, tags)).toBe(true);
-    expect(matches({ path: "Gardening.md" }, { folder: "Garden", tag: "" }, tags)).toBe(false);
-    expect(matches({ path: "Garden/Basil.md" }, { folder: "", tag: "#Garden" }, tags)).toBe(true);
-    expect(matches({ path: "Kitchen/Bread.md" }, { folder: "", tag: "garden" }, tags)).toBe(false);
+  it("compares tags without # and trailing slashes, in lower case", () => {
     expect(normalizeTag(" #A/b/ ")).toBe("a/b");
   });
 
@@ -104,7 +99,6 @@ describe("SearchModal", () => {
     const m = new SearchModal(new App() as never, {
       client: () => sidecar.client,
       state: () => sidecar.state,
-      tagsOf: (p) => (p.startsWith("Garden/") ? ["garden"] : []),
       openPassage: (p, at, tab) => opened.push([p, at, tab]),
       insertLink: (p, h) => links.push(wikiLink(p.replace(/\.md$/, ""), h)) > 0,
       debounceMs: 0,
@@ -183,18 +177,10 @@ describe("SearchModal", () => {
     expect(m.contentEl.querySelector(".quire-search-status")!.textContent).toBe("1 passage");
   });
 
-  it("with an older engine that ignores the filter, the modal still drops what is outside it", async () => {
-    const m = open();
-    setFilter(m, "Garden", "");
-    await type(m, "bread");
-    expect([...m.contentEl.querySelectorAll(".quire-search-item")].map((e) => e.getAttribute("data-path"))).toEqual(["Garden/Wheat.md"]);
-    expect(m.contentEl.querySelector(".quire-search-status")!.textContent).toContain("1 outside the filter");
-  });
-
   it("while Quire starts, it says so (no error) and searches once it is up", async () => {
     const up = sidecar.state;
     sidecar.set({ kind: "starting" });
-    const m = new SearchModal(new App() as never, { client: () => sidecar.client, state: () => sidecar.state, tagsOf: () => [], openPassage: () => {}, debounceMs: 0, retryMs: 5 });
+    const m = new SearchModal(new App() as never, { client: () => sidecar.client, state: () => sidecar.state, openPassage: () => {}, debounceMs: 0, retryMs: 5 });
     m.open();
     await type(m, "bread");
     const status = m.contentEl.querySelector(".quire-search-status")!;
@@ -211,7 +197,7 @@ describe("SearchModal", () => {
 
   it("while the first pass indexes, no match says how far it has read, not that nothing matches", async () => {
     let pct: number | null = 9;
-    const m = new SearchModal(new App() as never, { client: () => sidecar.client, state: () => sidecar.state, tagsOf: () => [], openPassage: () => {}, debounceMs: 0, indexing: () => pct });
+    const m = new SearchModal(new App() as never, { client: () => sidecar.client, state: () => sidecar.state, openPassage: () => {}, debounceMs: 0, indexing: () => pct });
     m.open();
     await type(m, "sourdough");
     const status = m.contentEl.querySelector(".quire-search-status")!;

@@ -23,7 +23,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/llm"
@@ -328,7 +327,7 @@ func scopeText(f search.Filter) string {
 	if d := strings.Trim(strings.TrimSpace(f.Folder), "/"); d != "" {
 		parts = append(parts, "under "+d+"/")
 	}
-	if t := bm25.NormalTag(f.Tag); t != "" {
+	if t := search.NormalTag(f.Tag); t != "" {
 		parts = append(parts, "tagged #"+t)
 	}
 	if f.Note != "" {

@@ -10,7 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/quire-app/quire/sidecar/bm25"
 	"github.com/quire-app/quire/sidecar/lang"
 	"github.com/quire-app/quire/sidecar/markdown"
 	"github.com/quire-app/quire/sidecar/search"
@@ -339,7 +338,7 @@ func (a *Asker) questionTerms(ctx context.Context, q string, ql lang.Lang, searc
 			add(lang.English, w, 0.8, src)
 		}
 	}
-	var extra []bm25.Term
+	var extra []search.Term
 	if searched.Query == q {
 		extra = searched.Translations
 	} else if tr, ok := a.Search.(translator); ok {
@@ -437,14 +436,15 @@ func sentences(md string) []string {
 		}
 		minWords = 4
 	}
-	inCode := false
+	var fence markdown.Fence
 	for _, line := range strings.Split(md, "\n") {
 		t := strings.TrimSpace(line)
 		t = strings.TrimSpace(strings.TrimLeft(t, ">")) // code and lists inside callouts
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		wasCode := fence.Open()
+		if fence.Line(t) && (!wasCode || !fence.Open()) {
 			flush()
 			code = append(code, t)
-			if inCode {
+			if wasCode {
 				block := strings.Join(code, "\n")
 				if len(block) <= 2*maxSentenceBytes {
 					if n := len(out); n > 0 && strings.HasSuffix(out[n-1], ":") {
@@ -455,10 +455,9 @@ func sentences(md string) []string {
 				}
 				code = code[:0]
 			}
-			inCode = !inCode
 			continue
 		}
-		if inCode {
+		if fence.Open() {
 			if q := strings.TrimLeft(line, " "); strings.HasPrefix(q, ">") {
 				line = strings.TrimPrefix(strings.TrimLeft(q, ">"), " ")
 			}
@@ -483,8 +482,7 @@ func sentences(md string) []string {
 
 // endsWithFence reports whether s ends with a code fence line.
 func endsWithFence(s string) bool {
-	last := strings.TrimSpace(s[strings.LastIndexByte(s, '\n')+1:])
-	return strings.HasPrefix(last, "```") || strings.HasPrefix(last, "~~~")
+	return markdown.IsFenceLine(s[strings.LastIndexByte(s, '\n')+1:])
 }
 
 // listMarkerRe matches what opens a list item or a block quote.

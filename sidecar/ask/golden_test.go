@@ -2,12 +2,12 @@ package ask
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	goldenfile "github.com/quire-app/quire/sidecar/internal/golden"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/vault"
 )
@@ -23,23 +23,7 @@ const notesDir = "../../proto/testdata/notes"
 // with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join(notesDir, filepath.FromSlash(name))
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s changed; run go test -update if that is right, and the plugin's tests\ngot:\n%s\nwant:\n%s", name, got, want)
-	}
+	goldenfile.File(t, filepath.Join(notesDir, filepath.FromSlash(name)), got, *update)
 }
 
 // TestAnswerNoteGolden writes a saved answer citing a passage whose title

@@ -198,17 +198,8 @@ func fileName(q string) string {
 // citations name, in citation order, each once; ok is false for a note
 // that is not a saved answer (quire: answer).
 func CitedNotes(raw []byte) (notes []string, ok bool) {
-	s := strings.ReplaceAll(strings.TrimPrefix(string(raw), "\ufeff"), "\r\n", "\n")
-	rest, found := strings.CutPrefix(s, "---\n")
-	if !found {
-		return nil, false
-	}
-	front, _, found := strings.Cut(rest, "\n---")
-	if !found {
-		return nil, false
-	}
 	var meta noteMeta
-	if yaml.Unmarshal([]byte(front), &meta) != nil || meta.Quire != "answer" {
+	if _, err := vault.DecodeFrontmatter(raw, &meta); err != nil || meta.Quire != "answer" {
 		return nil, false
 	}
 	for _, c := range meta.Citations {

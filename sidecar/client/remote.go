@@ -249,27 +249,37 @@ func FromAskDone(question string, d proto.AskDone) ask.Answer {
 	return a
 }
 
-// Explain says how the sidecar reads a query: its language, synonyms and
-// translations, with the vault's languages as the sidecar reports them.
+// Explain says how the sidecar reads a query: its language, synonyms
+// (the sidecar's own) and translations.
 func (r *Remote) Explain(query string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	st, err := r.c.Status(ctx)
+	res, err := r.c.Search(ctx, proto.SearchQuery{Query: query, K: 1, Channel: proto.ChannelBM25, Explain: true})
 	if err != nil {
 		return "explain: " + r.wrap(err).Error() + "\n"
 	}
-	return search.ExplainFor(index.ByCount(st.Languages), query)
+	return res.Explain
 }
 
-// kinds maps the protocol's error codes back to the engine's kinds.
-var kinds = map[proto.ErrorCode]engine.Kind{
-	proto.CodeInvalidRequest:   engine.Invalid,
-	proto.CodeNotFound:         engine.NotFound,
-	proto.CodeTooLarge:         engine.TooLarge,
-	proto.CodeNotReady:         engine.NotReady,
-	proto.CodeDuplicate:        engine.Duplicate,
-	proto.CodeModelUnavailable: engine.ModelUnavailable,
+// Codes maps the engine's error kinds to the protocol's codes: the server
+// sends them, and kinds reads them back here.
+var Codes = map[engine.Kind]proto.ErrorCode{
+	engine.Invalid:          proto.CodeInvalidRequest,
+	engine.NotFound:         proto.CodeNotFound,
+	engine.TooLarge:         proto.CodeTooLarge,
+	engine.NotReady:         proto.CodeNotReady,
+	engine.Duplicate:        proto.CodeDuplicate,
+	engine.ModelUnavailable: proto.CodeModelUnavailable,
 }
+
+// kinds is Codes read backwards.
+var kinds = func() map[proto.ErrorCode]engine.Kind {
+	m := make(map[proto.ErrorCode]engine.Kind, len(Codes))
+	for k, c := range Codes {
+		m[c] = k
+	}
+	return m
+}()
 
 // wrap turns an error frame back into the engine's error, and names the
 // sidecar in any other error, so that the user knows which process to

@@ -146,6 +146,10 @@ func New(opts Options) (*Engine, error) {
 		subs:    map[int]func(Event){},
 		progs:   map[int]func(index.Progress){},
 	}
+	if opts.Index.BM25 != nil {
+		// Once per engine: every snapshot's searcher shares the index.
+		opts.Index.BM25.SetFieldWeights(search.FieldWeights(opts.Config.Search))
+	}
 	snap, err := e.load(false)
 	if err != nil {
 		return nil, err

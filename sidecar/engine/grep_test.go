@@ -65,12 +65,14 @@ func TestGrepSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeNotes(t, folder, map[string]string{"new.md": "db-01.lan, not indexed yet\n"})
+	// Once indexed, the url source's revision is checked out in the
+	// state folder, and grep reads it.
 	res, err = e.Grep(ctx, grep.Options{Pattern: "db-01.lan"}, false)
-	if want := strings.Replace(all, "work:plan.md", "work:new.md work:plan.md", 1); err != nil || keys(res) != want {
+	if want := "vault:Home.md ops:runbooks/deploy.md ops:secrets/keys.md travel:runbooks/deploy.md travel:secrets/keys.md work:new.md work:plan.md"; err != nil || keys(res) != want {
 		t.Errorf("Grep: %q, %v; want %q", keys(res), err, want)
 	}
 	res, err = e.Grep(ctx, grep.Options{Pattern: "db-01.lan"}, true)
-	if want := "vault:Home.md ops:runbooks/deploy.md work:plan.md"; err != nil || keys(res) != want {
+	if want := "vault:Home.md ops:runbooks/deploy.md travel:runbooks/deploy.md travel:secrets/keys.md work:plan.md"; err != nil || keys(res) != want {
 		t.Errorf("Grep for MCP: %q, %v; want %q", keys(res), err, want)
 	}
 	res, err = e.Grep(ctx, grep.Options{Pattern: "db-01.lan", Source: "work"}, false)

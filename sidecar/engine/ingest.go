@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/ingest/worker"
@@ -52,7 +53,7 @@ func (e *Engine) compileOptions() compile.Options {
 	opt := compile.Options{
 		Related:      worker.Related(snap.searcher, ch, cfg.Folder),
 		LocalRelated: worker.Related(snap.searcher, local, cfg.Folder),
-		Exists:       worker.Exists(e.vault, snap.entries),
+		Exists:       worker.Exists(e.vault, titles(snap.entries)),
 		MaxCalls:     cfg.Ingest.MaxCalls,
 		Consolidate:  cfg.Ingest.Consolidate,
 		// The config's default is compile's.
@@ -129,4 +130,13 @@ func (e *Engine) Reingest(ctx context.Context, notes []string, dryRun bool, each
 		return nil, errorf(Invalid, "%v", err)
 	}
 	return e.newWorker().Reingest(ctx, notes, dryRun, each)
+}
+
+// titles is each indexed note's title by its path.
+func titles(entries map[string]index.Entry) map[string]string {
+	out := make(map[string]string, len(entries))
+	for p, e := range entries {
+		out[p] = e.Title
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"time"
 
 	"github.com/quire-app/quire/sidecar/config"
@@ -166,8 +167,23 @@ func (e *Engine) syncGit(ctx context.Context, cfg config.Config, src source.Sour
 	if _, err := e.ix.SyncGit(ctx, src, repo, rev); err != nil {
 		return err
 	}
+	if g.URL != "" {
+		// The mirror has no files; grep reads this checkout of the
+		// revision indexed.
+		idx := filepath.Join(filepath.Dir(config.CheckoutDir(e.stateDir(), src.ID)), "checkout.index")
+		if err := repo.Checkout(ctx, rev, config.CheckoutDir(e.stateDir(), src.ID), idx); err != nil {
+			return err
+		}
+	}
 	if !fetched.IsZero() {
-		return e.ix.RecordFetch(src.ID, fetched)
+		if err := e.ix.RecordFetch(src.ID, fetched); err != nil {
+			return err
+		}
+	}
+	if prev.Error != "" {
+		// An unchanged revision writes no state: the error of a sync
+		// that failed before is cleared here.
+		return e.ix.RecordSourceError(src.ID, src.Kind, "")
 	}
 	return nil
 }
@@ -192,13 +208,9 @@ func (e *Engine) readNote(key string, maxBytes int64) ([]byte, error) {
 		if !ok {
 			return nil, fs.ErrNotExist
 		}
-		dir := cfg.Sources.Git[id].Path
-		if dir == "" {
-			dir = config.MirrorDir(e.stateDir(), id)
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		repo, err := git.Open(ctx, dir)
+		repo, err := e.openGit(ctx, cfg, id)
 		if err != nil {
 			return nil, err
 		}
@@ -213,4 +225,14 @@ func (e *Engine) readNote(key string, maxBytes int64) ([]byte, error) {
 		return data, err
 	}
 	return nil, fs.ErrNotExist
+}
+
+// openGit opens the repository the git source id is read from: the clone,
+// or the mirror in the state folder.
+func (e *Engine) openGit(ctx context.Context, cfg config.Config, id string) (*git.Repo, error) {
+	dir := cfg.Sources.Git[id].Path
+	if dir == "" {
+		dir = config.MirrorDir(e.stateDir(), id)
+	}
+	return git.Open(ctx, dir)
 }

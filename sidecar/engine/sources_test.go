@@ -94,6 +94,10 @@ func TestSources(t *testing.T) {
 	if got := paths(engine.Query{Text: "kubernetes", MCP: true}); strings.Contains(strings.Join(got, " "), "ops:secrets") || !strings.Contains(strings.Join(got, " "), "travel:secrets") {
 		t.Errorf("an MCP client got the private ops:secrets/: %v", got)
 	}
+	// A url source's files are checked out in the state folder, for grep.
+	if b, err := os.ReadFile(filepath.Join(stateDir, "sources", "travel", "files", "runbooks", "deploy.md")); err != nil || !strings.Contains(string(b), "one by one") {
+		t.Errorf("the travel checkout: %q, %v", b, err)
+	}
 	text, err := e.Note(ctx, "travel:runbooks/deploy.md", false)
 	if err != nil || !strings.Contains(text, "one by one") {
 		t.Errorf("Note(travel:runbooks/deploy.md) = %q, %v", text, err)
@@ -103,6 +107,23 @@ func TestSources(t *testing.T) {
 	writeNotes(t, clone, map[string]string{"runbooks/deploy.md": "# Deploy\n\nUncommitted.\n"})
 	if text, err := e.Note(ctx, "ops:runbooks/deploy.md", false); err != nil || !strings.Contains(text, "one by one") {
 		t.Errorf("Note(ops:runbooks/deploy.md) = %q, %v; want the indexed revision's text", text, err)
+	}
+
+	// The table of contents of a source: folder, note, title, headings;
+	// an MCP client's leaves the private folder out.
+	toc, err := e.TOC(ctx, "ops", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(toc.Folders) != 2 || toc.Folders[0].Folder != "runbooks" || toc.Folders[0].Notes[0].Title != "Deploy" ||
+		len(toc.Folders[0].Notes[0].Headings) == 0 || toc.Revision == "" {
+		t.Errorf("TOC(ops) = %+v", toc)
+	}
+	if toc, err := e.TOC(ctx, "ops", true); err != nil || len(toc.Folders) != 1 || toc.Withheld != 1 {
+		t.Errorf("TOC(ops) for MCP = %+v, %v; want secrets/ withheld", toc, err)
+	}
+	if _, err := e.TOC(ctx, "nope", false); err == nil {
+		t.Error("TOC of an unknown source: no error")
 	}
 
 	// The remote goes away: its notes stay searchable, its error listed.
@@ -128,6 +149,16 @@ func TestSources(t *testing.T) {
 	}
 	if s := byID["vault"]; s.Notes != 1 {
 		t.Errorf("vault: %+v", s)
+	}
+	// Back again, with no new commit: the error is cleared.
+	if err := os.Rename(remote+".gone", remote); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncSources(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := e.Sources(); list[2].ID != "travel" || list[2].Error != "" {
+		t.Errorf("travel's error stays after a sync that succeeded: %+v", list[2])
 	}
 	e.Close()
 

@@ -348,3 +348,32 @@ func short(rev string) string {
 	}
 	return rev
 }
+
+// Checkout makes dir hold the files of rev, for readers of files (grep):
+// dir and the index file that records what it holds are Quire's, in the
+// state folder; files rev dropped are removed, nothing else is touched.
+// Use it on a mirror Quire owns, never on a user's clone.
+func (r *Repo) Checkout(ctx context.Context, rev, dir, indexFile string) error {
+	// git runs in the repository: relative paths would land there.
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if indexFile, err = filepath.Abs(indexFile); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cmd := r.command(ctx, "--work-tree="+dir, "read-tree", "--reset", "-u", rev)
+	cmd.Env = append(cmd.Env, "GIT_INDEX_FILE="+indexFile)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return fmt.Errorf("check out %s: %s", short(rev), firstLine(msg))
+		}
+		return fmt.Errorf("check out %s: %w", short(rev), gitErr(err))
+	}
+	return nil
+}

@@ -104,13 +104,6 @@ func (c *catalog) entries() map[string]Entry {
 	return maps.Clone(c.files)
 }
 
-// count returns how many notes the catalog holds.
-func (c *catalog) count() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return len(c.files)
-}
-
 // entriesOf returns a copy of the notes of the source id.
 func (c *catalog) entriesOf(id string) map[string]Entry {
 	c.mu.RLock()

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -233,10 +235,12 @@ func (ix *Index) applySource(ctx context.Context, st *SourceStats, old map[strin
 		err  error
 	}
 	jobs := make(chan job, 64)
-	out := make(chan struct {
+	// out carries each result with the old key of a renamed note.
+	type renamed struct {
 		r    result
 		from string
-	}, 64)
+	}
+	out := make(chan renamed, 64)
 	var wg sync.WaitGroup
 	for i := 0; i < runtime.GOMAXPROCS(0); i++ {
 		wg.Add(1)
@@ -247,10 +251,7 @@ func (ix *Index) applySource(ctx context.Context, st *SourceStats, old map[strin
 				if e, ok := old[j.f.file.Path]; ok {
 					prev = &e
 				}
-				out <- struct {
-					r    result
-					from string
-				}{ix.chunkSource(j.f, j.data, j.err, prev, d), j.f.from}
+				out <- renamed{ix.chunkSourceGuarded(j.f, j.data, j.err, prev, d), j.f.from}
 			}
 		}()
 	}
@@ -306,6 +307,18 @@ func (ix *Index) applySource(ctx context.Context, st *SourceStats, old map[strin
 	st.Read, st.Removed = ist.Changed, ist.Removed
 	st.Skipped = append(st.Skipped, ist.Skipped...)
 	return nil
+}
+
+// chunkSourceGuarded is chunkSource, where a panic on one note's text
+// becomes a skip naming it, as prepareGuarded does for the vault's.
+func (ix *Index) chunkSourceGuarded(f sourceFile, data []byte, err error, prev *Entry, d *dating) (r result) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("index: reading a note panicked", "path", f.file.Path, "panic", p, "stack", string(debug.Stack()))
+			r = result{file: f.file, known: prev != nil, skip: &vault.Skip{Path: f.file.Path, Reason: fmt.Sprintf("left out: reading it failed inside Quire (%v); please report this note", p)}}
+		}
+	}()
+	return ix.chunkSource(f, data, err, prev, d)
 }
 
 // chunkSource is chunk for a note of a source, named by its key: its

@@ -315,3 +315,43 @@ func TestFolderSource(t *testing.T) {
 		t.Errorf("%d passages left after the source was dropped", c)
 	}
 }
+
+// TestGitSyncInterrupted stops a sync after part of its notes are
+// written: the revision indexed does not advance, and the next sync
+// leaves the index equal to a fresh index of the revision.
+func TestGitSyncInterrupted(t *testing.T) {
+	r := newGitRepo(t)
+	for i := 0; i < 500; i++ {
+		r.write(fmt.Sprintf("n/%03d.md", i), fmt.Sprintf("# Note %d\n\nText of note number %d about git sources.\n", i, i))
+	}
+	r.commit("many")
+	src := source.Source{ID: "ops", Kind: source.KindGit, Root: r.dir}
+	repo, err := git.Open(context.Background(), r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, _ := repo.Head(context.Background(), "")
+	ix, _ := openSourceIndex(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	ix.OnProgress = func(p Progress) {
+		if p.Done >= 300 {
+			cancel()
+		}
+	}
+	if _, err := ix.SyncGit(ctx, src, repo, rev); err == nil {
+		t.Fatal("the interrupted sync succeeded")
+	}
+	ix.OnProgress = nil
+	if n := len(ix.cat.entriesOf("ops")); n == 0 || n == 500 {
+		t.Fatalf("%d notes written before the interruption; the test wants part of them", n)
+	}
+	if st, _ := ix.SourceState("ops"); st.Revision != "" {
+		t.Fatalf("the revision advanced to %s before its notes were all written", st.Revision)
+	}
+	syncSource(t, ix, src, repo)
+	fresh, _ := openSourceIndex(t)
+	syncSource(t, fresh, src, repo)
+	if a, b := snapshot(t, ix, "ops"), snapshot(t, fresh, "ops"); a != b {
+		t.Fatal("after an interrupted sync and another, the index differs from a fresh one")
+	}
+}

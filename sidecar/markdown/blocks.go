@@ -131,7 +131,7 @@ func nodeEnd(next ast.Node, n int) int {
 // are recognised line by line, every other run of lines is text.
 func scanBlocks(body []byte) []block {
 	blocks := make([]block, 0, maxScanBlocks(body))
-	fence := ""
+	var fence Fence
 	prevText := false
 	for pos := 0; pos < len(body); {
 		end := bytes.IndexByte(body[pos:], '\n')
@@ -140,16 +140,13 @@ func scanBlocks(body []byte) []block {
 		} else {
 			end += pos + 1
 		}
-		line := strings.TrimLeft(string(body[pos:min(end, pos+16)]), " ")
+		opened := !fence.Open()
 		switch {
-		case fence != "":
-			if strings.HasPrefix(line, fence) {
-				fence = ""
+		case fence.Line(string(body[pos:min(end, pos+16)])):
+			if opened {
+				blocks = append(blocks, block{start: pos, kind: kindAtomic})
+				prevText = false
 			}
-		case strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~"):
-			fence = line[:3]
-			blocks = append(blocks, block{start: pos, kind: kindAtomic})
-			prevText = false
 		default:
 			if lvl := atxLevel(body[pos:end]); lvl > 0 {
 				h := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(string(body[pos:end])), "#"))

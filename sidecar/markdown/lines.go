@@ -18,21 +18,9 @@ func MapLines(md string, f func(line string) string) string {
 // is a fence line or code inside a fenced block (``` or ~~~).
 func mapLines(md string, f func(line string, code bool) string) string {
 	lines := strings.Split(md, "\n")
-	fence := ""
+	var fence Fence
 	for i, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		code := true
-		switch {
-		case fence != "":
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
-			fence = t[:3]
-		default:
-			code = false
-		}
-		lines[i] = f(l, code)
+		lines[i] = f(l, fence.Line(l))
 	}
 	return strings.Join(lines, "\n")
 }

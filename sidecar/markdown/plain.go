@@ -58,14 +58,10 @@ var linkLineRe = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])?\s*(?:\[[ xX]\]\s*)?(
 // all its lines of content (not blank, not a heading, a rule or a code
 // fence's): a map of content is mostly the first.
 func LinkLines(body string) (linkLines, lines int) {
-	fence := false
+	var fence Fence
 	for _, l := range strings.Split(body, "\n") {
 		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = !fence
-			continue
-		}
-		if fence || t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "---") {
+		if fence.Line(t) || t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "---") {
 			continue
 		}
 		lines++

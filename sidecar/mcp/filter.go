@@ -1,14 +1,10 @@
 package mcp
 
 import (
-	"context"
-	"fmt"
 	"path"
 	"strings"
 
-	"github.com/quire-app/quire/sidecar/markdown"
 	"github.com/quire-app/quire/sidecar/search"
-	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // checkPath accepts a clean vault-relative note path and says in a sentence
@@ -48,10 +44,8 @@ func hasVolume(p string) bool {
 	return len(p) >= 2 && p[1] == ':' && (p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z')
 }
 
-// filter keeps passages of notes under a folder and/or with a tag. The
-// engine filters before ranking's cut (engine.Query.Filter); apply checks
-// again here, for a sidecar from before that, which ranked a larger pool
-// unfiltered.
+// filter narrows a tool to notes under a folder and/or with a tag, as the
+// engine applies it before ranking's cut (engine.Query.Filter).
 type filter struct {
 	folder string // "" or "Dir/Sub/" with the trailing slash
 	tag    string // "" or lower-case, without '#'
@@ -76,10 +70,7 @@ func newFilter(folder, tag string) (filter, error) {
 	return f, nil
 }
 
-func (f filter) active() bool { return f.folder != "" || f.tag != "" }
-
-// engine is the filter as the engine applies it, before it cuts to k; apply
-// still checks the passages, for a sidecar too old to filter.
+// engine is the filter as the engine applies it, before it cuts to k.
 func (f filter) engine() search.Filter {
 	return search.Filter{Folder: strings.TrimSuffix(f.folder, "/"), Tag: f.tag}
 }
@@ -93,65 +84,6 @@ func (f filter) String() string {
 		parts = append(parts, "tagged #"+f.tag)
 	}
 	return strings.Join(parts, " and ")
-}
-
-// apply keeps the passages that pass, in order. Tags are read from each
-// candidate note's text once: the catalog does not keep them.
-func (f filter) apply(ctx context.Context, b Backend, ps []Passage) ([]Passage, error) {
-	if !f.active() {
-		return ps, nil
-	}
-	tagged := map[string]bool{}
-	out := make([]Passage, 0, len(ps))
-	for _, p := range ps {
-		if f.folder != "" && !strings.HasPrefix(p.Path, f.folder) {
-			continue
-		}
-		if f.tag != "" {
-			ok, seen := tagged[p.Path]
-			if !seen {
-				text, err := b.Note(ctx, p.Path, true)
-				if notIndexed(err) {
-					continue // removed since it was ranked
-				}
-				if err != nil {
-					return nil, fmt.Errorf("read tags of %s: %w", p.Path, err)
-				}
-				ok = hasTag(p.Path, text, f.tag)
-				tagged[p.Path] = ok
-			}
-			if !ok {
-				continue
-			}
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// hasTag reports whether the note has tag in its frontmatter or body. A
-// nested tag counts for its parents, as in Obsidian's tag search:
-// #recipe/bread matches "recipe".
-func hasTag(rel, text, tag string) bool {
-	n, err := vault.Parse(rel, []byte(text))
-	if err != nil {
-		return false
-	}
-	match := func(t string) bool {
-		t = strings.ToLower(strings.TrimPrefix(t, "#"))
-		return t == tag || strings.HasPrefix(t, tag+"/")
-	}
-	for _, t := range n.Tags {
-		if match(t) {
-			return true
-		}
-	}
-	for _, t := range markdown.Tags(n.Body()) {
-		if match(t) {
-			return true
-		}
-	}
-	return false
 }
 
 // snippet shortens text to about n bytes around the first query word it

@@ -43,31 +43,6 @@ func TestCheckPath(t *testing.T) {
 	}
 }
 
-func TestHasTag(t *testing.T) {
-	tests := []struct {
-		name, text, tag string
-		want            bool
-	}{
-		{"frontmatter list", "---\ntags: [Recipe, bread]\n---\nBody\n", "recipe", true},
-		{"frontmatter string", "---\ntags: garden, soil\n---\nBody\n", "soil", true},
-		{"frontmatter hash", "---\ntags: ['#todo']\n---\nBody\n", "todo", true},
-		{"inline", "Body with #idea in it\n", "idea", true},
-		{"inline nested counts for parent", "See #recipe/bread\n", "recipe", true},
-		{"parent does not count for child", "See #recipe\n", "recipe/bread", false},
-		{"prefix is not a tag", "See #recipes\n", "recipe", false},
-		{"heading is not a tag", "# recipe\n", "recipe", false},
-		{"number is not a tag", "Issue #123\n", "123", false},
-		{"code block is not a tag", "```\n#idea\n```\n", "idea", false},
-		{"inside a word is not a tag", "C#idea\n", "idea", false},
-		{"absent", "---\ntags: [a]\n---\nBody #b\n", "c", false},
-	}
-	for _, tt := range tests {
-		if got := hasTag("n.md", tt.text, tt.tag); got != tt.want {
-			t.Errorf("%s: hasTag(%q) = %v, want %v", tt.name, tt.tag, got, tt.want)
-		}
-	}
-}
-
 func TestSnippet(t *testing.T) {
 	long := strings.Repeat("filler words here ", 40) + "the quince paste sets overnight " + strings.Repeat("more filler ", 40)
 	tests := []struct {

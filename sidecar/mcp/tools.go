@@ -26,8 +26,8 @@ const (
 	defaultSources = 10
 	// maxText bounds a query or question, in bytes.
 	maxText = 4 << 10
-	// pool is how many passages a filtered search or search_sources
-	// ranks before filtering or grouping: the most the sidecar serves.
+	// pool is how many passages search_sources ranks before grouping
+	// them by note: the most the sidecar serves.
 	pool = 100
 	// snippets is how many passages search_sources quotes per note.
 	snippets = 3
@@ -218,29 +218,12 @@ func (t *tools) search(ctx context.Context, _ *sdk.CallToolRequest, in searchIn)
 	if err != nil {
 		return nil, SearchResult{}, err
 	}
-	n := k
-	if f.active() {
-		n = pool
-	}
-	all, found, err := t.find(ctx, q, n, "", f)
+	// The engine filters before it cuts to k.
+	ps, found, err := t.find(ctx, q, k, "", f)
 	if err != nil {
 		return nil, SearchResult{}, fmt.Errorf("search: %w", err)
 	}
-	ps, err := f.apply(ctx, t.b, all)
-	if err != nil {
-		return nil, SearchResult{}, err
-	}
-	warnings := []string{}
-	if found.Warning != "" {
-		warnings = append(warnings, found.Warning)
-	}
-	if f.active() && len(ps) < k && len(all) == pool {
-		warnings = append(warnings, fmt.Sprintf("only %d of the best %d passages are %s", len(ps), pool, f))
-	}
-	if len(ps) > k {
-		ps = ps[:k]
-	}
-	return nil, SearchResult{Query: q, Channel: string(found.Channel), Warning: strings.Join(warnings, "; "), Passages: ps}, nil
+	return nil, SearchResult{Query: q, Channel: string(found.Channel), Warning: found.Warning, Passages: ps}, nil
 }
 
 func (t *tools) sources(ctx context.Context, _ *sdk.CallToolRequest, in sourcesIn) (*sdk.CallToolResult, Sources, error) {
@@ -259,13 +242,9 @@ func (t *tools) sources(ctx context.Context, _ *sdk.CallToolRequest, in sourcesI
 	// Keywords: a note counts as mentioning the concept when its words
 	// (stemmed, accents folded, translated) occur there, which is what
 	// "appears in" means; meaning alone would list loosely related notes.
-	all, found, err := t.find(ctx, q, pool, search.BM25, f)
+	ps, found, err := t.find(ctx, q, pool, search.BM25, f)
 	if err != nil {
 		return nil, Sources{}, fmt.Errorf("search_sources: %w", err)
-	}
-	ps, err := f.apply(ctx, t.b, all)
-	if err != nil {
-		return nil, Sources{}, err
 	}
 	return nil, Sources{Query: q, Warning: found.Warning, Notes: group(ps, q, k)}, nil
 }

@@ -45,6 +45,7 @@ func BenchmarkRerank(b *testing.B) {
 	if _, err := ix.Run(ctx); err != nil {
 		b.Fatal(err)
 	}
+	ix.BM25.SetFieldWeights(FieldWeights(cfg.Search))
 	s := New(ix.BM25, []string{"en"}, cfg.Search)
 	type pool struct {
 		t  Terms

@@ -191,18 +191,22 @@ type Searcher struct {
 }
 
 // New returns a Searcher over the keyword index with the settings of
-// config.yaml's search section; set Dense when vectors exist.
-// It also sets the keyword index's field weights (search.fields).
+// config.yaml's search section; set Dense when vectors exist. The keyword
+// index's own field weights are set once, by whoever opens it
+// (FieldWeights), not with every Searcher.
 func New(kw *bm25.Index, langs []string, c config.Search) *Searcher {
 	f := DefaultFusion
 	f.Dense = c.DenseWeight
 	if c.Pool > 0 {
 		f.Pool = c.Pool
 	}
-	if kw != nil {
-		kw.SetFieldWeights(bm25.FieldWeights{Title: c.Fields.Title, Aliases: c.Fields.Aliases, Headings: c.Fields.Headings, Separate: c.Fields.Separate, ByField: c.Coordination == "fields", Exact: c.Fields.Exact})
-	}
 	return &Searcher{BM25: kw, Langs: langs, Synonyms: SynonymsIf(c.Synonyms), Prefer: c.PreferLanguage, PerNote: c.PerNote, Fusion: f, Rerank: Rerank(c.Rerank)}
+}
+
+// FieldWeights are the keyword index's field weights of config.yaml's
+// search section (search.fields, search.coordination).
+func FieldWeights(c config.Search) bm25.FieldWeights {
+	return bm25.FieldWeights{Title: c.Fields.Title, Aliases: c.Fields.Aliases, Headings: c.Fields.Headings, Separate: c.Fields.Separate, ByField: c.Coordination == "fields", Exact: c.Fields.Exact}
 }
 
 // SynonymsIf is Searcher.Synonyms for the config switch: the defaults when
@@ -235,6 +239,14 @@ type Result struct {
 
 // Filter narrows a search to one folder and one tag (see bm25.Filter).
 type Filter = bm25.Filter
+
+// Term is a word or phrase the keyword channel searches (see bm25.Term):
+// a translation or a looser form of the query's words.
+type Term = bm25.Term
+
+// NormalTag is a tag as filters compare it: without "#" and trailing
+// slashes, in lower case.
+func NormalTag(t string) string { return bm25.NormalTag(t) }
 
 // Query is Search that survives a failing embedder: a hybrid query whose
 // dense side fails answers from keywords alone, and says so.
@@ -664,12 +676,6 @@ func near(query string, ql lang.Lang, typing bool) []bm25.Term {
 func (s *Searcher) Frequency(ctx context.Context, text string) (matched, total int, err error) {
 	m, t, err := s.BM25.Holding(ctx, text)
 	return int(m), int(t), err
-}
-
-// ExplainFor is Explain for a vault whose notes are in langs (most notes
-// first), for a client that has no index at hand.
-func ExplainFor(langs []string, query string) string {
-	return (&Searcher{Langs: langs}).Explain(query)
 }
 
 // Explain says how a query is read: its language, the synonyms and the

@@ -76,13 +76,13 @@ func TestOneTranslationPerSearch(t *testing.T) {
 // the word lists gave a language, and their translations; a word two
 // languages know alike gets none.
 func TestExplainShortQuery(t *testing.T) {
-	got := ExplainFor([]string{"en", "cs"}, "tomatoes")
+	got := (&Searcher{Langs: []string{"en", "cs"}}).Explain("tomatoes")
 	for _, want := range []string{"query language: unknown\n", "words read by the word lists: tomatoes (en)\n", "tomatoes → rajčata 0.70"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("explain %q lacks %q", got, want)
 		}
 	}
-	if got := ExplainFor([]string{"en", "cs"}, "den"); got != "query language: unknown\n" {
+	if got := (&Searcher{Langs: []string{"en", "cs"}}).Explain("den"); got != "query language: unknown\n" {
 		t.Errorf("explain %q, want only that the language is unknown", got)
 	}
 }

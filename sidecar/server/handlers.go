@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/search"
@@ -176,16 +177,6 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 	return m.Reply, payload, nil
 }
 
-// codes maps the engine's error kinds to the protocol's codes.
-var codes = map[engine.Kind]proto.ErrorCode{
-	engine.Invalid:          proto.CodeInvalidRequest,
-	engine.NotFound:         proto.CodeNotFound,
-	engine.TooLarge:         proto.CodeTooLarge,
-	engine.NotReady:         proto.CodeNotReady,
-	engine.Duplicate:        proto.CodeDuplicate,
-	engine.ModelUnavailable: proto.CodeModelUnavailable,
-}
-
 // toWire turns an error into its wire form. Errors meant for the client
 // are *proto.Error or *engine.Error; anything else is logged and sent as
 // internal, except a cancelled request, which only happens at shutdown.
@@ -196,7 +187,7 @@ func (s *Server) toWire(typ string, err error) *proto.Error {
 	}
 	var ee *engine.Error
 	if errors.As(err, &ee) {
-		if code, ok := codes[ee.Kind]; ok {
+		if code, ok := client.Codes[ee.Kind]; ok {
 			return &proto.Error{Code: code, Message: ee.Message}
 		}
 	}
@@ -261,6 +252,9 @@ func (s *Server) search(ctx context.Context, q proto.SearchQuery) (proto.SearchR
 	}
 	if w := res.Terms.When; w.Span() {
 		out.Dates = &proto.DateSpan{From: w.From.Format(time.DateOnly), Through: w.To.AddDate(0, 0, -1).Format(time.DateOnly), Phrase: w.Phrase}
+	}
+	if q.Explain {
+		out.Explain = s.e.Explain(q.Query)
 	}
 	return out, nil
 }

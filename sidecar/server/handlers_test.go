@@ -101,6 +101,11 @@ func TestSearch(t *testing.T) {
 	if err != nil || res.Passages == nil || len(res.Passages) != 0 {
 		t.Errorf("no match: got %+v, %v; want an empty list, not null", res, err)
 	}
+	// explain: the sidecar says how it read the query, its synonyms included.
+	res, err = c.Search(t.Context(), proto.SearchQuery{Query: "starter", Explain: true})
+	if err != nil || !strings.Contains(res.Explain, "query language") {
+		t.Errorf("explain: %q, %v", res.Explain, err)
+	}
 	_, err = c.Search(t.Context(), proto.SearchQuery{Query: strings.Repeat("a ", engine.MaxQuery)})
 	wantCode(t, err, proto.CodeTooLarge)
 }

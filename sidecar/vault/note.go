@@ -12,9 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/BurntSushi/toml"
-	"github.com/adrg/frontmatter"
-	"go.yaml.in/yaml/v3"
+	"github.com/quire-app/quire/sidecar/markdown"
 )
 
 // Note is one Markdown note as read from the vault.
@@ -128,22 +126,16 @@ func Parse(rel string, raw []byte) (*Note, error) {
 		return nil, &SkipError{Path: rel, Reason: err.Error()}
 	}
 	n := &Note{Path: rel, Raw: raw, Hash: HashBytes(raw)}
-	start := 0
-	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
-		start = 3
-	}
-	n.BodyStart = start
 	var meta map[string]any
-	if end, ok := frontmatterEnd(raw[start:]); ok {
-		n.BodyStart = start + end
-		_, err := frontmatter.Parse(bytes.NewReader(raw[start:start+end]), &meta,
-			frontmatter.NewFormat("---", "---", yamlUnmarshal),
-			frontmatter.NewFormat("+++", "+++", toml.Unmarshal))
-		if err != nil {
-			n.Warning = "frontmatter ignored: " + firstLine(err.Error())
-		} else {
-			n.applyMeta(meta)
-		}
+	body, err := DecodeFrontmatter(raw, &meta)
+	n.BodyStart = len(raw) - len(body)
+	switch {
+	case errors.Is(err, ErrNoFrontmatter):
+	case err != nil:
+		meta = nil
+		n.Warning = "frontmatter ignored: " + firstLine(err.Error())
+	default:
+		n.applyMeta(meta)
 	}
 	n.Supersession = supersession(meta, n.Body())
 	if n.Title == "" {
@@ -154,9 +146,6 @@ func Parse(rel string, raw []byte) (*Note, error) {
 	}
 	return n, nil
 }
-
-// yamlUnmarshal uses yaml.v3 so that nested maps decode as map[string]any.
-func yamlUnmarshal(b []byte, v any) error { return yaml.Unmarshal(b, v) }
 
 // frontmatterEnd finds the end of a frontmatter block that opens on the
 // first line with --- (YAML) or +++ (TOML), as Obsidian reads it. It returns
@@ -273,17 +262,9 @@ func stringList(v any, splitSpaces bool) []string {
 // firstH1 returns the text of the first ATX level-1 heading outside fenced
 // code, or "".
 func firstH1(body []byte) string {
-	fence := ""
+	var fence markdown.Fence
 	for _, line := range strings.Split(string(body), "\n") {
-		trimmed := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fence = trimmed[:3]
+		if fence.Line(line) {
 			continue
 		}
 		if strings.HasPrefix(line, "# ") {

@@ -1,7 +1,7 @@
 import { type App, Modal } from "obsidian";
 import type { DateSpan, Passage } from "../../../proto/proto.gen";
 import { headingLabel } from "../passage";
-import { type Filter, datesLabel, filterFields, highlight, matches, queryTerms } from "../search-results";
+import { type Filter, datesLabel, filterFields, highlight, queryTerms } from "../search-results";
 import { type Client, ClientError, Latest, isSuperseded } from "../sidecar/client";
 import type { SidecarState } from "../sidecar/lifecycle";
 
@@ -11,8 +11,6 @@ export interface SearchModalDeps {
   client(): Pick<Client, "request"> | null;
   /** state is Quire's state now, to say why search cannot run. */
   state(): SidecarState;
-  /** tagsOf returns a note's tags without "#", from Obsidian's metadata cache. */
-  tagsOf(path: string): readonly string[];
   /** openPassage opens a note scrolled to a byte offset; newLeaf opens a new tab. */
   openPassage(path: string, start: number, newLeaf: boolean): void;
   /** insertLink puts a link to the passage at the cursor of the editor that was active; it reports whether there was one. */
@@ -35,7 +33,7 @@ export type SearchState =
   | { kind: "offline"; reason: string }
   | { kind: "waiting"; message: string }
   | { kind: "searching"; query: string }
-  | { kind: "results"; query: string; passages: Passage[]; warning: string; filtered: number; channel: string; dates?: DateSpan }
+  | { kind: "results"; query: string; passages: Passage[]; warning: string; channel: string; dates?: DateSpan }
   | { kind: "error"; query: string; message: string };
 
 let modalSeq = 0;
@@ -169,15 +167,12 @@ export class SearchModal extends Modal {
     if (this.st.kind !== "results") this.show({ kind: "searching", query });
     const k = this.deps.k ?? 20;
     try {
-      // The engine filters before cutting to k. The check here only
-      // matters with an older engine, which ignores the filter fields:
-      // then it drops what the engine should have left out.
+      // The engine filters before cutting to k.
       // typing: the last word may be unfinished ("sourd"), so the engine
       // also matches the words it begins, until a space ends it.
       const res = await client.request("search.query", { query, k, typing: !/\s$/.test(q), ...filterFields(this.filter) }, { signal, timeoutMs: 15_000 });
       if (signal.aborted) return;
-      const kept = res.passages.filter((p) => matches(p, this.filter, (path) => this.deps.tagsOf(path)));
-      const results: SearchState = { kind: "results", query, passages: kept.slice(0, k), warning: res.warning ?? "", filtered: res.passages.length - kept.length, channel: res.channel };
+      const results: SearchState = { kind: "results", query, passages: res.passages, warning: res.warning ?? "", channel: res.channel };
       if (res.dates) results.dates = res.dates;
       this.show(results);
     } catch (err) {
@@ -261,15 +256,14 @@ export class SearchModal extends Modal {
       case "results":
         break;
     }
-    const filtered = s.filtered > 0 ? ` (${s.filtered} outside the filter)` : "";
     // The days the query named ("last week") come first in the results:
     // say which, so that a note from another week at the top is no surprise.
     const dated = s.dates ? datesLabel(s.dates) : "";
     const when = dated ? ` · ${dated} first` : "";
     // While the first pass reads the vault, no match yet is not "no match".
     const indexing = this.deps.indexing?.() ?? null;
-    const none = indexing !== null ? `Indexing ${indexing} % — results appear as notes are read.` : `No passages match${filtered}.`;
-    status.setText(s.passages.length === 0 ? none : `${s.passages.length} ${s.passages.length === 1 ? "passage" : "passages"}${filtered}${when}${s.warning ? ` · ${s.warning}` : ""}`);
+    const none = indexing !== null ? `Indexing ${indexing} % — results appear as notes are read.` : "No passages match.";
+    status.setText(s.passages.length === 0 ? none : `${s.passages.length} ${s.passages.length === 1 ? "passage" : "passages"}${when}${s.warning ? ` · ${s.warning}` : ""}`);
     const terms = queryTerms(s.query);
     s.passages.forEach((p, i) => {
       const row = list.createEl("li", { cls: "quire-search-item", attr: { role: "option", id: `quire-search-${this.id}-${i}`, "aria-selected": "false", "data-path": p.path } });

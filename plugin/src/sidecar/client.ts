@@ -12,6 +12,7 @@ import {
   type Welcome,
   isDone,
 } from "../../../proto/proto.gen";
+import { keyPaths } from "./sourcekeys";
 
 /** Socket is the part of the DOM WebSocket the client uses. */
 export interface Socket {
@@ -324,6 +325,7 @@ export class Client {
   private receive(data: unknown): void {
     const frame = parseFrame(data);
     if (!frame) return; // malformed: nothing can be matched to it
+    keyPaths(frame.payload);
     if (!frame.id) {
       for (const h of this.handlers.get(frame.type) ?? []) h(frame.payload ?? {});
       return;

@@ -1,5 +1,6 @@
 import { MarkdownView, type MetadataCache, Notice, TFile, type Vault, type Workspace, getAllTags } from "obsidian";
 import { lineAtByte } from "../passage";
+import { sourceOf } from "../sidecar/sourcekeys";
 
 /** NoteOpener opens notes at passages and names them in links; the related view, Ask, search and citation hovers use it. */
 export class NoteOpener {
@@ -53,6 +54,11 @@ export class NoteOpener {
    * and the cursor on it. newLeaf opens a new tab.
    */
   async open(path: string, start: number, newLeaf = false): Promise<void> {
+    const source = sourceOf(path);
+    if (source) {
+      new Notice(`Quire: ${path} is a note of the source ${source}, outside the vault; it is not opened as a vault file.`);
+      return;
+    }
     const file = this.deps.vault.getAbstractFileByPath(path);
     if (!(file instanceof TFile)) {
       new Notice(`Quire: ${path} is no longer in the vault.`);

@@ -261,7 +261,7 @@ export class RelatedView extends ItemView implements HoverParent {
       if (query === undefined) {
         try {
           const res = await client.request("related.query", { path, k: this.k, ...this.excludeField() }, opts);
-          notes = this.notExcluded(res.notes);
+          notes = res.notes;
           warning = res.warning ?? "";
         } catch (err) {
           // A note the index does not hold yet (just created) is asked about by its text.
@@ -278,7 +278,7 @@ export class RelatedView extends ItemView implements HoverParent {
           notes = [];
         } else {
           const res = await client.request("related.query", { text: query.slice(0, MAX_QUERY_TEXT), from: path, k: this.k + 1, ...this.excludeField() }, opts);
-          notes = this.notExcluded(res.notes).filter((n) => n.path !== path).slice(0, this.k);
+          notes = res.notes.filter((n) => n.path !== path).slice(0, this.k);
           warning = res.warning ?? "";
         }
       }
@@ -305,12 +305,6 @@ export class RelatedView extends ItemView implements HoverParent {
   private excludeField(): { exclude?: string[] } {
     const ex = this.deps.exclude?.() ?? [];
     return ex.length > 0 ? { exclude: ex } : {};
-  }
-
-  /** notExcluded drops notes of excluded folders again: an engine from before related.query's exclude ignores it. */
-  private notExcluded(notes: RelatedNote[]): RelatedNote[] {
-    const ex = this.deps.exclude?.() ?? [];
-    return ex.length === 0 ? notes : notes.filter((n) => !ex.some((d) => n.path.startsWith(`${d}/`)));
   }
 
   /**

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/quire-app/quire/sidecar/client"
 	"github.com/quire-app/quire/sidecar/config"
@@ -28,22 +26,11 @@ func attach(ctx context.Context, c common) *remote {
 	if err != nil {
 		return nil
 	}
-	if !sameDir(cl.Welcome().Vault, c.vault) {
+	if !client.SameDir(cl.Welcome().Vault, c.vault) {
 		cl.Close()
 		return nil
 	}
 	return &remote{c: cl, r: client.NewRemote(cl, cf.PID), cf: cf}
-}
-
-func sameDir(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	if err1 != nil || err2 != nil {
-		aa, _ := filepath.Abs(a)
-		bb, _ := filepath.Abs(b)
-		return aa == bb
-	}
-	return os.SameFile(sa, sb)
 }
 
 func (r *remote) close() { r.c.Close() }

@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -248,10 +250,10 @@ func printReport(r *eval.Report) {
 		fmt.Printf("%-14s %4d %10.3f %9.3f %10.3f %8.3f %8.3f %8.2f\n", name, n, m.SpanRecallAtK, m.SpanMRR, m.NoteRecallAtK, m.NDCGAtK, m.ShownNoteRecallAtK, m.DistinctNotesAtK)
 	}
 	row("all", r.Queries, r.Scores)
-	for _, t := range sortedKeys(r.ByType) {
+	for _, t := range slices.Sorted(maps.Keys(r.ByType)) {
 		row(t, r.ByType[t].N, r.ByType[t].Scores)
 	}
-	for _, d := range sortedKeys(r.ByDirection) {
+	for _, d := range slices.Sorted(maps.Keys(r.ByDirection)) {
 		row(d, r.ByDirection[d].N, r.ByDirection[d].Scores)
 	}
 	printGoldFiles(r)
@@ -277,7 +279,7 @@ func printGoldFiles(r *eval.Report) {
 		fmt.Printf("%-14s %4d %14s %14s %14s\n", name, n, cell(g.R5, g.Hits5), cell(g.R10, g.Hits10), cell(g.Reachability, g.InPool))
 	}
 	row("all", r.Queries, r.GoldFiles)
-	for _, t := range sortedKeys(r.ByType) {
+	for _, t := range slices.Sorted(maps.Keys(r.ByType)) {
 		row(t, r.ByType[t].N, r.ByType[t].GoldFiles)
 	}
 }
@@ -289,7 +291,7 @@ func printAskReport(r *eval.AskReport) {
 		fmt.Printf("%-14s %9.3f %9.3f %9.3f %9.3f\n", name, p.Answered, p.Right, p.Span, p.Refused)
 	}
 	row(fmt.Sprintf("%.2f (in use)", r.AtThreshold.Threshold), r.AtThreshold)
-	for _, t := range sortedKeys(r.ByType) {
+	for _, t := range slices.Sorted(maps.Keys(r.ByType)) {
 		row("  "+t, *r.ByType[t])
 	}
 	fmt.Println()

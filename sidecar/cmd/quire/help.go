@@ -38,6 +38,8 @@ var commands = []command{
 	{"sources", "--vault DIR [--state DIR] [--sync] [--json]",
 		"List the vault and the git and folder sources of config.yaml: kind, revision indexed, notes,\n" +
 			"passages, vectors, last fetch, errors. --sync brings them up to date first (fetching mirrors)."},
+	{"toc", "--vault DIR [--state DIR] [--source ID] [--json]",
+		"Print a source's table of contents from the index: folder, note, title, tags, headings."},
 	{"eval", "--vault DIR --gold FILE [--state DIR] [--k 5] [--channel bm25[,hybrid]] [--rerank off|builtin|endpoint]\n" +
 		"                [--rewrite] [--misses] [--json] [--name NAME] [--set NAME] [--control NAME] [--decide]\n" +
 		"                [--report OUT.html] [--log FILE] [--ask [--unanswerable FILE]]",

@@ -94,6 +94,7 @@ func run(ctx context.Context, args []string) error {
 		"ask":      cmdAsk,
 		"status":   cmdStatus,
 		"sources":  cmdSources,
+		"toc":      cmdTOC,
 		"eval":     cmdEval,
 		"serve":    cmdServe,
 		"doctor":   cmdDoctor,

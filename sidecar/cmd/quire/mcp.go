@@ -13,17 +13,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/quire-app/quire/sidecar/ask"
 	"github.com/quire-app/quire/sidecar/client"
-	"github.com/quire-app/quire/sidecar/engine"
-	"github.com/quire-app/quire/sidecar/grep"
 	"github.com/quire-app/quire/sidecar/mcp"
-	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
 )
 
@@ -82,8 +77,11 @@ func cmdMCP(ctx context.Context, args []string) error {
 	if *idle <= 0 {
 		return usageErr("--sidecar-idle: %s is not a positive duration", *idle)
 	}
-	b := &sharedBackend{c: c, idle: *idle}
-	defer b.close()
+	b, err := newShared(c, *idle)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcp.NewServer(b, mcp.Options{Version: version, Log: log})
 	if *addr == "" {
@@ -161,137 +159,20 @@ func serveMCPHTTP(ctx context.Context, srv *sdk.Server, addr, token string, orig
 	return err
 }
 
-// sharedBackend answers every call through the sidecar that serves the
-// vault: the plugin's, or one it starts for the vault when none runs
-// (client.AttachOrStart), which every `quire mcp`, the plugin and the CLI
-// then share, and which stops once none of them has been connected for
-// idle. No `quire mcp` opens the index itself, so none locks the others
-// out.
-type sharedBackend struct {
-	c    common
-	idle time.Duration
-
-	mu  sync.Mutex // held while attaching, so one call starts the sidecar
-	rem *remote
-}
-
-// acquire returns the sidecar's backend for one call, attaching (or
-// starting one) when there is no live connection.
-func (v *sharedBackend) acquire(ctx context.Context) (mcp.Backend, func(), error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.rem != nil {
-		select {
-		case <-v.rem.c.Done(): // the sidecar stopped: attach again
-			v.rem.close()
-			v.rem = nil
-		default:
-			return v.rem.r, func() {}, nil
-		}
-	}
+// newShared is the MCP tools' backend: the sidecar of c's vault, which
+// this program starts with idle when none runs (client.Shared).
+func newShared(c common, idle time.Duration) (*client.Shared, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, nil, fmt.Errorf("start a sidecar: %w", err)
+		return nil, fmt.Errorf("start a sidecar: %w", err)
 	}
-	vaultDir, err := filepath.Abs(v.c.vault)
+	vaultDir, err := filepath.Abs(c.vault)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	stateDir, err := filepath.Abs(state.Resolve(v.c.vault, v.c.state))
+	stateDir, err := filepath.Abs(state.Resolve(c.vault, c.state))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cl, cf, err := client.AttachOrStart(ctx, client.Start{Exe: exe, Vault: vaultDir, State: stateDir, Idle: v.idle,
-		Name: "quire-mcp " + version})
-	if err != nil {
-		return nil, nil, err
-	}
-	if !sameDir(cl.Welcome().Vault, vaultDir) {
-		cl.Close()
-		return nil, nil, fmt.Errorf("the sidecar (pid %d) of state folder %s serves %s, not %s", cf.PID, stateDir, cl.Welcome().Vault, vaultDir)
-	}
-	// A sidecar just started reads the vault first; answer from the whole
-	// index, as a search in process would after its pass.
-	if err := firstPass(ctx, cl); err != nil {
-		cl.Close()
-		return nil, nil, err
-	}
-	v.rem = &remote{c: cl, r: client.NewRemote(cl, cf.PID), cf: cf}
-	return v.rem.r, func() {}, nil
-}
-
-// firstPass waits until the sidecar has finished its first pass over the
-// vault (the keyword index; vectors follow in the background).
-func firstPass(ctx context.Context, cl *client.Client) error {
-	for {
-		st, err := cl.Status(ctx)
-		if err != nil {
-			return fmt.Errorf("sidecar status: %w", err)
-		}
-		if !st.LastIndexed.IsZero() {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("sidecar's first pass: %w", ctx.Err())
-		case <-cl.Done():
-			return fmt.Errorf("sidecar's first pass: %w", cl.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-// close lets go of the sidecar (which stops once no client remains).
-func (v *sharedBackend) close() {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.rem != nil {
-		v.rem.close()
-		v.rem = nil
-	}
-}
-
-// with runs f on the backend for one call.
-func with[T any](ctx context.Context, v *sharedBackend, f func(mcp.Backend) (T, error)) (T, error) {
-	b, done, err := v.acquire(ctx)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer done()
-	return f(b)
-}
-
-// Via names who answers now, for the status tool.
-func (v *sharedBackend) Via() string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.rem != nil {
-		return v.rem.r.Via()
-	}
-	return "no sidecar yet"
-}
-
-func (v *sharedBackend) Status(ctx context.Context) (engine.Status, error) {
-	return with(ctx, v, func(b mcp.Backend) (engine.Status, error) { return b.Status(ctx) })
-}
-
-func (v *sharedBackend) Reindex(ctx context.Context, full bool, progress func(engine.Progress)) (engine.Reindexed, error) {
-	return with(ctx, v, func(b mcp.Backend) (engine.Reindexed, error) { return b.Reindex(ctx, full, progress) })
-}
-
-func (v *sharedBackend) Search(ctx context.Context, q engine.Query) (search.Result, error) {
-	return with(ctx, v, func(b mcp.Backend) (search.Result, error) { return b.Search(ctx, q) })
-}
-
-func (v *sharedBackend) Note(ctx context.Context, path string, forMCP bool) (string, error) {
-	return with(ctx, v, func(b mcp.Backend) (string, error) { return b.Note(ctx, path, forMCP) })
-}
-
-func (v *sharedBackend) Grep(ctx context.Context, o grep.Options, forMCP bool) (grep.Result, error) {
-	return with(ctx, v, func(b mcp.Backend) (grep.Result, error) { return b.Grep(ctx, o, forMCP) })
-}
-
-func (v *sharedBackend) Ask(ctx context.Context, q engine.Question, onDelta func(string)) (ask.Answer, error) {
-	return with(ctx, v, func(b mcp.Backend) (ask.Answer, error) { return b.Ask(ctx, q, onDelta) })
+	return client.NewShared(client.Start{Exe: exe, Vault: vaultDir, State: stateDir, Idle: idle, Name: "quire-mcp " + version}), nil
 }

@@ -98,13 +98,13 @@ func TestMCPSharesOneSidecar(t *testing.T) {
 	t.Setenv("QUIRE_TEST_AS_QUIRE", "1") // the sidecar started is this binary acting as quire
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	a := &sharedBackend{c: common{vault: v, state: st}, idle: 2 * time.Second}
-	b := &sharedBackend{c: common{vault: v, state: st}, idle: 2 * time.Second}
-	defer a.close()
-	defer b.close()
+	a := testShared(t, v, st)
+	b := testShared(t, v, st)
+	defer a.Close()
+	defer b.Close()
 
 	errs := make(chan error, 2)
-	for _, x := range []*sharedBackend{a, b} {
+	for _, x := range []*client.Shared{a, b} {
 		go func() {
 			_, err := x.Search(ctx, engine.Query{Text: "curdles", K: 3})
 			errs <- err
@@ -123,7 +123,7 @@ func TestMCPSharesOneSidecar(t *testing.T) {
 	if cf.PID == os.Getpid() || !strings.HasSuffix(a.Via(), want) || !strings.HasSuffix(b.Via(), want) {
 		t.Fatalf("a via %q, b via %q; want both through the sidecar in %s (pid %d)", a.Via(), b.Via(), st, cf.PID)
 	}
-	for _, x := range []*sharedBackend{a, b} {
+	for _, x := range []*client.Shared{a, b} {
 		found, err := x.Search(ctx, engine.Query{Text: "curdles", K: 3})
 		if err != nil || len(found.Passages) == 0 || found.Passages[0].Path != "rennet.md" {
 			t.Errorf("search through %s: %+v, %v", x.Via(), found, err)
@@ -137,11 +137,11 @@ func TestMCPSharesOneSidecar(t *testing.T) {
 	}
 
 	// One client gone: the other still gets answers.
-	a.close()
+	a.Close()
 	if _, err := b.Status(ctx); err != nil || !strings.HasSuffix(b.Via(), want) {
 		t.Errorf("after the first client left: %v via %s", err, b.Via())
 	}
-	b.close()
+	b.Close()
 	waitReleased(t, st, 30*time.Second)
 }
 
@@ -160,8 +160,8 @@ func TestMCPLockedByAnotherCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	b := &sharedBackend{c: common{vault: v, state: st}, idle: 2 * time.Second}
-	defer b.close()
+	b := testShared(t, v, st)
+	defer b.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err = b.Status(ctx)
@@ -311,8 +311,8 @@ func TestMCPStaleFilesOfALivePid(t *testing.T) {
 	if err := state.WriteConnFile(filepath.Join(st, state.ConnFileName), state.ConnFile{Port: port, Token: "stale", PID: pid, Protocol: proto.Version}); err != nil {
 		t.Fatal(err)
 	}
-	b := &sharedBackend{c: common{vault: v, state: st}, idle: 2 * time.Second}
-	defer b.close()
+	b := testShared(t, v, st)
+	defer b.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := b.Status(ctx); err != nil {
@@ -321,7 +321,7 @@ func TestMCPStaleFilesOfALivePid(t *testing.T) {
 	if cf, err := state.ReadConnFile(filepath.Join(st, state.ConnFileName)); err != nil || cf.PID == pid {
 		t.Errorf("connection file %+v, %v: want a new sidecar's", cf, err)
 	}
-	b.close()
+	b.Close()
 	waitReleased(t, st, 30*time.Second)
 }
 
@@ -343,4 +343,14 @@ func TestServeLockedExitCode(t *testing.T) {
 	if !strings.Contains(c.stderr.String(), "in use by another quire") {
 		t.Errorf("stderr does not say the vault is in use:\n%s", c.stderr)
 	}
+}
+
+// testShared is quire mcp's backend for vault v and state folder st.
+func testShared(t *testing.T, v, st string) *client.Shared {
+	t.Helper()
+	b, err := newShared(common{vault: v, state: st}, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -67,7 +66,7 @@ func printSources(list []engine.SourceStatus) {
 			fmt.Printf("  error     %s\n", shown(s.Error))
 		}
 		for _, sk := range s.Skipped {
-			fmt.Fprintf(os.Stdout, "  skipped   %s\n", shown(strings.TrimSpace(sk)))
+			fmt.Printf("  skipped   %s\n", shown(strings.TrimSpace(sk)))
 		}
 	}
 }

@@ -637,13 +637,9 @@ func (c *compiler) searchConnections() []link {
 // openingWords is the first n words of a passage's prose, after its
 // heading lines, with "…" when cut.
 func openingWords(md string, n int) string {
-	if rest, ok := strings.CutPrefix(md, "---\n"); ok {
-		if _, body, ok := strings.Cut(rest, "\n---"); ok {
-			md = body
-		}
-	}
+	_, body, _, _ := vault.SplitFrontmatter([]byte(md))
 	var words []string
-	for _, line := range strings.Split(md, "\n") {
+	for _, line := range strings.Split(string(body), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue

@@ -72,7 +72,7 @@ func (c *compiler) consolidate(ctx context.Context, written []string) error {
 			return err
 		}
 		var meta pageFront
-		if _, mine := ours(b); !mine || yamlFront(b, &meta) != nil || len(meta.Sources) < need || sameSet(meta.Summary, meta.Sources) {
+		if _, mine := ours(b); !mine || noFront(b, &meta) || len(meta.Sources) < need || sameSet(meta.Summary, meta.Sources) {
 			continue
 		}
 		done++

@@ -303,18 +303,9 @@ func linkTargets(body string) []string {
 // link.
 func stripCode(md string) string {
 	var b strings.Builder
-	fence := ""
+	var fence markdown.Fence
 	for _, line := range strings.SplitAfter(md, "\n") {
-		t := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			b.WriteString("\n")
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
+		if fence.Line(line) {
 			b.WriteString("\n")
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/quire-app/quire/sidecar/ingest/extract"
 	"github.com/quire-app/quire/sidecar/markdown"
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // Rendering: the source note, concept and entity pages, review items. All
@@ -318,13 +319,13 @@ func renderPage(kind string, it item, hash12, sec string) ([]byte, error) {
 // extendPage adds a section to a page Quire wrote and nobody edited.
 func extendPage(doc []byte, hash12, sec string) ([]byte, error) {
 	var meta pageFront
-	_, body, _ := parsePage(doc)
-	if err := yamlFront(doc, &meta); err != nil {
+	body, err := vault.DecodeFrontmatter(doc, &meta)
+	if err != nil {
 		return nil, err
 	}
 	meta.Sources = append(meta.Sources, hash12)
 	meta.Format, meta.Hash = Format, ""
-	return seal(meta, strings.TrimRight(body, "\n")+"\n\n"+sec)
+	return seal(meta, strings.TrimRight(string(body), "\n")+"\n\n"+sec)
 }
 
 // renderReview writes a review item; private marks one made from a

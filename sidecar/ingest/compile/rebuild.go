@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/quire-app/quire/sidecar/vault"
 )
 
 // Rebuilding a source note in the current layout (Format), for `quire
@@ -127,7 +129,7 @@ func (c *compiler) cites(sources []string) bool {
 // nothing changes.
 func (c *compiler) resection(doc []byte, sec string) ([]byte, error) {
 	var meta pageFront
-	if err := yamlFront(doc, &meta); err != nil {
+	if _, err := vault.DecodeFrontmatter(doc, &meta); err != nil {
 		return nil, err
 	}
 	_, body, _ := parsePage(doc)

@@ -130,7 +130,7 @@ func (f *folder) resolveReview(p string, now time.Time) (bool, error) {
 		return false, nil
 	}
 	var front yaml.Node
-	if err := yamlFront(b, &front); err != nil || len(front.Content) == 0 || front.Content[0].Kind != yaml.MappingNode {
+	if noFront(b, &front) || len(front.Content) == 0 || front.Content[0].Kind != yaml.MappingNode {
 		return false, nil
 	}
 	fm := front.Content[0]
@@ -206,7 +206,7 @@ func (f *folder) today(opt TodayOptions) (string, error) {
 		}
 		var front yaml.Node
 		m, _ := ours(b)
-		if m.Quire != Marker || m.Kind != "review" || yamlFront(b, &front) != nil || len(front.Content) == 0 || status(front.Content[0]) != "open" {
+		if m.Quire != Marker || m.Kind != "review" || noFront(b, &front) || len(front.Content) == 0 || status(front.Content[0]) != "open" {
 			continue
 		}
 		if m.Private {
@@ -251,4 +251,10 @@ func (f *folder) private(p string) bool {
 	}
 	m, _, _ := parsePage(b)
 	return m.Private
+}
+
+// noFront reports whether b's frontmatter cannot be decoded into v.
+func noFront(b []byte, v any) bool {
+	_, err := vault.DecodeFrontmatter(b, v)
+	return err != nil
 }

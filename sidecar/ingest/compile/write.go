@@ -226,19 +226,12 @@ type pageMeta struct {
 
 // parsePage splits a page into its frontmatter and body.
 func parsePage(doc []byte) (pageMeta, string, bool) {
-	s := string(doc)
-	if !strings.HasPrefix(s, "---\n") {
-		return pageMeta{}, s, false
-	}
-	end := strings.Index(s[4:], "\n---\n")
-	if end < 0 {
-		return pageMeta{}, s, false
-	}
 	var m pageMeta
-	if yaml.Unmarshal([]byte(s[4:4+end+1]), &m) != nil {
-		return pageMeta{}, s, false
+	body, err := vault.DecodeFrontmatter(doc, &m)
+	if err != nil {
+		return pageMeta{}, string(doc), false
 	}
-	return m, s[4+end+5:], true
+	return m, string(body), true
 }
 
 // ours reports whether doc is a page Quire generated and nobody edited
@@ -268,17 +261,4 @@ func noteName(title string) string {
 	// "Go 1.22" must keep it as part of the name.
 	s = raw.SafeName(s + ".md")
 	return strings.TrimSuffix(s, ".md")
-}
-
-// yamlFront decodes a page's frontmatter into v.
-func yamlFront(doc []byte, v any) error {
-	s := string(doc)
-	if !strings.HasPrefix(s, "---\n") {
-		return errors.New("no frontmatter")
-	}
-	end := strings.Index(s[4:], "\n---\n")
-	if end < 0 {
-		return errors.New("no end of frontmatter")
-	}
-	return yaml.Unmarshal([]byte(s[4:4+end+1]), v)
 }

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"github.com/quire-app/quire/sidecar/markdown"
 	"github.com/quire-app/quire/sidecar/vault"
@@ -17,7 +18,6 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
-	"go.yaml.in/yaml/v3"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
@@ -62,12 +62,12 @@ func Markdown(data []byte, name string) (*Doc, error) {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	doc := &Doc{}
 	body := s
-	if fm, rest, ok := splitFrontmatter(s); ok {
-		body = rest
-		var meta map[string]any
+	var meta map[string]any
+	if rest, err := vault.DecodeFrontmatter([]byte(s), &meta); !errors.Is(err, vault.ErrNoFrontmatter) {
+		body = string(rest)
 		// A broken frontmatter is the clip's problem, not a reason to lose
 		// the clip: its fields are just not used.
-		if yaml.Unmarshal([]byte(fm), &meta) == nil {
+		if err == nil {
 			doc.Title = oneLine(scalar(meta["title"]))
 			doc.URL = oneLine(firstOf(scalar(meta["source"]), scalar(meta["url"])))
 			doc.Author = oneLine(authors(meta["author"], meta["authors"]))
@@ -167,25 +167,6 @@ func nulShare(data []byte) (even, odd float64) {
 	}
 	half := float64(len(data)) / 2
 	return float64(e) / half, float64(o) / half
-}
-
-// splitFrontmatter splits a leading "---" YAML block from the body.
-func splitFrontmatter(s string) (fm, body string, ok bool) {
-	rest, found := strings.CutPrefix(s, "---\n")
-	if !found {
-		return "", s, false
-	}
-	if strings.HasPrefix(rest, "---\n") || rest == "---" {
-		return "", strings.TrimPrefix(rest, "---"), true
-	}
-	i := strings.Index(rest, "\n---\n")
-	if i < 0 {
-		if strings.HasSuffix(rest, "\n---") {
-			return rest[:len(rest)-4], "", true
-		}
-		return "", s, false
-	}
-	return rest[:i], rest[i+5:], true
 }
 
 func scalar(v any) string {

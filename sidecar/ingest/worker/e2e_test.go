@@ -16,7 +16,6 @@ import (
 
 	"github.com/go-pdf/fpdf"
 
-	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/ingest/extract"
@@ -113,14 +112,14 @@ func withCompiler(m *scripted) rigOption {
 	return func(o *Options, r *rig) {
 		os.MkdirAll(filepath.Join(r.vault, "Notes"), 0o755)
 		os.WriteFile(filepath.Join(r.vault, "Notes", "Irrigation.md"), []byte("# Irrigation\n\nWater crops at the root.\n"), 0o644)
-		entries := map[string]index.Entry{"Notes/Irrigation.md": {Title: "Irrigation"}}
+		titles := map[string]string{"Notes/Irrigation.md": "Irrigation"}
 		o.Compile = func() compile.Options {
 			return compile.Options{
 				Model: m.client(r.t),
 				Related: func(_ context.Context, _ string, k int) ([]compile.Page, error) {
 					return []compile.Page{{Path: "Notes/Irrigation.md", Title: "Irrigation", Snippet: "Water crops at the root.", Score: 1}}, nil
 				},
-				Exists: Exists(r.vault, entries),
+				Exists: Exists(r.vault, titles),
 			}
 		}
 	}

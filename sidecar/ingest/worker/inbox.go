@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/quire-app/quire/sidecar/ingest"
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/ingest/raw"
@@ -215,15 +213,11 @@ func (w *Worker) savedOriginal(note string) string {
 		return ""
 	}
 	b, err := vault.ReadFile(w.opts.Vault, note, w.opts.MaxBytes)
-	if err != nil || !bytes.HasPrefix(b, []byte("---\n")) {
-		return ""
-	}
-	end := bytes.Index(b[4:], []byte("\n---"))
-	if end < 0 {
+	if err != nil {
 		return ""
 	}
 	var meta map[string]any
-	if yaml.Unmarshal(b[4:4+end], &meta) != nil {
+	if _, err := vault.DecodeFrontmatter(b, &meta); err != nil {
 		return ""
 	}
 	// The note is the user's to edit: the original it names is read only

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/search"
 )
@@ -100,15 +99,16 @@ func clip(s string, n int) string {
 // names, ignoring case, an indexed note by its path (with or without .md),
 // its file name or its title, as Obsidian resolves a wikilink; or a note
 // file that exists in the vault now (written since the last index pass).
-func Exists(vaultDir string, entries map[string]index.Entry) func(target string) bool {
+// titles holds each indexed note's title by its path.
+func Exists(vaultDir string, titles map[string]string) func(target string) bool {
 	known := map[string]bool{}
-	for p, e := range entries {
+	for p, title := range titles {
 		lp := strings.ToLower(p)
 		known[lp] = true
 		known[strings.TrimSuffix(lp, ".md")] = true
 		known[strings.TrimSuffix(path.Base(lp), ".md")] = true
-		if e.Title != "" {
-			known[strings.ToLower(e.Title)] = true
+		if title != "" {
+			known[strings.ToLower(title)] = true
 		}
 	}
 	return func(target string) bool {
