@@ -114,20 +114,22 @@ func run(ctx context.Context, args []string) error {
 		return nil
 	}
 	cmds := map[string]func(context.Context, []string) error{
-		"index":   cmdIndex,
-		"search":  cmdSearch,
-		"ask":     cmdAsk,
-		"status":  cmdStatus,
-		"sources": cmdSources,
-		"toc":     cmdTOC,
-		"eval":    cmdEval,
-		"serve":   cmdServe,
-		"doctor":  cmdDoctor,
-		"ingest":  cmdIngest,
-		"lint":    cmdLint,
-		"grep":    cmdGrep,
-		"mcp":     cmdMCP,
-		"version": cmdVersion,
+		"index":    cmdIndex,
+		"search":   cmdSearch,
+		"ask":      cmdAsk,
+		"status":   cmdStatus,
+		"sources":  cmdSources,
+		"toc":      cmdTOC,
+		"eval":     cmdEval,
+		"serve":    cmdServe,
+		"doctor":   cmdDoctor,
+		"ingest":   cmdIngest,
+		"lint":     cmdLint,
+		"reingest": cmdReingest,
+		"bench":    cmdBench,
+		"grep":     cmdGrep,
+		"mcp":      cmdMCP,
+		"version":  cmdVersion,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
