@@ -34,7 +34,7 @@ type LintResult struct {
 // LintDefect is one thing lint found.
 type LintDefect struct {
 	// Check is the check that found it: broken-link, orphan, duplicate,
-	// missing-raw, frontmatter, index or oversize.
+	// missing-raw, frontmatter, index, oversize or old-layout.
 	Check string `json:"check"`
 	// Note is the note at fault, vault-relative.
 	Note string `json:"note"`

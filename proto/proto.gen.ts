@@ -1092,7 +1092,7 @@ export interface LintResult {
 export interface LintDefect {
   /**
    * Check is the check that found it: broken-link, orphan, duplicate,
-   * missing-raw, frontmatter, index or oversize.
+   * missing-raw, frontmatter, index, oversize or old-layout.
    */
   check: string;
   /**

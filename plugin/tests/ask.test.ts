@@ -22,7 +22,7 @@ const done = (over: Partial<AskDone> = {}): AskDone => ({
   answer: "Knead it for **ten** minutes [1].",
   lang: "en",
   citations: [
-    { number: 1, id: "Kitchen/Bread.md#1", path: "Kitchen/Bread.md", title: "Bread", headingPath: ["Method"], start, end, text: "Knead the dough for ten minutes.", hash: "" },
+    { number: 1, id: "Kitchen/Bread.md#1", path: "Kitchen/Bread.md", source: "vault", title: "Bread", headingPath: ["Method"], start, end, text: "Knead the dough for ten minutes.", hash: "" },
   ],
   quotes: [],
   grounded: true,
@@ -714,7 +714,7 @@ describe("ask within a folder or a tag", () => {
 
 describe("sourceLines", () => {
   it("lists each passage once, with every number citing it; the same heading of the same note shares a line", () => {
-    const c = (number: number, id: string, path: string, headingPath: string[]) => ({ number, id, path, start: 0, end: 1, title: "", headingPath, text: "", hash: "" });
+    const c = (number: number, id: string, path: string, headingPath: string[]) => ({ number, id, path, source: "vault", start: 0, end: 1, title: "", headingPath, text: "", hash: "" });
     const lines = sourceLines([c(1, "a#1", "a.md", ["H"]), c(2, "b#1", "b.md", []), c(3, "a#1", "a.md", ["H"]), c(4, "a#2", "a.md", ["H"]), c(5, "a#3", "a.md", ["Other"])]);
     expect(lines.map((l) => [l.numbers, l.citation.id])).toEqual([
       [[1, 3, 4], "a#1"],
@@ -726,7 +726,7 @@ describe("sourceLines", () => {
 
 describe("answerMarkdown", () => {
   it("turns each [n] into a link to its note and heading and lists the sources once", () => {
-    const c = (number: number, path: string, headingPath: string[]) => ({ number, id: `${path}#0`, path, start: 0, end: 1, title: "", headingPath, text: "", hash: "" });
+    const c = (number: number, path: string, headingPath: string[]) => ({ number, id: `${path}#0`, path, source: "vault", start: 0, end: 1, title: "", headingPath, text: "", hash: "" });
     const md = answerMarkdown(
       { answer: "Knead ten minutes [1]. Rest it [2][1]. Not a citation [9].", citations: [c(1, "Kitchen/Bread.md", ["Bread", "Method"]), c(2, "Kitchen/Rye.md", [])] },
       (p) => p.replace(/\.md$/, "").split("/").at(-1)!,

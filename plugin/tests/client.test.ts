@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MESSAGES, type MessageType } from "../../proto/proto.gen";
-import { Client, ClientError, Latest, PROTOCOL1_REQUESTS, helloProtocol, isSuperseded, lackingRequests } from "../src/sidecar/client";
+import { Client, ClientError, Latest, OTHER_CLIENTS_REQUESTS, PROTOCOL1_REQUESTS, helloProtocol, isSuperseded, lackingRequests } from "../src/sidecar/client";
 import { FakeServer, FakeSocket } from "./fake-sidecar";
 
 async function connected(server = new FakeServer()): Promise<{ client: Client; server: FakeServer; sock: FakeSocket }> {
@@ -50,6 +50,11 @@ describe("Client handshake", () => {
     expect(lackingRequests({})).toEqual(["lint.run", "eval.run"]);
     const all = Object.keys(MESSAGES).filter((t) => MESSAGES[t as MessageType].kind === "request");
     for (const t of PROTOCOL1_REQUESTS) expect(all).toContain(t);
+    // Requests only MCP and the command line send are never missed by the plugin.
+    for (const t of OTHER_CLIENTS_REQUESTS) {
+      expect(all).toContain(t);
+      expect(lackingRequests({ requests: [] })).not.toContain(t);
+    }
   });
 
   it("rejects with the sidecar's error code on a bad token", async () => {

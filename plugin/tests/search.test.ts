@@ -9,6 +9,7 @@ import { App } from "./obsidian-stub";
 const passage = (path: string, text: string, headingPath: string[] = []): Passage => ({
   id: `${path}#0`,
   path,
+  source: "vault",
   title: path.replace(/\.md$/, "").split("/").at(-1)!,
   headingPath,
   start: 10,

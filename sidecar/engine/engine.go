@@ -189,7 +189,7 @@ func (e *Engine) Searcher() *search.Searcher { return e.snap.Load().searcher }
 // snapshot is the catalog as of the last index pass. Requests read it
 // instead of the catalog, which costs a full read per call.
 type snapshot struct {
-	entries  map[string]index.Entry
+	notes    *notes
 	meta     index.Meta
 	searcher *search.Searcher
 	// passed is true once a pass finished since the engine started:
@@ -201,60 +201,80 @@ type snapshot struct {
 	private vault.Private
 }
 
-// load reads the catalog into a new snapshot: the one place a searcher is
-// assembled.
+// load makes a new snapshot of the catalog: the one place a searcher is
+// assembled. What the searcher asks of every note (the languages, the
+// private marks, whether any note is superseded) comes from the
+// catalog's tally and marked notes; what it asks of one note, from that
+// note's entry; so a one-shot search reads the records of its candidates
+// only (see notes).
 func (e *Engine) load(passed bool) (*snapshot, error) {
-	entries, err := e.ix.Entries()
-	if err != nil {
-		return nil, fmt.Errorf("read catalog: %w", err)
-	}
 	meta, err := e.ix.Meta()
 	if err != nil {
 		return nil, fmt.Errorf("read catalog: %w", err)
 	}
-	count := map[string]int{}
+	notes, err := newNotes(e.ix, e.ix.Dense())
+	if err != nil {
+		return nil, err
+	}
+	tally, marks := e.ix.Summary()
+	delete(tally.Langs, "")
 	var marked []string
-	hubs := make([]search.HubNote, 0, len(entries))
-	for p, en := range entries {
-		hubs = append(hubs, search.HubNote{Path: p, LinkLines: en.LinkLines, Lines: en.Lines})
-		if en.Lang != "" {
-			count[en.Lang]++
-		}
+	superseded := false
+	for p, en := range marks {
 		if en.Private {
 			marked = append(marked, p)
 		}
+		superseded = superseded || en.Superseded && en.SupersededBy != ""
 	}
-	langs := index.ByCount(count) // from this read: the catalog is read once
 	snap := &snapshot{
-		entries:  entries,
+		notes:    notes,
 		meta:     meta,
-		searcher: search.New(e.ix.BM25, langs, e.Config().Search),
+		searcher: search.New(e.ix.BM25, index.ByCount(tally.Langs), e.Config().Search),
 		passed:   passed,
 		private:  e.Config().PrivateNotes().WithMarked(marked),
 	}
-	snap.searcher.Successors = index.Successions(entries).Next
+	if superseded {
+		next := sync.OnceValue(func() map[string]string { return index.Successions(notes.allOrNone(e.log)).Next })
+		snap.searcher.Successors = func(p string) (string, bool) {
+			if en := marks[p]; !en.Superseded {
+				return "", false
+			}
+			s, ok := next()[p]
+			return s, ok
+		}
+	}
 	snap.searcher.Now = e.opts.Now
 	snap.searcher.DateOf = func(p string) (time.Time, time.Time) {
-		en := entries[p]
+		en, _ := notes.entry(p)
 		return unixOrZero(en.Updated), unixOrZero(en.Dated)
 	}
 	snap.searcher.Private = func(p string) bool { return snap.private.Holds(p) }
-	snap.searcher.Hubs = search.RankHubs(hubs)
-	isHub := make(map[string]bool, len(snap.searcher.Hubs))
-	for _, p := range snap.searcher.Hubs {
-		isHub[p] = true
+	snap.searcher.Hubs = sync.OnceValue(func() []string {
+		all := notes.allOrNone(e.log)
+		hubs := make([]search.HubNote, 0, len(all))
+		for p, en := range all {
+			hubs = append(hubs, search.HubNote{Path: p, LinkLines: en.LinkLines, Lines: en.Lines})
+		}
+		return search.RankHubs(hubs)
+	})
+	snap.searcher.Hub = func(p string) bool {
+		en, ok := notes.entry(p)
+		return ok && search.IsHub(p, en.LinkLines, en.Lines)
 	}
-	snap.searcher.Hub = func(p string) bool { return isHub[p] }
 	if rc := e.Config().Rerank; rc.Provider != "" {
 		if c, err := rerank.New(rc, nil); err == nil {
 			snap.searcher.Endpoint = c
 		}
 	}
 	if e.ix.Dense() {
+		all, _ := notes.all() // read whole above
 		snap.searcher.Dense = e.ix
-		snap.dense = e.ix.DenseStatsOf(entries)
+		snap.dense = e.ix.DenseStatsOf(all)
 		snap.searcher.Floor = e.denseFloor()
-		snap.searcher.Embedded = func(p string) bool { return e.ix.Embedded(p, snap.entries[p].Chunks) }
+		snap.searcher.Embedded = func(p string) bool {
+			en, _ := notes.entry(p)
+			return e.ix.Embedded(p, en.Chunks)
+		}
 	}
 	return snap, nil
 }

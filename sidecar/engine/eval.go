@@ -78,7 +78,10 @@ func (e *Engine) Eval(ctx context.Context, run EvalRun) (rep *eval.Report, logEr
 		}
 		return hits, nil
 	}
-	noteLang := func(p string) string { return snap.entries[p].Lang }
+	noteLang := func(p string) string {
+		en, _ := snap.notes.entry(p)
+		return en.Lang
+	}
 	rep, err = eval.Run(ctx, run.Questions, run.K, retrieve, e.ix.BM25.Passages, noteLang)
 	if err != nil {
 		return nil, nil, err

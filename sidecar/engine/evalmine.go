@@ -61,7 +61,7 @@ func (e *Engine) EvalMine(ctx context.Context, set string, mine []eval.Mine, k i
 	snap := e.snap.Load()
 	out := &MineEval{}
 	for i, q := range qs {
-		if _, ok := snap.entries[q.Expected[0]]; !ok {
+		if _, ok := snap.notes.entry(q.Expected[0]); !ok {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("question %d: %s is not in the index", i+1, q.Expected[0]))
 		}
 	}

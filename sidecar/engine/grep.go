@@ -24,7 +24,7 @@ func (e *Engine) Grep(ctx context.Context, o grep.Options, mcp bool) (grep.Resul
 	if e.withholds(mcp) {
 		snap := e.snap.Load()
 		hide = func(key string) bool {
-			_, indexed := snap.entries[key]
+			_, indexed := snap.notes.entry(key)
 			return !indexed || snap.private.Holds(key)
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 
 	"github.com/quire-app/quire/sidecar/index"
@@ -28,7 +29,17 @@ func (e *Engine) newWorker() *worker.Worker {
 		Events:     func(ev ingest.Event) { e.emit(&IngestEvent{Event: ev}) },
 		Log:        e.log,
 		Inbox:      e.opts.InboxPoll,
+		RunLog:     e.runLog(),
+		Today:      true,
 	})
+}
+
+// runLog is the ingest run log's path, "" without a state folder.
+func (e *Engine) runLog() string {
+	if e.opts.StateDir == "" {
+		return ""
+	}
+	return filepath.Join(e.opts.StateDir, worker.RunLogName)
 }
 
 // compileOptions is what the compiler needs from the rest of the engine,
@@ -42,9 +53,12 @@ func (e *Engine) compileOptions() compile.Options {
 	opt := compile.Options{
 		Related:      worker.Related(snap.searcher, ch, cfg.Folder),
 		LocalRelated: worker.Related(snap.searcher, local, cfg.Folder),
-		Exists:       worker.Exists(e.vault, titles(snap.entries)),
+		Exists:       worker.Exists(e.vault, titles(snap.notes.allOrNone(e.log))),
 		MaxCalls:     cfg.Ingest.MaxCalls,
-		Private:      snap.private,
+		Consolidate:  cfg.Ingest.Consolidate,
+		// The config's default is compile's.
+		ConsolidateSources: cfg.Ingest.ConsolidateSources,
+		Private:            snap.private,
 		// A source note the indexer would skip as too large is no note.
 		MaxNoteBytes: cfg.MaxFileBytes,
 	}
@@ -98,6 +112,24 @@ func (e *Engine) Queue() ([]ingest.Item, error) {
 		return []ingest.Item{}, nil
 	}
 	return e.ingest.Queue().List()
+}
+
+// Rebuilt is what Reingest did with one source note.
+type Rebuilt = worker.Rebuilt
+
+// NoteFormat is the layout version of the notes Quire writes now
+// (compile.Format): Reingest rebuilds the source notes of older ones.
+const NoteFormat = compile.Format
+
+// Reingest rebuilds the source notes written in an older layout than
+// Quire's from their originals (worker.Worker.Reingest): all of them, or
+// notes (vault-relative); with dryRun it only says what it would do. Run
+// by `quire reingest` in an engine whose queue does not run.
+func (e *Engine) Reingest(ctx context.Context, notes []string, dryRun bool, each func(Rebuilt)) ([]Rebuilt, error) {
+	if err := e.folderProblem(); err != nil {
+		return nil, errorf(Invalid, "%v", err)
+	}
+	return e.newWorker().Reingest(ctx, notes, dryRun, each)
 }
 
 // titles is each indexed note's title by its path.

@@ -139,6 +139,11 @@ func (e *Engine) HasVectors() bool {
 	return err == nil
 }
 
+// Vectors counts the passages with vectors as of the last pass, when an
+// embedder is enabled: Status's Vectors, without the rest of a status,
+// which reads every note.
+func (e *Engine) Vectors() index.DenseStats { return e.snap.Load().dense }
+
 // EnableDense loads the configured embedder and the vectors, unless the
 // config turns dense search off. An embedder that cannot be loaded is a
 // warning, not an error: keyword search goes on, and the next pass or

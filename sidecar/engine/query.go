@@ -56,8 +56,12 @@ type Status struct {
 // Status describes the index as of the last pass.
 func (e *Engine) Status(context.Context) (Status, error) {
 	snap := e.snap.Load()
-	sum := index.Summarize(snap.entries)
-	st := Status{Vault: e.vault, Notes: len(snap.entries), Chunks: sum.Chunks, Languages: sum.Languages,
+	entries, err := snap.notes.all()
+	if err != nil {
+		return Status{}, err
+	}
+	sum := index.Summarize(entries)
+	st := Status{Vault: e.vault, Notes: len(entries), Chunks: sum.Chunks, Languages: sum.Languages,
 		Indexing: e.indexing.Load(), LastIndexed: snap.meta.LastIndex, Fingerprint: e.ix.Fingerprint(),
 		Vectors: snap.dense, Skipped: snap.meta.Skipped, Warnings: sum.Warnings}
 	if st.Languages == nil {
@@ -75,8 +79,8 @@ func (e *Engine) Status(context.Context) (Status, error) {
 			Reason: fmt.Sprintf("private: %d passages are not sent to the embedder, which is not on this machine, so search by meaning skips them (keywords find them)", n)})
 	}
 	if snap.passed || !e.indexing.Load() {
-		paths := make([]string, 0, len(snap.entries))
-		for p := range snap.entries {
+		paths := make([]string, 0, len(entries))
+		for p := range entries {
 			paths = append(paths, p)
 		}
 		for _, u := range snap.private.Unmatched(paths) {
@@ -379,7 +383,7 @@ func (e *Engine) indexed(p string) error {
 	if err := notePath(p); err != nil {
 		return err
 	}
-	if _, ok := e.snap.Load().entries[p]; !ok {
+	if _, ok := e.snap.Load().notes.entry(p); !ok {
 		return errorf(NotFound, "note not indexed: %s", p)
 	}
 	return nil

@@ -183,7 +183,7 @@ func TestLastWeekPrefersThatWeeksDailyNotes(t *testing.T) {
 func TestOverviewQuestionFindsTheHub(t *testing.T) {
 	for _, rerank := range []string{"off", "builtin"} {
 		e, v := openSecondBrain(t, rerank)
-		if hubs := e.Searcher().Hubs; len(hubs) == 0 || hubs[0] != "Home.md" {
+		if hubs := e.Searcher().Hubs(); len(hubs) == 0 || hubs[0] != "Home.md" {
 			t.Fatalf("hubs %v, want Home.md first", hubs)
 		}
 		n := 0

@@ -204,7 +204,7 @@ func (e *Engine) readNote(key string, maxBytes int64) ([]byte, error) {
 		if src.Kind == source.KindFolder {
 			return vault.ReadFile(src.Root, rel, maxBytes)
 		}
-		en, ok := e.snap.Load().entries[key]
+		en, ok := e.snap.Load().notes.entry(key)
 		if !ok {
 			return nil, fs.ErrNotExist
 		}

@@ -58,8 +58,12 @@ func (e *Engine) TOC(ctx context.Context, id string, mcp bool) (TOC, error) {
 		out.Revision = st.Revision
 	}
 	snap := e.snap.Load()
+	entries, err := snap.notes.all()
+	if err != nil {
+		return out, err
+	}
 	var keys []string
-	for k := range snap.entries {
+	for k := range entries {
 		if sid, _ := source.Split(k); sid != id {
 			continue
 		}
@@ -79,7 +83,7 @@ func (e *Engine) TOC(ctx context.Context, id string, mcp bool) (TOC, error) {
 	var folders []string
 	for _, k := range keys {
 		_, rel := source.Split(k)
-		n := TOCNote{Path: rel, Title: snap.entries[k].Title}
+		n := TOCNote{Path: rel, Title: entries[k].Title}
 		if raw, ok := texts[k]; ok {
 			if note, err := vault.Parse(rel, raw); err == nil {
 				n.Tags = append(append([]string{}, note.Tags...), markdown.Tags(note.Body())...)
@@ -142,7 +146,8 @@ func (e *Engine) readNotes(ctx context.Context, cfg config.Config, id string, ke
 	snap := e.snap.Load()
 	blobs := make([]string, len(keys))
 	for i, k := range keys {
-		blobs[i] = snap.entries[k].Hash
+		en, _ := snap.notes.entry(k)
+		blobs[i] = en.Hash
 	}
 	i := 0
 	err = repo.Read(ctx, blobs, cfg.MaxFileBytes, func(_ string, data []byte, rerr error) error {

@@ -129,11 +129,18 @@ func (e *Engine) pass(ctx context.Context, all bool, paths []string) {
 	e.indexing.Store(true)
 	defer e.indexing.Store(false)
 	before := e.snap.Load()
+	// What the catalog held before the pass, to name what it changed: a
+	// snapshot that has not read it whole yet must do so now.
+	beforeAll, err := before.notes.all()
+	if err != nil {
+		e.log.Error("read catalog before an index pass", "err", err)
+		e.emit(&Warning{Kind: WarnIndex, Message: "indexing stopped: " + err.Error()})
+		return
+	}
 	rebuild := e.rebuilding.Load()
 	e.emit(&Progress{Phase: PhaseScan})
 
 	var st index.Stats
-	var err error
 	if rebuild {
 		err = e.ix.Invalidate()
 	}
@@ -180,7 +187,8 @@ func (e *Engine) pass(ctx context.Context, all bool, paths []string) {
 		e.log.Warn("skipped", "path", sk.Path, "reason", sk.Reason)
 		e.emit(&Warning{Kind: WarnSkipped, Message: fmt.Sprintf("Skipped %s: %s", sk.Path, sk.Reason)})
 	}
-	if moved := changed(before.entries, after.entries, rebuild); len(moved) > 0 || rebuild {
+	afterAll, _ := after.notes.all() // read whole: the pass read the catalog
+	if moved := changed(beforeAll, afterAll, rebuild); len(moved) > 0 || rebuild {
 		e.emit(&Changed{Paths: moved, Rebuild: rebuild})
 	}
 	if total > 0 || err != nil {

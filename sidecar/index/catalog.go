@@ -53,18 +53,57 @@ var (
 	sourcesBucket = []byte("sources")
 	metaBucket    = []byte("meta")
 	metaKey       = []byte("meta")
+	// marksBucket holds the records of the notes marked private or
+	// superseded, a few of the vault's: what a search must know of every
+	// note before it runs, read without reading the rest.
+	marksBucket = []byte("marks")
+	// tallyKey (in metaBucket) is what the records add up to (Tally).
+	tallyKey = []byte("tally")
 )
+
+// Tally is what the catalog's records add up to, kept in the file beside
+// them and changed in the same transaction, so that a one-shot command
+// knows the vault's languages without reading every record.
+type Tally struct {
+	Notes  int `json:"notes"`
+	Chunks int `json:"chunks"`
+	// Langs counts notes per Entry.Lang ("" included).
+	Langs map[string]int `json:"langs"`
+}
+
+func (t *Tally) add(e Entry, sign int) {
+	t.Notes += sign
+	t.Chunks += sign * e.Chunks
+	t.Langs[e.Lang] += sign
+	if t.Langs[e.Lang] == 0 {
+		delete(t.Langs, e.Lang)
+	}
+}
+
+func (t Tally) clone() Tally {
+	t.Langs = maps.Clone(t.Langs)
+	return t
+}
+
+// marked reports whether e belongs in marksBucket.
+func marked(e Entry) bool { return e.Private || e.Superseded }
 
 // catalog is the bbolt file <state>/catalog: per note, its size, mtime,
 // hash and chunk count. It is written after the keyword index, so a crash
 // between the two only makes the next run redo the affected notes. The
-// file is the truth; the notes are read from it once, at open, and kept
-// in memory, changed only after a write to the file succeeded, so that a
-// pass costs what it changes, not a read of every record.
+// file is the truth. The notes are read from it whole the first time a
+// pass or a whole-vault question needs them and then kept in memory,
+// changed only after a write to the file succeeded, so that a pass costs
+// what it changes, not a read of every record; until then (a one-shot
+// search) a note is read by its key, and the tally and the marked notes,
+// read at open, answer for the whole vault.
 type catalog struct {
 	db    *bolt.DB
-	mu    sync.RWMutex // guards files
-	files map[string]Entry
+	wmu   sync.Mutex       // one apply or clear at a time
+	mu    sync.RWMutex     // guards files, tally and marks
+	files map[string]Entry // nil until read whole (load)
+	tally Tally
+	marks map[string]Entry
 }
 
 func openCatalog(path string) (*catalog, error) {
@@ -72,22 +111,21 @@ func openCatalog(path string) (*catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", path, err)
 	}
-	c := &catalog{db: db, files: map[string]Entry{}}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{filesBucket, metaBucket, sourcesBucket} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
-			}
-		}
-		return tx.Bucket(filesBucket).ForEach(func(k, v []byte) error {
-			e, err := decodeEntry(v)
-			if err != nil {
-				return fmt.Errorf("catalog entry %s: %w", k, err)
-			}
-			c.files[string(k)] = e
+	c := &catalog{db: db}
+	var fresh bool
+	err = db.View(func(tx *bolt.Tx) error {
+		mb := tx.Bucket(metaBucket)
+		if tx.Bucket(filesBucket) == nil || tx.Bucket(sourcesBucket) == nil || tx.Bucket(marksBucket) == nil || mb == nil || mb.Get(tallyKey) == nil {
+			fresh = true
 			return nil
-		})
+		}
+		return c.readSummary(tx)
 	})
+	if err == nil && fresh {
+		// A new catalog, or one written before the tally: made once, from
+		// every record.
+		err = db.Update(c.summarize)
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("init catalog %s: %w", path, err)
@@ -95,81 +133,246 @@ func openCatalog(path string) (*catalog, error) {
 	return c, nil
 }
 
-func (c *catalog) close() error { return c.db.Close() }
-
-// entries returns a copy of the notes, which the caller may keep.
-func (c *catalog) entries() map[string]Entry {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return maps.Clone(c.files)
-}
-
-// entriesOf returns a copy of the notes of the source id.
-func (c *catalog) entriesOf(id string) map[string]Entry {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	out := map[string]Entry{}
-	for k, e := range c.files {
-		if sid, _ := source.Split(k); sid == id {
-			out[k] = e
-		}
+// readSummary reads the tally and the marked notes.
+func (c *catalog) readSummary(tx *bolt.Tx) error {
+	if err := json.Unmarshal(tx.Bucket(metaBucket).Get(tallyKey), &c.tally); err != nil {
+		return fmt.Errorf("tally: %w", err)
 	}
-	return out
-}
-
-// countOf returns how many notes the source id has.
-func (c *catalog) countOf(id string) int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	n := 0
-	for k := range c.files {
-		if sid, _ := source.Split(k); sid == id {
-			n++
-		}
+	if c.tally.Langs == nil {
+		c.tally.Langs = map[string]int{}
 	}
-	return n
-}
-
-// get returns one note's entry.
-func (c *catalog) get(p string) (Entry, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	e, ok := c.files[p]
-	return e, ok
-}
-
-// read calls f with the notes, which f must neither keep nor change.
-func (c *catalog) read(f func(map[string]Entry)) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	f(c.files)
-}
-
-// apply writes entries (nil deletes) in one transaction.
-func (c *catalog) apply(changes map[string]*Entry) error {
-	if len(changes) == 0 {
+	c.marks = map[string]Entry{}
+	return tx.Bucket(marksBucket).ForEach(func(k, v []byte) error {
+		e, err := decodeEntry(v)
+		if err != nil {
+			return fmt.Errorf("catalog entry %s: %w", k, err)
+		}
+		c.marks[string(k)] = e
 		return nil
+	})
+}
+
+// summarize makes the buckets, and the tally and the marked notes from
+// every record.
+func (c *catalog) summarize(tx *bolt.Tx) error {
+	for _, b := range [][]byte{filesBucket, metaBucket, sourcesBucket} {
+		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+			return err
+		}
 	}
-	err := c.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(filesBucket)
-		for p, e := range changes {
-			if e == nil {
-				if err := b.Delete([]byte(p)); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := b.Put([]byte(p), encodeEntry(e)); err != nil {
-				return err
-			}
+	if tx.Bucket(marksBucket) != nil {
+		if err := tx.DeleteBucket(marksBucket); err != nil {
+			return err
+		}
+	}
+	mb, err := tx.CreateBucket(marksBucket)
+	if err != nil {
+		return err
+	}
+	c.tally, c.marks = Tally{Langs: map[string]int{}}, map[string]Entry{}
+	err = tx.Bucket(filesBucket).ForEach(func(k, v []byte) error {
+		e, err := decodeEntry(v)
+		if err != nil {
+			return fmt.Errorf("catalog entry %s: %w", k, err)
+		}
+		c.tally.add(e, 1)
+		if marked(e) {
+			c.marks[string(k)] = e
+			return mb.Put(k, encodeEntry(&e))
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	return putTally(tx, c.tally)
+}
+
+func putTally(tx *bolt.Tx, t Tally) error {
+	v, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(metaBucket).Put(tallyKey, v)
+}
+
+func (c *catalog) close() error { return c.db.Close() }
+
+// load reads every record into files, once; c.mu must be held for
+// writing.
+func (c *catalog) load() error {
+	if c.files != nil {
+		return nil
+	}
+	files := make(map[string]Entry, c.tally.Notes)
+	err := c.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(filesBucket).ForEach(func(k, v []byte) error {
+			e, err := decodeEntry(v)
+			if err != nil {
+				return fmt.Errorf("catalog entry %s: %w", k, err)
+			}
+			files[string(k)] = e
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("read catalog: %w", err)
+	}
+	c.files = files
+	return nil
+}
+
+// loaded reports whether the notes have been read whole.
+func (c *catalog) loaded() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.files != nil
+}
+
+// entries returns a copy of the notes, which the caller may keep.
+func (c *catalog) entries() (map[string]Entry, error) {
+	var out map[string]Entry
+	err := c.read(func(files map[string]Entry) { out = maps.Clone(files) })
+	return out, err
+}
+
+// entriesOf returns a copy of the notes of the source id.
+func (c *catalog) entriesOf(id string) (map[string]Entry, error) {
+	out := map[string]Entry{}
+	err := c.read(func(files map[string]Entry) {
+		for k, e := range files {
+			if sid, _ := source.Split(k); sid == id {
+				out[k] = e
+			}
+		}
+	})
+	return out, err
+}
+
+// countOf returns how many notes the source id has.
+func (c *catalog) countOf(id string) (int, error) {
+	n := 0
+	err := c.read(func(files map[string]Entry) {
+		for k := range files {
+			if sid, _ := source.Split(k); sid == id {
+				n++
+			}
+		}
+	})
+	return n, err
+}
+
+// summary returns the tally and the marked notes.
+func (c *catalog) summary() (Tally, map[string]Entry) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.tally.clone(), maps.Clone(c.marks)
+}
+
+// get returns one note's entry: from memory once the notes are read
+// whole, else from the file.
+func (c *catalog) get(p string) (Entry, bool, error) {
+	c.mu.RLock()
+	if c.files != nil {
+		defer c.mu.RUnlock()
+		e, ok := c.files[p]
+		return e, ok, nil
+	}
+	c.mu.RUnlock()
+	var e Entry
+	var ok bool
+	err := c.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(filesBucket).Get([]byte(p))
+		if v == nil {
+			return nil
+		}
+		var err error
+		e, err = decodeEntry(v)
+		ok = err == nil
+		return err
+	})
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("catalog entry %s: %w", p, err)
+	}
+	return e, ok, nil
+}
+
+// read calls f with the notes, read whole first if they are not yet;
+// f must neither keep nor change them.
+func (c *catalog) read(f func(map[string]Entry)) error {
+	c.mu.RLock()
+	if c.files == nil {
+		c.mu.RUnlock()
+		c.mu.Lock()
+		err := c.load()
+		c.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		c.mu.RLock()
+	}
+	defer c.mu.RUnlock()
+	f(c.files)
+	return nil
+}
+
+// apply writes entries (nil deletes) in one transaction, with the tally
+// and the marked notes they change.
+func (c *catalog) apply(changes map[string]*Entry) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.RLock()
+	tally, marks := c.tally.clone(), maps.Clone(c.marks)
+	c.mu.RUnlock()
+	err := c.db.Update(func(tx *bolt.Tx) error {
+		b, mb := tx.Bucket(filesBucket), tx.Bucket(marksBucket)
+		for p, e := range changes {
+			k := []byte(p)
+			if v := b.Get(k); v != nil {
+				old, err := decodeEntry(v)
+				if err != nil {
+					return fmt.Errorf("catalog entry %s: %w", p, err)
+				}
+				tally.add(old, -1)
+			}
+			if e == nil || !marked(*e) {
+				delete(marks, p)
+				if err := mb.Delete(k); err != nil {
+					return err
+				}
+			}
+			if e == nil {
+				if err := b.Delete(k); err != nil {
+					return err
+				}
+				continue
+			}
+			tally.add(*e, 1)
+			v := encodeEntry(e)
+			if marked(*e) {
+				marks[p] = *e
+				if err := mb.Put(k, v); err != nil {
+					return err
+				}
+			}
+			if err := b.Put(k, v); err != nil {
+				return err
+			}
+		}
+		return putTally(tx, tally)
+	})
+	if err != nil {
+		return err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.tally, c.marks = tally, marks
+	if c.files == nil {
+		return nil // read from the file when first needed
+	}
 	for p, e := range changes {
 		if e == nil {
 			delete(c.files, p)
@@ -181,6 +384,10 @@ func (c *catalog) apply(changes map[string]*Entry) error {
 }
 
 func (c *catalog) clear() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	err := c.db.Update(func(tx *bolt.Tx) error {
 		// The sources' revisions go with their notes: the next sync reads
 		// each source whole.
@@ -192,13 +399,11 @@ func (c *catalog) clear() error {
 				return err
 			}
 		}
-		return nil
+		return c.summarize(tx)
 	})
 	if err != nil {
 		return err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.files = map[string]Entry{}
 	return nil
 }

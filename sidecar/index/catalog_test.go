@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -70,7 +71,7 @@ func TestCatalogJSONMigrates(t *testing.T) {
 	if hits := f.search("gamma"); len(hits) != 1 || hits[0].Path != "a.md" {
 		t.Errorf("gamma: %+v", hits)
 	}
-	if e, ok := f.ix.cat.get("b.md"); !ok || e.Chunks != 1 {
+	if e, ok, err := f.ix.cat.get("b.md"); err != nil || !ok || e.Chunks != 1 {
 		t.Errorf("b.md after reopening: %+v %v", e, ok)
 	}
 }
@@ -134,4 +135,81 @@ func TestRunPathsVaultGone(t *testing.T) {
 	if hits := f.search("alpha"); len(hits) != 1 {
 		t.Errorf("alpha: %+v, want the index left as it was", hits)
 	}
+}
+
+// The tally and the marked notes, kept beside the records in the same
+// transactions, always equal what the records add up to: after a cold
+// run, edits that mark and unmark notes, a removal and a reopening. A
+// reopened catalog answers them, and one note's entry, without reading
+// every record; one written before the tally gets it at open.
+func TestCatalogTally(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"a.md":   "# A\n\nalpha words here\n",
+		"b.md":   "---\nlang: it\n---\n# B\n\nparole italiane\n",
+		"old.md": "---\nsuperseded_by: \"[[a]]\"\n---\n# Old\n\nold plan\n",
+	})
+	f.run()
+	check := func(when string, nmarks int) {
+		t.Helper()
+		tally, marks := f.ix.Summary()
+		if len(marks) != nmarks {
+			t.Errorf("%s: marked %v, want %d notes", when, marks, nmarks)
+		}
+		var want catalog
+		if err := f.ix.cat.db.Update(want.summarize); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(tally, want.tally) || !reflect.DeepEqual(marks, want.marks) {
+			t.Errorf("%s: tally %+v marks %v; the records add up to %+v, %v", when, tally, marks, want.tally, want.marks)
+		}
+	}
+	check("cold run", 1)
+	f.write("a.md", "---\nprivate: true\n---\n# A\n\nalpha words here and more\n")
+	f.write("c.md", "# C\n\ncharlie\n\n## More\n\nmore words\n")
+	f.run()
+	check("edits", 2)
+	if err := os.Remove(filepath.Join(f.vault, "b.md")); err != nil {
+		t.Fatal(err)
+	}
+	f.write("old.md", "# Old\n\nno longer superseded\n")
+	f.run()
+	check("removal", 1)
+	f.close()
+	f.open()
+	if f.ix.Loaded() {
+		t.Fatal("the catalog was read whole at open")
+	}
+	check("reopened", 1)
+	if e, ok, err := f.ix.Entry("a.md"); err != nil || !ok || !e.Private {
+		t.Errorf("a.md: %+v %v %v", e, ok, err)
+	}
+	if _, ok, err := f.ix.Entry("b.md"); err != nil || ok {
+		t.Errorf("b.md after its removal: %v %v", ok, err)
+	}
+	if f.ix.Loaded() {
+		t.Error("Entry read the catalog whole")
+	}
+	tally, _ := f.ix.Summary()
+	f.close()
+
+	// As a catalog written before the tally.
+	db, err := bolt.Open(filepath.Join(f.vault, ".quire", "catalog"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(marksBucket); err != nil {
+			return err
+		}
+		return tx.Bucket(metaBucket).Delete(tallyKey)
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.open()
+	if got, _ := f.ix.Summary(); !reflect.DeepEqual(got, tally) || got.Notes != 3 {
+		t.Errorf("tally made at open: %+v, want %+v", got, tally)
+	}
+	check("made at open", 1)
 }

@@ -194,7 +194,10 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	ix.embedMu.Lock()
 	defer ix.embedMu.Unlock()
 	d := ix.dense
-	entries := ix.cat.entries()
+	entries, err := ix.cat.entries()
+	if err != nil {
+		return DenseStats{}, err
+	}
 	want := map[string]bool{}
 	var todo []string
 	paths := make([]string, 0, len(entries))
@@ -366,7 +369,7 @@ func meanPool(keys []string, vecs [][]float32) ([]string, [][]float32) {
 // DenseStats counts passages and vectors.
 func (ix *Index) DenseStats() DenseStats {
 	var st DenseStats
-	ix.cat.read(func(entries map[string]Entry) { st = ix.DenseStatsOf(entries) })
+	_ = ix.cat.read(func(entries map[string]Entry) { st = ix.DenseStatsOf(entries) })
 	return st
 }
 

@@ -37,7 +37,10 @@ func (ix *Index) progress(p Progress) {
 func (ix *Index) Invalidate() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	entries := ix.cat.entries()
+	entries, err := ix.cat.entries()
+	if err != nil {
+		return fmt.Errorf("invalidate catalog: %w", err)
+	}
 	changes := make(map[string]*Entry, len(entries))
 	for p, e := range entries {
 		e.Size, e.ModTime, e.Hash = -1, 0, ""

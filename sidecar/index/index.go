@@ -186,15 +186,9 @@ func RulesOf(vaultDir string, cfg config.Config) vault.Rules {
 
 // Languages returns the languages of the indexed notes, most notes first.
 func (ix *Index) Languages() ([]string, error) {
-	count := map[string]int{}
-	ix.cat.read(func(entries map[string]Entry) {
-		for _, e := range entries {
-			if e.Lang != "" {
-				count[e.Lang]++
-			}
-		}
-	})
-	return ByCount(count), nil
+	t, _ := ix.cat.summary()
+	delete(t.Langs, "")
+	return ByCount(t.Langs), nil
 }
 
 // Summary is what the catalog's entries add up to, as every status shows
@@ -265,8 +259,22 @@ func ByCount(count map[string]int) []string {
 // Meta returns the catalog's record of the last run.
 func (ix *Index) Meta() (Meta, error) { return ix.cat.meta() }
 
-// Entries returns the catalog's notes.
-func (ix *Index) Entries() (map[string]Entry, error) { return ix.cat.entries(), nil }
+// Entries returns the catalog's notes, reading every record the first
+// time.
+func (ix *Index) Entries() (map[string]Entry, error) { return ix.cat.entries() }
+
+// Loaded reports whether the catalog's notes have been read whole (by a
+// pass, or Entries): until then Entry reads a note's record from the
+// file.
+func (ix *Index) Loaded() bool { return ix.cat.loaded() }
+
+// Entry returns one note's catalog entry; ok is false for a note the
+// catalog does not hold.
+func (ix *Index) Entry(p string) (e Entry, ok bool, err error) { return ix.cat.get(p) }
+
+// Summary returns what the catalog's records add up to and the records
+// of the notes marked private or superseded, without reading the rest.
+func (ix *Index) Summary() (Tally, map[string]Entry) { return ix.cat.summary() }
 
 // result is one note read and chunked by a worker.
 type result struct {
@@ -360,7 +368,10 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	notes := ix.cat.countOf(source.Vault)
+	notes, err := ix.cat.countOf(source.Vault)
+	if err != nil {
+		return st, err
+	}
 	f, err := ix.look(scope)
 	if err != nil {
 		if errors.Is(err, vault.ErrNoVault) && notes > 0 {
@@ -382,10 +393,12 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 	// changes the catalog.
 	old := map[string]Entry{}
 	if f.covers == nil {
-		old = ix.cat.entriesOf(source.Vault)
+		if old, err = ix.cat.entriesOf(source.Vault); err != nil {
+			return st, err
+		}
 		st.Skipped = f.skips
 	} else {
-		ix.cat.read(func(all map[string]Entry) {
+		err := ix.cat.read(func(all map[string]Entry) {
 			for _, file := range f.files {
 				if e, ok := all[file.Path]; ok {
 					old[file.Path] = e
@@ -397,6 +410,9 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 				}
 			}
 		})
+		if err != nil {
+			return st, err
+		}
 		for _, sk := range meta.Skipped {
 			if !f.covers(sk.Path) {
 				st.Skipped = append(st.Skipped, sk)
@@ -446,7 +462,7 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 		return st, err
 	}
 
-	ix.cat.read(func(entries map[string]Entry) {
+	err = ix.cat.read(func(entries map[string]Entry) {
 		st.Notes = len(entries)
 		for p, e := range entries {
 			st.Chunks += e.Chunks
@@ -455,6 +471,9 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 			}
 		}
 	})
+	if err != nil {
+		return st, err
+	}
 	st.Duration = time.Since(began)
 	err = ix.cat.setMeta(Meta{Fingerprint: ix.Fingerprint(), LastIndex: time.Now().UTC(), Skipped: st.Skipped})
 	return st, err
@@ -602,20 +621,18 @@ func toDoc(n *vault.Note, l string, i int, c markdown.Chunk) bm25.Doc {
 // only exist if a run was killed between writing the keyword index and
 // the catalog; the counts reveal it cheaply.
 func (ix *Index) reconcile() error {
-	want := 0
-	ix.cat.read(func(entries map[string]Entry) {
-		for _, e := range entries {
-			want += e.Chunks
-		}
-	})
+	t, _ := ix.cat.summary()
 	n, err := ix.BM25.Count()
 	if err != nil {
 		return err
 	}
-	if int(n) == want {
+	if int(n) == t.Chunks {
 		return nil
 	}
-	entries := ix.cat.entries()
+	entries, err := ix.cat.entries()
+	if err != nil {
+		return err
+	}
 	paths, err := ix.BM25.Paths()
 	if err != nil {
 		return err

@@ -351,7 +351,7 @@ func TestSummarize(t *testing.T) {
 func TestPrivateMarkReadAfterUpgrade(t *testing.T) {
 	f := newFixture(t, map[string]string{"Answers/Old.md": "---\nprivate: true\n---\n# Old\n\nA private answer.\n", "Plain.md": "# Plain\n\nText.\n"})
 	f.run()
-	entries := f.ix.cat.entries()
+	entries, _ := f.ix.cat.entries()
 	if !entries["Answers/Old.md"].Private || entries["Plain.md"].Private {
 		t.Fatalf("entries %+v, want only Answers/Old.md private", entries)
 	}
@@ -369,7 +369,7 @@ func TestPrivateMarkReadAfterUpgrade(t *testing.T) {
 	f.close()
 	f.open()
 	f.run()
-	if entries = f.ix.cat.entries(); !entries["Answers/Old.md"].Private {
+	if entries, _ = f.ix.cat.entries(); !entries["Answers/Old.md"].Private {
 		t.Error("a note marked private before the upgrade is not known private after it")
 	}
 }

@@ -94,7 +94,10 @@ func (ix *Index) SyncGit(ctx context.Context, src source.Source, repo *git.Repo,
 	if err := ix.reconcile(); err != nil {
 		return st, err
 	}
-	old := ix.cat.entriesOf(src.ID)
+	old, err := ix.cat.entriesOf(src.ID)
+	if err != nil {
+		return st, err
+	}
 	var todo []sourceFile
 	var gone []string
 	keep := func(rel, kind string) bool {
@@ -382,7 +385,10 @@ func (ix *Index) SyncFolder(ctx context.Context, src source.Source) (SourceStats
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var st SourceStats
-	old := ix.cat.entriesOf(src.ID)
+	old, err := ix.cat.entriesOf(src.ID)
+	if err != nil {
+		return st, err
+	}
 	files, skips, err := walkSource(src, ix.cfg.MaxFileBytes)
 	if err != nil || len(files) == 0 && len(old) > 0 {
 		if err == nil {
@@ -484,7 +490,10 @@ func (ix *Index) DropSource(ctx context.Context, id string) (int, error) {
 	defer ix.mu.Unlock()
 	var st Stats
 	w := newWriter(ix, &st, 0)
-	old := ix.cat.entriesOf(id)
+	old, err := ix.cat.entriesOf(id)
+	if err != nil {
+		return 0, err
+	}
 	keys := make([]string, 0, len(old))
 	for k := range old {
 		keys = append(keys, k)
@@ -512,7 +521,7 @@ func (ix *Index) Sources() ([]string, error) {
 	for _, id := range ids {
 		seen[id] = true
 	}
-	ix.cat.read(func(entries map[string]Entry) {
+	err = ix.cat.read(func(entries map[string]Entry) {
 		for k := range entries {
 			if id, _ := source.Split(k); id != source.Vault && !seen[id] {
 				seen[id] = true
@@ -520,6 +529,9 @@ func (ix *Index) Sources() ([]string, error) {
 			}
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	sort.Strings(ids)
 	return ids, nil
 }

@@ -112,7 +112,7 @@ func openSourceIndex(t *testing.T) (*Index, *embedtest.Bag) {
 func snapshot(t *testing.T, ix *Index, id string) string {
 	t.Helper()
 	var lines []string
-	entries := ix.cat.entriesOf(id)
+	entries, _ := ix.cat.entriesOf(id)
 	var ids []string
 	for k, e := range entries {
 		e.ModTime = 0
@@ -217,7 +217,7 @@ func TestGitSourceFollowsHistory(t *testing.T) {
 	}) {
 		t.Errorf("the submodule is not reported: %v", st.Skipped)
 	}
-	if _, ok := ix.cat.get("ops:runbooks/deploy.md"); !ok {
+	if _, ok, _ := ix.cat.get("ops:runbooks/deploy.md"); !ok {
 		t.Fatal("ops:runbooks/deploy.md not indexed")
 	}
 
@@ -278,7 +278,8 @@ func TestFolderSource(t *testing.T) {
 	ix, _ := openSourceIndex(t)
 	keys := func() []string {
 		var out []string
-		for k := range ix.cat.entriesOf("work") {
+		work, _ := ix.cat.entriesOf("work")
+		for k := range work {
 			out = append(out, k)
 		}
 		sort.Strings(out)
@@ -342,8 +343,8 @@ func TestGitSyncInterrupted(t *testing.T) {
 		t.Fatal("the interrupted sync succeeded")
 	}
 	ix.OnProgress = nil
-	if n := len(ix.cat.entriesOf("ops")); n == 0 || n == 500 {
-		t.Fatalf("%d notes written before the interruption; the test wants part of them", n)
+	if ops, _ := ix.cat.entriesOf("ops"); len(ops) == 0 || len(ops) == 500 {
+		t.Fatalf("%d notes written before the interruption; the test wants part of them", len(ops))
 	}
 	if st, _ := ix.SourceState("ops"); st.Revision != "" {
 		t.Fatalf("the revision advanced to %s before its notes were all written", st.Revision)

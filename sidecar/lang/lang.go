@@ -15,6 +15,8 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/quire-app/quire/sidecar/lang/dict"
 )
 
 // Lang is an ISO 639-1 language code. The zero value, Unknown, means there
@@ -147,8 +149,9 @@ func CapitalisesNouns(l Lang) bool { return l == German }
 // and -B) are folded letter by letter from a table that the slow path
 // filled in, which gives the same result: without combining marks in the
 // word, NFC has nothing to recompose. Building the index of unaccented
-// keys of a word list folds every accented key, and normalising took half
-// of a one-shot search's CPU time on a vault that needed it.
+// keys of a word list, as was done before dict.LookupFolded walked the
+// keys instead, folded every accented key, and normalising took half of
+// a one-shot search's CPU time on a vault that needed it.
 func Fold(s string) string {
 	ascii := true
 	for i := 0; i < len(s); i++ {
@@ -175,6 +178,9 @@ func Fold(s string) string {
 	}
 	return b.String()
 }
+
+// folding is Fold as word lists look keys up by it (dict.LookupFolded).
+var folding = sync.OnceValue(func() *dict.Folding { return dict.NewFolding(Fold) })
 
 // The runes Fold folds by table: Latin-1 Supplement's letters to Latin
 // Extended-B.

@@ -132,12 +132,11 @@ func readWord(w string, sources []source) Lang {
 			return false
 		},
 		func(s source) bool {
-			// Only a word typed without accents may be missing them; the
-			// folded index is built on first use (see WarmReading).
+			// Only a word typed without accents may be missing them.
 			if s.l == English || Fold(w) != w {
 				return false
 			}
-			return s.tables[0].LookupFolded(w, Fold) != nil
+			return s.tables[0].LookupFolded(w, folding()) != nil
 		},
 		func(s source) bool {
 			st := Stem(s.l, w)
@@ -170,11 +169,10 @@ func readWord(w string, sources []source) Lang {
 	return Unknown
 }
 
-// WarmReading builds now (Warm) the indexes of unaccented headwords
-// that ReadWords consults for among, rather than at the first word typed
-// without accents, which in a search box is the first keystroke (a
-// Czech list takes a few hundred milliseconds). It is safe to call from
-// a goroutine, and cheap once done.
+// WarmReading opens now (Warm) the word lists that ReadWords consults
+// for among, rather than at the first word typed without accents, which
+// in a search box is the first keystroke. It is safe to call from a
+// goroutine, and cheap once done.
 func WarmReading(among []Lang) {
 	for _, s := range readable(among) {
 		if s.l != English {

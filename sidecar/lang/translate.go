@@ -202,13 +202,12 @@ func explain(query string, from, to Lang, opt Options) (Explanation, error) {
 	return e, nil
 }
 
-// Warm indexes the unaccented keys of the from→to word list now rather
-// than at the first query typed without accents that needs them (reading
-// a whole Czech list takes a noticeable moment; plain lookups need no
-// warming). It is safe to call from a goroutine at start-up.
+// Warm opens the from→to word list and lists the letters that fold now
+// rather than at the first query that needs them. It is safe to call
+// from a goroutine at start-up.
 func Warm(from, to Lang) error {
-	t, err := dict.Load(string(from), string(to))
-	t.LookupFolded("", Fold) // builds the index of unaccented keys
+	_, err := dict.Load(string(from), string(to))
+	folding()
 	return err
 }
 
@@ -223,7 +222,7 @@ func lookup(table *dict.Table, from Lang, w string) ([]string, string) {
 	}
 	unaccented := from != English && Fold(w) == w
 	if unaccented {
-		if trs := table.LookupFolded(w, Fold); len(trs) > 0 {
+		if trs := table.LookupFolded(w, folding()); len(trs) > 0 {
 			return trs, ViaWord
 		}
 	}
@@ -233,7 +232,7 @@ func lookup(table *dict.Table, from Lang, w string) ([]string, string) {
 	}
 	trs := table.Lookup(dict.StemPrefix + st)
 	if unaccented {
-		trs = interleave(trs, table.LookupFolded(dict.StemPrefix+st, Fold))
+		trs = interleave(trs, table.LookupFolded(dict.StemPrefix+st, folding()))
 	}
 	return trs, ViaStem
 }

@@ -115,10 +115,14 @@ func (s *Searcher) hubOrder(ctx context.Context, t Terms, cs []Candidate, f Filt
 	if len(hubs) > 0 {
 		return append(hubs, rest...), nil
 	}
-	if len(s.Hubs) == 0 || !f.IsZero() {
+	if s.Hubs == nil || !f.IsZero() {
 		return cs, nil // the main hub may be outside what the filter lets through
 	}
-	main := s.Hubs[0]
+	ranked := s.Hubs()
+	if len(ranked) == 0 {
+		return cs, nil
+	}
+	main := ranked[0]
 	at := -1
 	for i, c := range cs {
 		if c.Path == main {

@@ -183,11 +183,12 @@ type Searcher struct {
 	// Floor is the cosine below which a passage that only the dense
 	// channel found is no match at all (see Floor); nil: no floor.
 	Floor *Floor
-	// Successors maps a superseded note to the note that replaces it
+	// Successors returns the note that replaces a superseded one
 	// (index.Successions): the successor's best passage comes before the
 	// superseded note's, whatever Rerank says (no dev corpus has a
 	// superseded note, so the measured order is the same either way).
-	Successors map[string]string
+	// Nil: no note is superseded.
+	Successors func(path string) (next string, ok bool)
 	// DateOf returns when a note last changed and the day it is about
 	// (zero when not known; see index.Entry): a question about the state
 	// now, or about a span of days, puts the notes it asks for first (see
@@ -195,9 +196,11 @@ type Searcher struct {
 	DateOf func(path string) (updated, dated time.Time)
 	// Hub reports whether a note is a hub (IsHub), and Hubs lists the
 	// vault's hubs, the main one first: what overview questions are
-	// answered with (hubOrder). Nil: none are known.
+	// answered with (hubOrder). Hubs is called only when a question needs
+	// the whole list (none of the pool's hubs holds its words), since it
+	// reads every note. Nil: none are known.
 	Hub  func(path string) bool
-	Hubs []string
+	Hubs func() []string
 	// Now is today for questions about time ("last week"); nil: time.Now.
 	Now func() time.Time
 }
@@ -728,11 +731,15 @@ func (s *Searcher) Explain(query string) string {
 		b.WriteString("asks about now: of notes that match alike, the one changed last comes first\n")
 	}
 	if ReadOverview(query) {
-		main := "none"
-		if len(s.Hubs) > 0 {
-			main = s.Hubs[0]
+		var hubs []string
+		if s.Hubs != nil {
+			hubs = s.Hubs()
 		}
-		fmt.Fprintf(&b, "asks for an overview: hub notes that hold its words come first, else the main hub (%s) among the first three; %d hubs in the vault\n", main, len(s.Hubs))
+		main := "none"
+		if len(hubs) > 0 {
+			main = hubs[0]
+		}
+		fmt.Fprintf(&b, "asks for an overview: hub notes that hold its words come first, else the main hub (%s) among the first three; %d hubs in the vault\n", main, len(hubs))
 	}
 	return b.String()
 }

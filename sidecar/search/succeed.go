@@ -19,7 +19,7 @@ const maxSuccessorPassages = 32
 // words matched; a note whose successor cannot be found stays where it
 // ranked (status lists its broken chain).
 func (s *Searcher) succeed(ctx context.Context, t Terms, cs []Candidate) ([]Candidate, error) {
-	if len(s.Successors) == 0 {
+	if s.Successors == nil {
 		return cs, nil
 	}
 	var q *queryConcepts
@@ -31,7 +31,7 @@ func (s *Searcher) succeed(ctx context.Context, t Terms, cs []Candidate) ([]Cand
 		if placed[c.ID] {
 			continue
 		}
-		if next, ok := s.Successors[c.Path]; ok && !raised[next] {
+		if next, ok := s.Successors(c.Path); ok && !raised[next] {
 			raised[next] = true
 			best := -1
 			for j := i + 1; j < len(cs); j++ {

@@ -124,13 +124,22 @@ export const PROTOCOL1_REQUESTS: readonly string[] = [
 ];
 
 /**
+ * OTHER_CLIENTS_REQUESTS are the protocol's requests for its other clients
+ * (MCP, the command line) that the plugin never sends: an engine without
+ * them lacks nothing the plugin offers.
+ */
+export const OTHER_CLIENTS_REQUESTS: ReadonlySet<string> = new Set(["grep.query"]);
+
+/**
  * lackingRequests lists the requests this plugin can send that the
  * welcomed engine does not answer (its welcome's list, or protocol 1's
  * for an engine from before the list), in the protocol's order.
  */
 export function lackingRequests(w: Pick<Welcome, "requests">): string[] {
   const served = new Set(w.requests ?? PROTOCOL1_REQUESTS);
-  return (Object.keys(MESSAGES) as MessageType[]).filter((t) => MESSAGES[t].kind === "request" && !served.has(t));
+  return (Object.keys(MESSAGES) as MessageType[]).filter(
+    (t) => MESSAGES[t].kind === "request" && !served.has(t) && !OTHER_CLIENTS_REQUESTS.has(t),
+  );
 }
 
 /**

@@ -216,8 +216,8 @@ func cmdSearch(ctx context.Context, args []string) error {
 		return err
 	}
 	defer done()
-	if st, err := v.Status(ctx); err == nil && via == "" && ch != search.BM25 {
-		if ds := st.Vectors; ds.Embedder != "" && ds.Coverage() < 1 {
+	if e, ok := v.(*engine.Engine); ok && ch != search.BM25 {
+		if ds := e.Vectors(); ds.Embedder != "" && ds.Coverage() < 1 {
 			fmt.Fprintf(os.Stderr, "quire: vectors cover %d of %d passages; run `quire index` to finish them\n", ds.Embedded, ds.Passages)
 		}
 	}

@@ -56,6 +56,14 @@ var commands = []command{
 	{"lint", "--vault DIR [--state DIR] [--dry-run] [--json]",
 		"Check the notes Quire wrote (links, citations, duplicates, frontmatter) and write Quire/Lint.md\n" +
 			"and review items. Exits 1 when something is found."},
+	{"reingest", "--vault DIR [--state DIR] [--dry-run] [--json] [NOTE...]",
+		"Rebuild the source notes written in an older note layout from their originals in Quire/raw, keeping\n" +
+			"their titles; a note you edited is not overwritten, its new version goes to review. Run it again\n" +
+			"after a stop to finish. Needs the vault free: close Obsidian first. Exits 1 if a note was not rebuilt."},
+	{"bench", "--vault DIR [--state DIR] [--models NAME,...] [--json] [FILE...]",
+		"Read the same few sources (the files named, or the newest originals in Quire/raw) with each model\n" +
+			"and print a table to choose one by: replies valid JSON at once, quotes and terms kept by the checks,\n" +
+			"the summary's language, time and tokens. Writes nothing to the vault."},
 	{"mcp", "--vault DIR [--state DIR] [--http 127.0.0.1:PORT] [--token T] [--no-auth] [--allow-origin ORIGIN]\n" +
 		"                [--sidecar-idle 30s]",
 		"Serve the vault to MCP clients over stdio, or over Streamable HTTP with --http, through the\n" +
@@ -69,7 +77,7 @@ var usage = func() string {
 	var b strings.Builder
 	b.WriteString("quire — a local companion for an Obsidian vault\n\nUsage:\n")
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  quire %-8s%s\n", c.name, c.synopsis)
+		fmt.Fprintf(&b, "  quire %-9s%s\n", c.name, c.synopsis)
 	}
 	b.WriteString("\n--state is where the index lives (default <vault>/.quire; for a read-only\n" +
 		"vault, a folder in the user cache directory).\n" +

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/quire-app/quire/sidecar/state"
@@ -43,12 +44,36 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
+	stopProfile := startProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:])
+	stopProfile()
 	interrupted := ctx.Err() != nil
 	stop()
 	if code := report(os.Stderr, err, interrupted); code != 0 {
 		os.Exit(code)
+	}
+}
+
+// startProfile writes a CPU profile of the whole command to the file
+// QUIRE_CPUPROFILE names, for measuring start-up (`go tool pprof`); it
+// returns what stops it.
+func startProfile() func() {
+	path := os.Getenv("QUIRE_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "quire: QUIRE_CPUPROFILE:", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
 
@@ -89,20 +114,22 @@ func run(ctx context.Context, args []string) error {
 		return nil
 	}
 	cmds := map[string]func(context.Context, []string) error{
-		"index":   cmdIndex,
-		"search":  cmdSearch,
-		"ask":     cmdAsk,
-		"status":  cmdStatus,
-		"sources": cmdSources,
-		"toc":     cmdTOC,
-		"eval":    cmdEval,
-		"serve":   cmdServe,
-		"doctor":  cmdDoctor,
-		"ingest":  cmdIngest,
-		"lint":    cmdLint,
-		"grep":    cmdGrep,
-		"mcp":     cmdMCP,
-		"version": cmdVersion,
+		"index":    cmdIndex,
+		"search":   cmdSearch,
+		"ask":      cmdAsk,
+		"status":   cmdStatus,
+		"sources":  cmdSources,
+		"toc":      cmdTOC,
+		"eval":     cmdEval,
+		"serve":    cmdServe,
+		"doctor":   cmdDoctor,
+		"ingest":   cmdIngest,
+		"lint":     cmdLint,
+		"reingest": cmdReingest,
+		"bench":    cmdBench,
+		"grep":     cmdGrep,
+		"mcp":      cmdMCP,
+		"version":  cmdVersion,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -22,10 +22,13 @@ func (c *compiler) apply(ctx context.Context, d draft) error {
 	if err != nil {
 		return err
 	}
-	c.res.Note, c.res.Title, c.res.Summarised = c.dir.vaultPath(notePath), d.Title, d.Summarised
+	c.res.Note, c.res.Title, c.res.Summarised, c.res.Kept = c.dir.vaultPath(notePath), d.Title, d.Summarised, keep
 	var written []string
 
-	if !keep {
+	// A rebuild of a note the user edited changes no page: they describe
+	// the note the user kept.
+	pages := c.rebuild == nil || replace
+	if !keep && pages {
 		for _, it := range d.Concepts {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -58,6 +61,15 @@ func (c *compiler) apply(ctx context.Context, d draft) error {
 				return err
 			}
 		}
+		if c.rebuild != nil {
+			// The new plan exists and its pages are written: what the
+			// old one gave other pages goes.
+			if err := c.dropStale(d); err != nil {
+				return err
+			}
+		}
+	}
+	if !keep {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -72,13 +84,19 @@ func (c *compiler) apply(ctx context.Context, d draft) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if !keep && pages {
+		if err := c.consolidate(ctx, written); err != nil {
+			return err
+		}
+	}
 	if c.privateSrc {
 		// index.md and log.md are not private: a line there would carry
 		// the private note's title (its note's name too) out of it.
 		return nil
 	}
-	// A kept summary already has its index line, with its one-liner.
-	if !keep {
+	// A kept summary already has its index line, with its one-liner; so
+	// has an edited note whose rebuild went to review.
+	if !keep && pages {
 		if err := c.updateIndex(notePath, d); err != nil {
 			return err
 		}
@@ -103,7 +121,7 @@ func (c *compiler) sourcePath(d draft) (name string, replace, keep bool, err err
 			return "", false, false, err
 		}
 		meta, mine := ours(b)
-		if mine && meta.Summarised && !d.Summarised {
+		if (mine || c.rebuild != nil) && meta.Summarised && !d.Summarised {
 			return c.existing, false, true, nil
 		}
 		return c.existing, mine, false, nil
@@ -133,7 +151,10 @@ func (c *compiler) writeSource(name string, replace bool, d draft) error {
 	}
 	if c.existing != "" && !replace {
 		reason := "The source note was edited since Quire wrote it; this is the new version, for you to merge by hand."
-		return c.review("Review/"+noteName(d.Title)+" (new version).md", reason, c.dir.vaultPath(name), d.Title+" (new version)", string(body))
+		if c.rebuild != nil {
+			reason = "Quire's note layout changed and the source note was rebuilt from its original; you edited the note, so this is the new version, for you to merge by hand."
+		}
+		return c.review(NewVersionReview(d.Title), reason, c.dir.vaultPath(name), d.Title+" (new version)", string(body))
 	}
 	if err := c.dir.write(name, body, replace); err != nil {
 		return err
@@ -173,6 +194,17 @@ func (c *compiler) upsertPage(ctx context.Context, kind string, it item, title s
 		return it.Path, nil
 	}
 	meta, mine := ours(old)
+	if mine && c.rebuild != nil {
+		b, err := c.resection(old, sec)
+		if b == nil || err != nil {
+			return "", err
+		}
+		if err := c.dir.write(name, b, true); err != nil {
+			return "", err
+		}
+		c.written(it.Path, kind, false)
+		return it.Path, nil
+	}
 	if mine && slices.Contains(meta.Sources, c.hash12) {
 		return "", nil
 	}
@@ -248,9 +280,10 @@ func (c *compiler) review(name, reason, about, title, body string) error {
 
 // indexFront is index.md's frontmatter.
 type indexFront struct {
-	Quire string `yaml:"quire"`
-	Kind  string `yaml:"quire_kind"`
-	Hash  string `yaml:"quire_hash"`
+	Quire  string `yaml:"quire"`
+	Kind   string `yaml:"quire_kind"`
+	Format int    `yaml:"quire_format"`
+	Hash   string `yaml:"quire_hash"`
 }
 
 const indexIntro = "\n# Sources\n\nEvery source Quire has read, newest first.\n\n"
@@ -271,7 +304,8 @@ func (c *compiler) updateIndex(notePath string, d draft) error {
 		}
 		_, body, _ := parsePage(old)
 		for _, l := range strings.Split(body, "\n") {
-			if strings.HasPrefix(l, "- ") && strings.Contains(l, "%%quire:") && !strings.Contains(l, "%%quire:"+c.hash12+"%%") {
+			if strings.HasPrefix(l, "- ") && strings.Contains(l, "%%quire:") && !strings.Contains(l, "%%quire:"+c.hash12+"%%") &&
+				(c.rebuild == nil || !strings.Contains(l, "%%quire:"+c.rebuild.old+"%%")) {
 				lines = append(lines, vault.CleanText(l))
 			}
 		}
@@ -279,7 +313,7 @@ func (c *compiler) updateIndex(notePath string, d draft) error {
 	lines = append(lines, c.indexLine(notePath, d))
 	// Newest first; the line starts with the date, and ties keep order.
 	slices.SortStableFunc(lines, func(a, b string) int { return strings.Compare(b[:min(len(b), 12)], a[:min(len(a), 12)]) })
-	b, err := seal(indexFront{Quire: Marker, Kind: "index"}, indexIntro+strings.Join(lines, "\n")+"\n")
+	b, err := seal(indexFront{Quire: Marker, Kind: "index", Format: Format}, indexIntro+strings.Join(lines, "\n")+"\n")
 	if err != nil {
 		return err
 	}
@@ -307,9 +341,10 @@ func (c *compiler) indexLine(notePath string, d draft) string {
 // since logs are archived, quire_hash (an older log.md began with logIntro
 // and had no frontmatter).
 type logFront struct {
-	Quire string `yaml:"quire"`
-	Kind  string `yaml:"quire_kind"`
-	Hash  string `yaml:"quire_hash"`
+	Quire  string `yaml:"quire"`
+	Kind   string `yaml:"quire_kind"`
+	Format int    `yaml:"quire_format"`
+	Hash   string `yaml:"quire_hash"`
 }
 
 // logIntro is how log.md's body begins.
@@ -345,12 +380,17 @@ func (c *compiler) appendLog(notePath string, d draft, keep bool) error {
 	}
 	what := "saved unsummarised"
 	switch {
+	case keep && c.rebuild != nil:
+		what = "could not rebuild"
 	case keep:
 		what = "kept the summary of"
 	case d.Summarised && d.Unread > 0:
 		what = "summarised part of"
 	case d.Summarised:
 		what = "summarised"
+	}
+	if c.rebuild != nil && !keep {
+		what = "rebuilt"
 	}
 	marker := "%%quire:" + c.hash12 + " " + strings.ReplaceAll(what, " ", "-") + "%%"
 	if strings.Contains(string(old), marker) {
@@ -378,7 +418,7 @@ func (c *compiler) appendLog(notePath string, d draft, keep bool) error {
 		if err != nil {
 			return err
 		}
-		if b, err = seal(logFront{Quire: Marker, Kind: "log"}, body); err != nil {
+		if b, err = seal(logFront{Quire: Marker, Kind: "log", Format: Format}, body); err != nil {
 			return err
 		}
 	} else {

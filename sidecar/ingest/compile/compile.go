@@ -47,6 +47,9 @@ type Source struct {
 	Raw      string       // vault-relative path of the saved original, "" if none
 	Hash     string       // extract.TextHash(Doc) (frontmatter "content_hash"); "" computes it. A rerun finds its note by it.
 	Captured time.Time    // when it was captured (frontmatter "captured"); zero means now
+	// Rebuild names, vault-relative, the source note this compile rebuilds
+	// in the current layout (see rebuild.go); "" for an ingest.
+	Rebuild string
 }
 
 // Options say where and how to compile.
@@ -90,6 +93,12 @@ type Options struct {
 	// moves to an archive note under Log/ (only while log.md is as Quire
 	// last wrote it). 0 means DefaultLogEntries.
 	LogEntries int
+	// Consolidate is how many concept pages a compile may summarise
+	// (consolidate.go; config ingest.consolidate): 0, the default, none.
+	Consolidate int
+	// ConsolidateSources is how many sources a concept page needs to be
+	// summarised; 0 means DefaultConsolidateSources.
+	ConsolidateSources int
 	// Progress reports the step and, for reading, chunk i of n. May be nil.
 	Progress func(step ingest.Step, i, n int)
 	// Written is told of every note written, as it is written. May be nil.
@@ -113,8 +122,20 @@ type Result struct {
 	// Reason says why the source was not summarised ("no model is
 	// configured", "the model did not answer: …"); "" when it was.
 	Reason string
-	// Calls counts the model calls made.
-	Calls int
+	// Calls counts the model calls made, and InputTokens and
+	// OutputTokens their tokens as the server counted them.
+	Calls                     int
+	InputTokens, OutputTokens int
+	// Model names the model configured for the compile, "" for none.
+	Model string
+	// Summary is the note's checked summary, and Quotes and Terms count
+	// the quotes and glossary terms that passed the checks (Dropped
+	// counts those that did not); all empty when not summarised.
+	Summary       string
+	Quotes, Terms int
+	// Kept says the source note already had a summary and this run none
+	// (no model, or it failed): the note was left as it was.
+	Kept bool
 }
 
 // Compile writes the notes for src. It is safe to run again for the same
@@ -156,7 +177,9 @@ type compiler struct {
 	// privateSrc: the source is a private note (PrivateSource), and what
 	// is made from it is private too.
 	privateSrc bool
-	res        Result
+	// rebuild is set when the compile rebuilds a note (Source.Rebuild).
+	rebuild *rebuilding
+	res     Result
 }
 
 func compile(ctx context.Context, src Source, opt Options) (Result, error) {
@@ -196,10 +219,17 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 			c.check.images = append(c.check.images, im.Path)
 		}
 	}
-	if c.existing, err = c.findSource(); err != nil {
+	if src.Rebuild != "" {
+		if err := c.startRebuild(); err != nil {
+			return Result{}, err
+		}
+	} else if c.existing, err = c.findSource(); err != nil {
 		return Result{}, err
 	}
 
+	if opt.Model != nil {
+		c.res.Model = opt.Model.Config().Model
+	}
 	var d draft
 	if opt.Model == nil {
 		d = c.unsummarised(ctx, "No model is configured")
@@ -224,6 +254,13 @@ func compile(ctx context.Context, src Source, opt Options) (Result, error) {
 	err = c.apply(ctx, d)
 	c.res.Dropped = append(c.check.drops.list(), removed(src.Doc.Removed)...)
 	return c.res, err
+}
+
+// counted adds a reader's calls and tokens to the result.
+func (c *compiler) counted(r *reader) {
+	c.res.Calls += r.calls
+	c.res.InputTokens += r.in
+	c.res.OutputTokens += r.out
 }
 
 func (c *compiler) progress(step ingest.Step, i, n int) {
@@ -269,7 +306,7 @@ func (c *compiler) summarise(ctx context.Context) (draft, error) {
 	}
 	maxCalls = max(maxCalls, 2)
 	r := &reader{model: c.opt.Model, maxCalls: maxCalls, window: c.window(), progress: c.opt.Progress}
-	defer func() { c.res.Calls = r.calls }()
+	defer c.counted(r)
 
 	chunks := split(doc.Markdown, r.chunkTokens())
 	if len(chunks) == 0 {
@@ -313,6 +350,7 @@ func (c *compiler) summarise(ctx context.Context) (draft, error) {
 	}
 
 	d := c.checked(p, merged)
+	c.res.Summary, c.res.Quotes, c.res.Terms = d.Summary, len(d.Quotes), len(d.Glossary)
 	if c.privateSrc {
 		// Concept and entity pages are shared by every source and would
 		// carry the private text out; it stays in the source note, which
@@ -383,7 +421,8 @@ func (c *compiler) findRelated(ctx context.Context, query string) error {
 			p.Snippet, p.Heading = "", ""
 		}
 		if p.Path == own || strings.HasPrefix(p.Path, c.dir.rel+"/Review/") || strings.HasPrefix(p.Path, c.dir.rel+"/"+logArchives+"/") ||
-			p.Path == c.dir.vaultPath("index.md") || p.Path == c.dir.vaultPath("log.md") || p.Path == c.dir.vaultPath(LintNote) {
+			p.Path == c.dir.vaultPath("index.md") || p.Path == c.dir.vaultPath("log.md") || p.Path == c.dir.vaultPath(LintNote) ||
+			p.Path == c.dir.vaultPath(TodayNote) {
 			continue
 		}
 		if len(p.Snippet) > 600 {
@@ -614,8 +653,12 @@ func openingWords(md string, n int) string {
 }
 
 // title is the note's title: the document's own, unless it only came
-// from the file name, when the model's (checked) is better.
+// from the file name, when the model's (checked) is better; a rebuilt
+// note's own.
 func (c *compiler) title(model string) string {
+	if c.rebuild != nil && c.rebuild.title != "" {
+		return c.rebuild.title // links to the note name it by it
+	}
 	t := oneLine(c.src.Doc.Title)
 	base := path.Base(strings.ReplaceAll(c.src.Origin, `\`, "/"))
 	fromName := t == "" || t == "Untitled" || t == base || t == strings.TrimSuffix(base, path.Ext(base))

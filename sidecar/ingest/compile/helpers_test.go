@@ -21,6 +21,9 @@ type fake struct {
 	read  func(user string) notes // one chunk's notes
 	merge func(user string) notes // nil: the first set's notes, as sent
 	plan  func(user string) plan
+	// summarise answers a concept page's summary (consolidate.go); nil
+	// refuses the task.
+	summarise func(user string) string
 }
 
 // newModel starts the fake server and returns a client for it with the
@@ -45,6 +48,8 @@ func newModel(t testing.TB, f fake, window int) (*llm.Client, *llmtest.Server) {
 			}
 		case strings.HasPrefix(sys, taskPlan):
 			v = f.plan(user)
+		case strings.HasPrefix(sys, taskSummarise) && f.summarise != nil:
+			v = map[string]string{"summary": f.summarise(user)}
 		default:
 			return llmtest.Reply{Status: 400, Error: "unknown task"}
 		}

@@ -34,6 +34,7 @@ const (
 	LintFront     = "frontmatter" // a note in the folder whose frontmatter Quire cannot read
 	LintIndex     = "index"       // index.md and the source notes disagree
 	LintSize      = "oversize"    // a page longer than a model reads whole
+	LintLayout    = "old-layout"  // a source note written in an older layout than Format
 )
 
 // LintNote is the report, in the generated folder.
@@ -143,6 +144,7 @@ func Lint(opt LintOptions) (LintResult, error) {
 	l.originals()
 	l.index()
 	l.sizes()
+	l.layouts()
 	slices.SortStableFunc(l.defects, func(a, b Defect) int {
 		return strings.Compare(a.Check+"\x00"+a.Note+"\x00"+a.Target, b.Check+"\x00"+b.Note+"\x00"+b.Target)
 	})
@@ -572,6 +574,17 @@ func (l *linter) sizes() {
 	}
 }
 
+// layouts finds the source notes Quire wrote in an older layout: `quire
+// reingest` rebuilds them.
+func (l *linter) layouts() {
+	for _, n := range l.notes {
+		if n.generated() && n.meta.Kind == "source" && n.meta.Format < Format {
+			l.add(Defect{Check: LintLayout, Note: l.dir.vaultPath(n.rel), private: n.private(),
+				Detail: fmt.Sprintf("%s is in Quire's note layout %d, older than this release's %d: `quire reingest` rebuilds it from its original.", n.title(), n.meta.Format, Format)})
+		}
+	}
+}
+
 // lintReview is, per check, whether it needs a decision (a review item)
 // and what the item says to do.
 var lintReview = map[string]string{
@@ -624,7 +637,7 @@ func (l *linter) writeReview() error {
 		if d.Check == LintDuplicate {
 			body += "Other page: " + wikilink(d.Target, strings.TrimSuffix(path.Base(d.Target), ".md")) + "\n"
 		}
-		meta := reviewFront{Quire: Marker, Kind: "review", Reason: d.Detail, About: d.Note, Lint: d.Check, Private: d.private}
+		meta := reviewFront{Quire: Marker, Kind: "review", Format: Format, Reason: d.Detail, About: d.Note, Lint: d.Check, Private: d.private}
 		b, err := seal(meta, "\n# "+escapeText(lintTitle[d.Check])+"\n\n"+body)
 		if err != nil {
 			return err
@@ -663,15 +676,17 @@ var lintTitle = map[string]string{
 	LintFront:     "Frontmatter Quire cannot read",
 	LintIndex:     "index.md out of step",
 	LintSize:      "Pages too long for a model",
+	LintLayout:    "Source notes in an older layout",
 }
 
-var lintOrder = []string{LintLink, LintOrphan, LintDuplicate, LintRaw, LintFront, LintIndex, LintSize}
+var lintOrder = []string{LintLink, LintOrphan, LintDuplicate, LintRaw, LintFront, LintIndex, LintSize, LintLayout}
 
 // lintFront is the report's frontmatter.
 type lintFront struct {
-	Quire string `yaml:"quire"`
-	Kind  string `yaml:"quire_kind"`
-	Hash  string `yaml:"quire_hash"`
+	Quire  string `yaml:"quire"`
+	Kind   string `yaml:"quire_kind"`
+	Format int    `yaml:"quire_format"`
+	Hash   string `yaml:"quire_hash"`
 }
 
 // writeReport writes LintNote when it is absent or as Quire last wrote
@@ -721,7 +736,7 @@ func (l *linter) writeReport() (string, string, error) {
 			bullets(&b, lines)
 		}
 	}
-	doc, err := seal(lintFront{Quire: Marker, Kind: "lint"}, b.String())
+	doc, err := seal(lintFront{Quire: Marker, Kind: "lint", Format: Format}, b.String())
 	if err != nil {
 		return "", "", err
 	}

@@ -144,6 +144,9 @@ func TestLintFindsEachDefect(t *testing.T) {
 	b, _ := os.ReadFile(cafe)
 	os.WriteFile(cafe, []byte(strings.Replace(string(b), "tags: []", "tags: [oops", 1)), 0o644)
 
+	// … and a note is of an older layout (a release later changed it).
+	olderLayout(t, vault, notes[0])
+
 	before := hashes(t, vault)
 	res, err := Lint(LintOptions{Vault: vault, Folder: "Quire", MaxTokens: 400, Write: true,
 		Now: time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)})
@@ -161,6 +164,7 @@ func TestLintFindsEachDefect(t *testing.T) {
 		{LintFront, "Quire/Sources/Café culture in Vienna.md", ""},
 		{LintIndex, "Quire/index.md", ""},
 		{LintSize, "Quire/Concepts/PLN.md", ""},
+		{LintLayout, notes[0], ""},
 	}
 	found := func(check, note, target string) bool {
 		for _, d := range res.Defects {
@@ -211,7 +215,7 @@ func TestLintFindsEachDefect(t *testing.T) {
 	report := readFile(t, vault, "Quire/Lint.md")
 	for _, s := range []string{"quire_kind: lint", "## Links that no longer resolve", "## Pages no source cites", "## Pages that name the same thing",
 		"## Originals missing from raw", "## Frontmatter Quire cannot read", "## index.md out of step", "## Pages too long for a model",
-		"Checked 13 notes on 2026-04-01: 10 to look at"} {
+		"## Source notes in an older layout", "Checked 13 notes on 2026-04-01: 11 to look at"} {
 		if !strings.Contains(report, s) {
 			t.Errorf("report lacks %q:\n%s", s, report)
 		}

@@ -96,7 +96,7 @@ func (c *compiler) archiveLog(body string) (string, error) {
 		b.WriteString(earlierPrefix + older + "\n\n")
 	}
 	b.WriteString(strings.Join(move, "\n") + "\n")
-	doc, err := seal(logFront{Quire: Marker, Kind: "log-archive"}, b.String())
+	doc, err := seal(logFront{Quire: Marker, Kind: "log-archive", Format: Format}, b.String())
 	if err != nil {
 		return "", err
 	}

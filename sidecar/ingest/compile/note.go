@@ -48,16 +48,21 @@ type sourceMeta struct {
 type pageFront struct {
 	Quire      string   `yaml:"quire"`
 	Kind       string   `yaml:"quire_kind"`
+	Format     int      `yaml:"quire_format"`
 	Title      string   `yaml:"title"`
 	EntityKind string   `yaml:"entity_kind,omitempty"`
 	Sources    []string `yaml:"quire_sources"`
-	Hash       string   `yaml:"quire_hash"`
+	// Summary lists the sources a concept page's summary was made from
+	// (consolidate.go); none while it has no summary.
+	Summary []string `yaml:"quire_summary,omitempty"`
+	Hash    string   `yaml:"quire_hash"`
 }
 
 // reviewFront is a review item's frontmatter.
 type reviewFront struct {
 	Quire  string `yaml:"quire"`
 	Kind   string `yaml:"quire_kind"`
+	Format int    `yaml:"quire_format"`
 	Reason string `yaml:"reason"`
 	About  string `yaml:"about,omitempty"`
 	Source string `yaml:"source_note,omitempty"`
@@ -304,7 +309,7 @@ func section(sourcePath, sourceTitle string, it item) string {
 
 // renderPage writes a new concept or entity page.
 func renderPage(kind string, it item, hash12, sec string) ([]byte, error) {
-	meta := pageFront{Quire: Marker, Kind: kind, Title: it.Name, Sources: []string{hash12}}
+	meta := pageFront{Quire: Marker, Kind: kind, Format: Format, Title: it.Name, Sources: []string{hash12}}
 	if kind == "entity" {
 		meta.EntityKind = it.Kind
 	}
@@ -319,14 +324,14 @@ func extendPage(doc []byte, hash12, sec string) ([]byte, error) {
 		return nil, err
 	}
 	meta.Sources = append(meta.Sources, hash12)
-	meta.Hash = ""
+	meta.Format, meta.Hash = Format, ""
 	return seal(meta, strings.TrimRight(string(body), "\n")+"\n\n"+sec)
 }
 
 // renderReview writes a review item; private marks one made from a
 // private source.
 func renderReview(reason, about, sourcePath, title, body string, private bool) ([]byte, error) {
-	meta := reviewFront{Quire: Marker, Kind: "review", Reason: reason, About: about, Source: sourcePath, Private: private}
+	meta := reviewFront{Quire: Marker, Kind: "review", Format: Format, Reason: reason, About: about, Source: sourcePath, Private: private}
 	return seal(meta, "\n# "+escapeText(title)+"\n\n"+escapeText(reason)+"\n\n"+body)
 }
 

@@ -246,6 +246,9 @@ type reader struct {
 	model    Model
 	maxCalls int
 	calls    int
+	// in and out count the tokens of the calls made, as the server
+	// counted them.
+	in, out  int
 	window   int // context tokens
 	progress func(step ingest.Step, i, n int)
 }
@@ -283,6 +286,8 @@ func (r *reader) call(ctx context.Context, system, user string, maxTokens int, s
 	} else {
 		rep, err = r.model.Stream(ctx, msgs, opts, nil)
 	}
+	r.in += rep.InputTokens
+	r.out += rep.OutputTokens
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,12 @@ import (
 // Marker is the frontmatter value that says Quire generated a page.
 const Marker = "generated"
 
-// Format is the note format version, frontmatter quire_format.
+// Format is the layout version of the notes Quire writes, frontmatter
+// quire_format in every one of them. Raise it when the layout of a
+// source note changes: `quire reingest` rebuilds every source note of
+// an older layout from its original (Rebuild), and a note's own
+// quire_format is the mark of a rebuild finished, so a run stopped
+// anywhere resumes where it was.
 const Format = 1
 
 // tempPrefix marks files being written; the dot hides them from Obsidian
@@ -206,10 +211,16 @@ func unsealed(doc []byte) []byte {
 type pageMeta struct {
 	Quire       string   `yaml:"quire"`
 	Kind        string   `yaml:"quire_kind"`
+	Format      int      `yaml:"quire_format"`
+	Title       string   `yaml:"title"`
+	Source      string   `yaml:"source"`
+	URL         string   `yaml:"url"`
+	Captured    string   `yaml:"captured"`
 	Sources     []string `yaml:"quire_sources"`
 	ContentHash string   `yaml:"content_hash"`
 	Raw         string   `yaml:"raw"`
 	Summarised  bool     `yaml:"summarised"`
+	Private     bool     `yaml:"private"`
 	Hash        string   `yaml:"quire_hash"`
 }
 

@@ -94,12 +94,20 @@ type Options struct {
 	// Inbox is how often <Folder>/Inbox/ is looked at: 0 means
 	// DefaultInboxPoll, negative not at all.
 	Inbox time.Duration
+	// RunLog is the file each item and each rebuilt note is logged to
+	// (<state>/runs.jsonl, Run); "" logs nothing.
+	RunLog string
+	// Today keeps the daily view (compile.WriteToday) in the generated
+	// folder: regenerated when a source is queued and when one is
+	// finished, not when Run starts (a sidecar started changes no note).
+	Today bool
 }
 
 // Worker runs the queue. Add is safe to call while Run runs.
 type Worker struct {
 	opts Options
 	wake chan struct{}
+	runs *runLog
 	// compile is compile.Compile; tests replace it.
 	compile func(context.Context, compile.Source, compile.Options) (compile.Result, error)
 
@@ -128,6 +136,7 @@ func New(opts Options) *Worker {
 	return &Worker{
 		opts:    opts,
 		wake:    make(chan struct{}, 1),
+		runs:    &runLog{path: opts.RunLog},
 		compile: compile.Compile,
 		again:   map[uint64]string{},
 		inbox:   map[string]seenFile{},
@@ -205,6 +214,9 @@ func (w *Worker) add(source string, resummarise, retry bool) (ingest.Item, int, 
 	w.emit(ingest.Progress{ID: it.ID, Source: it.Source, Step: ingest.StepQueued})
 	w.kick()
 	pos, err := w.position(it.ID)
+	// After the position: the view's write gave a worker time to claim
+	// the item first, and the position counted it as running ahead.
+	w.today()
 	if err != nil {
 		return it, 0, err
 	}
@@ -325,6 +337,8 @@ func (w *Worker) Run(ctx context.Context) error {
 
 // process ingests one claimed item and records the outcome.
 func (w *Worker) process(ctx context.Context, it ingest.Item) {
+	start := time.Now()
+	defer w.today()
 	res, err := w.ingest(ctx, it)
 	w.mu.Lock()
 	delete(w.again, it.ID)
@@ -332,11 +346,13 @@ func (w *Worker) process(ctx context.Context, it ingest.Item) {
 	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		// Stopped, not failed: Run's Recover puts it back.
 		w.opts.Log.Info("ingest interrupted", "source", it.Source)
+		w.logRun(failedRun("ingest", it, "interrupted", "stopped before it was written; back in the queue", start))
 		return
 	}
 	q := w.opts.Queue
 	if err != nil {
 		code, msg := Failure(err)
+		w.logRun(failedRun("ingest", it, "failed", string(code)+": "+msg, start))
 		if code == ingest.FailInternal {
 			w.opts.Log.Error("ingest", "source", it.Source, "err", err)
 		}
@@ -361,6 +377,7 @@ func (w *Worker) process(ctx context.Context, it ingest.Item) {
 		done.Dropped = []ingest.Dropped{}
 	}
 	w.inboxFinished(it.Source)
+	w.logRun(runOf("ingest", it.Source, res, res.Model, start))
 	w.emit(done)
 }
 
@@ -431,23 +448,9 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 	if w.opts.MaxCalls > 0 {
 		opt.MaxCalls = w.opts.MaxCalls
 	}
-	// Once the compiler says it is writing, a stop waits for the note to
-	// be whole; before that, it stops the reading at once.
-	var writing atomic.Bool
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() {
-		if !writing.Load() {
-			cancel()
-		}
-	})
-	defer stop()
-	opt.Progress = func(s ingest.Step, i, n int) {
-		if s == ingest.StepWriting {
-			writing.Store(true)
-		}
-		step(s, i, n)
-	}
+	cctx, progress, release := untilWriting(ctx, step)
+	defer release()
+	opt.Progress = progress
 	opt.Written = func(n ingest.Written) { w.emit(n) }
 	opt.Reviewed = func(r ingest.Reviewed) { w.emit(r) }
 	res, err := w.compile(cctx, compile.Source{Doc: doc, Origin: it.Source, Raw: rawPath, Hash: hash, Captured: time.Now()}, opt)
@@ -458,6 +461,27 @@ func (w *Worker) ingest(ctx context.Context, it ingest.Item) (compile.Result, er
 		return res, err
 	}
 	return res, nil
+}
+
+// untilWriting returns the context for a compile: ctx's end cancels it
+// at once while the compiler reads, but once it reports the writing step
+// a stop waits for the note to be whole. It returns too the progress hook
+// (passing each step on to step) and the release.
+func untilWriting(ctx context.Context, step func(ingest.Step, int, int)) (context.Context, func(ingest.Step, int, int), func()) {
+	var writing atomic.Bool
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		if !writing.Load() {
+			cancel()
+		}
+	})
+	progress := func(s ingest.Step, i, n int) {
+		if s == ingest.StepWriting {
+			writing.Store(true)
+		}
+		step(s, i, n)
+	}
+	return cctx, progress, func() { stop(); cancel() }
 }
 
 // load fetches a URL through the guard or reads a file.

@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // The embedded tables, one per direction, named "from-to", packed (see
@@ -71,9 +72,6 @@ type Table struct {
 	body     int      // offset of the first entry line, after the header
 	size     int      // length of the whole text
 	blocks   []*block // in key order, covering [body, size)
-
-	foldOnce sync.Once
-	folded   map[string][]int // folded key → line offsets, for keys that fold
 }
 
 // newTable returns a table over plain text, one block already decoded.
@@ -155,47 +153,127 @@ func (t *Table) Lookup(key string) []string {
 
 // LookupFolded is Lookup for a key typed without its accents ("citta"
 // for "città", "~mest" for "~měst"): fold must be the folding the caller
-// applied (lang.Fold). When several keys fold alike ("~měst", town, and
+// applied (lang.Fold; see NewFolding), folding letter by letter, and
+// folded must be folded already. When several keys fold alike ("~měst", town, and
 // "~mést", sweep) it returns all their translations, each key's in turn
-// in byte order of the keys, without repeats. The index of folded keys is
-// built on first use: it reads the whole table, which only queries typed
-// without accents need.
-func (t *Table) LookupFolded(folded string, fold func(string) string) []string {
-	if t == nil {
+// in byte order of the keys, without repeats.
+//
+// It reads only the blocks where such keys can sit: a key that folds to
+// folded and differs from it starts with the same letters up to its
+// first letter that folding changes, so the lookup walks folded letter
+// by letter, at each step trying the letter itself and every letter that
+// folds to what follows (FoldRanges), and leaves a path as soon as no key
+// starts with it. Building an index of every key's folded form instead
+// inflated and folded whole tables, most of a one-shot search's CPU time.
+func (t *Table) LookupFolded(folded string, fg *Folding) []string {
+	if t == nil || folded == "" {
 		return nil
 	}
-	t.foldOnce.Do(func() {
-		// Counted first: growing the map as keys came took a third of
-		// building it.
-		n := 0
-		t.each(func(_ int, key string) {
-			if !isASCII(key) {
-				n++
+	fold := fg.fold
+	var keys []string
+	var walk func(prefix, rest string)
+	walk = func(prefix, rest string) {
+		if !t.hasPrefix(prefix) {
+			return
+		}
+		if rest == "" && !isASCII(prefix) && t.find(prefix) >= 0 && fold(prefix) == folded {
+			keys = append(keys, prefix)
+		}
+		for _, f := range fg.runes {
+			if strings.HasPrefix(rest, f.to) {
+				walk(prefix+string(f.r), rest[len(f.to):])
 			}
-		})
-		t.folded = make(map[string][]int, n)
-		one := make([]int, 0, n) // one-offset slices share it
-		t.each(func(start int, key string) {
-			if !isASCII(key) {
-				f := fold(key)
-				if at, ok := t.folded[f]; ok {
-					t.folded[f] = append(at, start)
-				} else {
-					one = append(one, start)
-					t.folded[f] = one[len(one)-1 : len(one) : len(one)]
-				}
-			}
-		})
-	})
+		}
+		if rest != "" {
+			_, n := utf8.DecodeRuneInString(rest)
+			walk(prefix+rest[:n], rest[n:])
+		}
+	}
+	walk("", folded)
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
 	var out []string
-	for _, at := range t.folded[folded] {
-		for _, tr := range t.items(at) {
+	for _, k := range keys {
+		for _, tr := range t.Lookup(k) {
 			if !slices.Contains(out, tr) {
 				out = append(out, tr)
 			}
 		}
 	}
 	return out
+}
+
+// FoldRanges are the letters LookupFolded tries in place of a folded one:
+// Latin-1's letters to Latin Extended-B, the combining marks, and Latin
+// Extended Additional. TestFoldRangesCoverKeys checks that every letter
+// of every table's keys that folding changes is among them.
+var FoldRanges = [][2]rune{{0xC0, 0x250}, {0x300, 0x370}, {0x1E00, 0x1F00}}
+
+// Folding is a folding of keys (lang.Fold) with the letters of
+// FoldRanges it changes, listed once.
+type Folding struct {
+	fold  func(string) string
+	runes []foldedRune
+}
+
+type foldedRune struct {
+	r  rune
+	to string // what fold makes of it
+}
+
+// NewFolding lists the letters of FoldRanges that fold changes.
+func NewFolding(fold func(string) string) *Folding {
+	fg := &Folding{fold: fold}
+	for _, rg := range FoldRanges {
+		for r := rg[0]; r < rg[1]; r++ {
+			if to := fold(string(r)); to != string(r) {
+				fg.runes = append(fg.runes, foldedRune{r, to})
+			}
+		}
+	}
+	return fg
+}
+
+// hasPrefix reports whether some key starts with prefix.
+func (t *Table) hasPrefix(prefix string) bool {
+	if prefix == "" || len(t.blocks) == 0 {
+		return prefix == "" && len(t.blocks) > 0
+	}
+	j := sort.Search(len(t.blocks), func(j int) bool { return t.blocks[j].first >= prefix })
+	// The first key >= prefix is block j's first key, or in block j-1.
+	if j > 0 {
+		b := t.blocks[j-1]
+		b.load()
+		if k, ok := lowerBound(b.text, prefix); ok {
+			return strings.HasPrefix(k, prefix)
+		}
+	}
+	return j < len(t.blocks) && strings.HasPrefix(t.blocks[j].first, prefix)
+}
+
+// lowerBound returns the first key of text's lines that is >= key.
+func lowerBound(text, key string) (string, bool) {
+	lo, hi := 0, len(text) // lo is a line start; [lo, hi) holds whole lines
+	found, best := false, ""
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		start := lo
+		if i := strings.LastIndexByte(text[lo:mid], '\n'); i >= 0 {
+			start = lo + i + 1
+		}
+		end := len(text)
+		if i := strings.IndexByte(text[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		k := keyOf(text[start:end])
+		if k >= key {
+			found, best = true, k
+			hi = start
+		} else {
+			lo = end + 1
+		}
+	}
+	return best, found
 }
 
 // each calls f with every entry line's offset and key, in key order. It
@@ -223,6 +301,14 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// Keys returns every key, words and stems, in byte order. It reads the
+// whole table.
+func (t *Table) Keys() []string {
+	var out []string
+	t.each(func(_ int, key string) { out = append(out, key) })
+	return out
 }
 
 // Len returns the number of keys, words and stems. It reads the whole

@@ -78,8 +78,9 @@ func TestPackRoundTrip(t *testing.T) {
 	}
 }
 
-// BenchmarkInflateTable measures reading a whole packed table, which the
-// index of unaccented keys (LookupFolded) does on first use.
+// BenchmarkInflateTable measures reading a whole packed table (Keys,
+// Len), which LookupFolded once did on first use to index the unaccented
+// keys.
 func BenchmarkInflateTable(b *testing.B) {
 	for b.Loop() {
 		tab := openPacked("cs-en", csEn)

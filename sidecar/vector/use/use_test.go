@@ -1,6 +1,7 @@
 package use
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -370,5 +371,25 @@ func TestInt8OnlyWhenAsked(t *testing.T) {
 	}
 	if _, _, int8 := pickKernel("int8"); int8 != int8OK {
 		t.Errorf("%s=int8 runs int8: %v, want %v (the processor's)", KernelEnv, int8, int8OK)
+	}
+}
+
+// The packed weights unpack to a file that decodes; a packed file cut
+// short, or with a plane of the wrong length, is an error, not a model.
+func TestUnpackWeights(t *testing.T) {
+	b, err := unpackWeights(weightsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := decodeFile(b); err != nil {
+		t.Fatalf("unpacked weights: %v", err)
+	}
+	if _, err := unpackWeights(weightsFile[:len(weightsFile)/2]); err == nil {
+		t.Error("half a packed file unpacked")
+	}
+	bad := bytes.Clone(weightsFile)
+	bad[4]++ // one byte longer than its planes
+	if _, err := unpackWeights(bad); err == nil {
+		t.Error("a file longer than its planes unpacked")
 	}
 }
