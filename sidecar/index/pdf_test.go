@@ -43,7 +43,11 @@ func pageWord(i int) string { return "folio" + string(rune('a'+i%26)) + string(r
 
 func (f *fixture) entry(p string) Entry {
 	f.t.Helper()
-	e, ok := f.ix.cat.entries()[p]
+	all, err := f.ix.cat.entries()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	e, ok := all[p]
 	if !ok {
 		f.t.Fatalf("%s is not in the catalog", p)
 	}
