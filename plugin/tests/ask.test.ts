@@ -736,7 +736,7 @@ describe("answerMarkdown", () => {
 
   it("links a PDF's passage to its page", () => {
     const md = answerMarkdown(
-      { answer: "Descale monthly [1].", citations: [{ number: 1, id: "Docs/manual.pdf#4", path: "Docs/manual.pdf", start: 0, end: 1, title: "manual", headingPath: ["Care"], page: 12, text: "", hash: "" }] },
+      { answer: "Descale monthly [1].", citations: [{ number: 1, id: "Docs/manual.pdf#4", path: "Docs/manual.pdf", source: "vault", start: 0, end: 1, title: "manual", headingPath: ["Care"], page: 12, text: "", hash: "" }] },
       (p) => p.split("/").at(-1)!,
     );
     expect(md).toBe("Descale monthly ([[manual.pdf#page=12|1]]).\n\nSources:\n1. [[manual.pdf#page=12]]");
