@@ -100,15 +100,7 @@ func (t *Table) find(key string) int {
 	text := b.text
 	lo, hi := 0, len(text) // lo is a line start; [lo, hi) holds whole lines
 	for lo < hi {
-		mid := lo + (hi-lo)/2
-		start := lo
-		if i := strings.LastIndexByte(text[lo:mid], '\n'); i >= 0 {
-			start = lo + i + 1
-		}
-		end := len(text)
-		if i := strings.IndexByte(text[start:], '\n'); i >= 0 {
-			end = start + i
-		}
+		start, end := middleLine(text, lo, hi)
 		k := keyOf(text[start:end])
 		switch {
 		case k == key:
@@ -251,20 +243,27 @@ func (t *Table) hasPrefix(prefix string) bool {
 	return j < len(t.blocks) && strings.HasPrefix(t.blocks[j].first, prefix)
 }
 
+// middleLine returns the bounds of the line of text holding the middle
+// byte of [lo, hi), where lo is a line start: the probe of both bisections.
+func middleLine(text string, lo, hi int) (start, end int) {
+	mid := lo + (hi-lo)/2
+	start = lo
+	if i := strings.LastIndexByte(text[lo:mid], '\n'); i >= 0 {
+		start = lo + i + 1
+	}
+	end = len(text)
+	if i := strings.IndexByte(text[start:], '\n'); i >= 0 {
+		end = start + i
+	}
+	return start, end
+}
+
 // lowerBound returns the first key of text's lines that is >= key.
 func lowerBound(text, key string) (string, bool) {
 	lo, hi := 0, len(text) // lo is a line start; [lo, hi) holds whole lines
 	found, best := false, ""
 	for lo < hi {
-		mid := lo + (hi-lo)/2
-		start := lo
-		if i := strings.LastIndexByte(text[lo:mid], '\n'); i >= 0 {
-			start = lo + i + 1
-		}
-		end := len(text)
-		if i := strings.IndexByte(text[start:], '\n'); i >= 0 {
-			end = start + i
-		}
+		start, end := middleLine(text, lo, hi)
 		k := keyOf(text[start:end])
 		if k >= key {
 			found, best = true, k
