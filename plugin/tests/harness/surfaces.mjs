@@ -111,5 +111,8 @@ export async function surfacesScenarios(h, s) {
     expect(q.includes("What does this say about feeding?"), `reopened turn: ${q.slice(0, 120)}`);
     await shots(page, "ask-past-reopened");
     await axeCheck(page, "ask-sidebar (reopened)", ".quire-ask-view");
+    // Obsidian restores its layout on restart; the stub does not, so the
+    // Related panel the later scenarios of this session use is opened again.
+    await page.evaluate(() => window.harness.command("open-related"));
   });
 }
