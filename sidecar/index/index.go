@@ -482,21 +482,6 @@ func (ix *Index) run(ctx context.Context, scope []string) (Stats, error) {
 // process reads and chunks notes on all cores; the caller writes.
 func (ix *Index) process(ctx context.Context, todo []vault.File, old map[string]Entry, d *dating) <-chan result {
 	jobs := make(chan vault.File)
-	out := make(chan result, 64)
-	var wg sync.WaitGroup
-	for i := 0; i < runtime.GOMAXPROCS(0); i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range jobs {
-				var prev *Entry
-				if e, ok := old[f.Path]; ok {
-					prev = &e
-				}
-				out <- ix.prepareGuarded(ctx, f, prev, d)
-			}
-		}()
-	}
 	go func() {
 		defer close(jobs)
 		for _, f := range todo {
@@ -507,8 +492,36 @@ func (ix *Index) process(ctx context.Context, todo []vault.File, old map[string]
 			}
 		}
 	}()
+	return onAllCores(jobs, func(f vault.File) result {
+		return ix.prepareGuarded(ctx, f, entryOf(old, f.Path), d)
+	})
+}
+
+// onAllCores runs work on every job, on as many goroutines as there are
+// cores, and closes the channel of results once jobs is closed and every
+// job is done.
+func onAllCores[J, R any](jobs <-chan J, work func(J) R) <-chan R {
+	out := make(chan R, 64)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				out <- work(j)
+			}
+		}()
+	}
 	go func() { wg.Wait(); close(out) }()
 	return out
+}
+
+// entryOf returns a copy of path's entry in old, or nil for a new note.
+func entryOf(old map[string]Entry, path string) *Entry {
+	if e, ok := old[path]; ok {
+		return &e
+	}
+	return nil
 }
 
 // prepareGuarded is prepare, where a panic while reading one note (a bug

@@ -8,13 +8,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/quire-app/quire/sidecar/bm25"
@@ -243,21 +241,10 @@ func (ix *Index) applySource(ctx context.Context, st *SourceStats, old map[strin
 		r    result
 		from string
 	}
-	out := make(chan renamed, 64)
-	var wg sync.WaitGroup
-	for i := 0; i < runtime.GOMAXPROCS(0); i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				var prev *Entry
-				if e, ok := old[j.f.file.Path]; ok {
-					prev = &e
-				}
-				out <- renamed{ix.chunkSourceGuarded(j.f, j.data, j.err, prev, d), j.f.from}
-			}
-		}()
-	}
+	out := onAllCores(jobs, func(j job) renamed {
+		return renamed{ix.chunkSourceGuarded(j.f, j.data, j.err, entryOf(old, j.f.file.Path), d), j.f.from}
+	})
+	// readErr is written before jobs is closed, so before out is.
 	var readErr error
 	go func() {
 		readErr = read(ctx, todo, func(f sourceFile, data []byte, err error) error {
@@ -269,8 +256,6 @@ func (ix *Index) applySource(ctx context.Context, st *SourceStats, old map[strin
 			}
 		})
 		close(jobs)
-		wg.Wait()
-		close(out)
 	}()
 	var werr error
 	for o := range out {
