@@ -62,6 +62,29 @@ describe("the first-run panel", () => {
     expect(Modal.openForTest).not.toContain(p.m);
   });
 
+  it("Check again pressed while the panel's own look runs is answered once that look ends", async () => {
+    let finish: (found: boolean) => void = () => {};
+    const checks: boolean[] = [];
+    const p = panel(
+      { kind: "missing", configured: "" },
+      {
+        check: (asked) => {
+          checks.push(asked);
+          return asked ? Promise.resolve(false) : new Promise((r) => (finish = r));
+        },
+      },
+    );
+    await vi.advanceTimersByTimeAsync(CHECK_MS);
+    expect(checks).toEqual([false]);
+    p.button("Check again")!.click();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(p.el.querySelector(".quire-engine-state")?.textContent).toBe("Looking for the engine…");
+    finish(false);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(checks).toEqual([false, true]);
+    expect(p.el.querySelector(".quire-engine-state")?.textContent).toBe("No engine found yet.");
+  });
+
   it("notices an engine installed while it is open by itself, within seconds, and stops looking once closed", async () => {
     const p = panel({ kind: "missing", configured: "" });
     await vi.advanceTimersByTimeAsync(CHECK_MS * 2);

@@ -37,6 +37,8 @@ export interface EngineModalDeps {
 export class EngineModal extends Modal {
   private timer: number | null = null;
   private checking = false;
+  /** askedMeanwhile says Check again was pressed while the panel's own look ran: the user gets a look of theirs after it. */
+  private askedMeanwhile = false;
   private stateEl: HTMLElement | null = null;
 
   constructor(
@@ -104,9 +106,14 @@ export class EngineModal extends Modal {
 
   /** check looks for the engine once; asked says the user pressed Check again, who is told what it found. */
   private async check(asked: boolean): Promise<void> {
-    if (this.checking) return;
-    this.checking = true;
     if (asked) this.stateEl?.setText("Looking for the engine…");
+    if (this.checking) {
+      // Pressing Check again during the panel's own look (slow on a busy
+      // machine) is not dropped: the user is answered once that look ends.
+      this.askedMeanwhile ||= asked;
+      return;
+    }
+    this.checking = true;
     try {
       if (await this.deps.check(asked)) {
         this.close();
@@ -115,6 +122,10 @@ export class EngineModal extends Modal {
       if (asked) this.stateEl?.setText(this.deps.problem.kind === "missing" ? "No engine found yet." : "The engine found is still the same one.");
     } finally {
       this.checking = false;
+      if (this.askedMeanwhile && this.timer !== null) {
+        this.askedMeanwhile = false;
+        void this.check(true);
+      }
     }
   }
 }
