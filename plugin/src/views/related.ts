@@ -341,6 +341,8 @@ export class RelatedView extends ItemView implements HoverParent {
           el.prepend(line);
           line.setText(`Updating for ${name}…`);
         }
+        // Screen readers hear that the list is about to change (the redraw drops the attribute).
+        el.querySelector(".quire-related-list")?.setAttr("aria-busy", "true");
         return;
       }
     } else {
