@@ -1043,7 +1043,23 @@ function renderMarkdownForTest(markdown: string, el: HTMLElement): void {
     }
     if (last < text.length) parent.appendChild(doc.createTextNode(text.slice(last)));
   };
-  for (const block of markdown.replace(/\r\n/g, "\n").split(/\n{2,}/)) {
+  // Fenced code first, as CommonMark reads it: a fence closes only on a
+  // line that holds nothing but a fence at least as long ("``` [1]" does
+  // not close it, and the rest of the text stays code).
+  const text = markdown.replace(/\r\n/g, "\n");
+  const open = /^ {0,3}(`{3,}|~{3,})[^`\n]*$/gm;
+  const m = open.exec(text);
+  if (m) {
+    if (m.index > 0) renderMarkdownForTest(text.slice(0, m.index), el);
+    const fence = m[1]!;
+    const body = text.slice(m.index + m[0].length + 1);
+    const close = new RegExp(`^ {0,3}${fence[0] === "`" ? "`" : "~"}{${fence.length},}[ \\t]*$`, "m").exec(body);
+    const code = close ? body.slice(0, close.index).replace(/\n$/, "") : body;
+    el.createEl("pre").createEl("code", { text: code });
+    if (close) renderMarkdownForTest(body.slice(close.index + close[0].length), el);
+    return;
+  }
+  for (const block of text.split(/\n{2,}/)) {
     const lines = block.split("\n").filter((l) => l.trim() !== "");
     // Runs of quoted and plain lines in one block become a quote and a paragraph each.
     const runs: string[][] = [];
