@@ -26,29 +26,30 @@ import { join } from "node:path";
 export const OLD_COMMIT = "6755b1244205ca1c5518ddf7887b1d3d39f4cbde";
 
 /**
- * oldRelease builds OLD_COMMIT's engine (go build, cgo as usual, the Go
- * build cache shared with this tree's: the modules are the same) and its
+ * oldRelease builds an older commit's engine (OLD_COMMIT's unless told;
+ * go build, cgo as usual, the Go build cache shared with this tree's: the
+ * modules are the same) and its
  * plugin (esbuild with this tree's node_modules: its package-lock.json is
  * the same) into repo/tmp/old-release/<commit>/, from `git archive`, and
  * reuses them while they are there. It needs the commit in the clone's
  * history (CI's checkout fetches it all).
  */
-export function oldRelease(repo, log) {
-  const dir = join(repo, "tmp", "old-release", OLD_COMMIT.slice(0, 12));
+export function oldRelease(repo, log, commit = OLD_COMMIT) {
+  const dir = join(repo, "tmp", "old-release", commit.slice(0, 12));
   const bin = join(dir, "quire");
   const mainJs = join(dir, "main.js");
-  const version = `0.1.0-${OLD_COMMIT.slice(0, 7)}`;
+  const version = `0.1.0-${commit.slice(0, 7)}`;
   if (existsSync(bin) && existsSync(mainJs)) return { bin, mainJs, version };
   const started = Date.now();
   const src = join(dir, "src");
   execFileSync("rm", ["-rf", src]);
   execFileSync("mkdir", ["-p", src]);
   try {
-    execFileSync("sh", ["-c", `git -C '${repo}' archive ${OLD_COMMIT} manifest.json proto sidecar plugin/src plugin/esbuild.config.mjs | tar -x -C '${src}'`], { stdio: ["ignore", "ignore", "inherit"] });
+    execFileSync("sh", ["-c", `git -C '${repo}' archive ${commit} manifest.json proto sidecar plugin/src plugin/esbuild.config.mjs | tar -x -C '${src}'`], { stdio: ["ignore", "ignore", "inherit"] });
   } catch (err) {
-    throw new Error(`the older release ${OLD_COMMIT} is not in this clone's history (fetch it all: git fetch --unshallow): ${err}`);
+    throw new Error(`the older release ${commit} is not in this clone's history (fetch it all: git fetch --unshallow): ${err}`);
   }
-  log(`building the older release's engine and plugin (${OLD_COMMIT.slice(0, 12)})`);
+  log(`building the older release's engine and plugin (${commit.slice(0, 12)})`);
   execFileSync("go", ["build", "-ldflags", `-X github.com/quire-app/quire/sidecar/buildinfo.version=${version}`, "-o", `${bin}.tmp`, "./cmd/quire"], { cwd: join(src, "sidecar"), env: { ...process.env, GOWORK: "off" }, stdio: "inherit" });
   execFileSync("ln", ["-sfn", join(repo, "plugin", "node_modules"), join(src, "plugin", "node_modules")]);
   execFileSync(process.execPath, [join(src, "plugin", "esbuild.config.mjs"), "production"], { cwd: join(src, "plugin"), env: { ...process.env, QUIRE_PLUGIN_OUT: mainJs }, stdio: ["ignore", "ignore", "inherit"] });

@@ -55,17 +55,39 @@
 
   // Obsidian notices a file written from outside (the sidecar's notes, an
   // edit in another program) through its file watcher; the harness polls
-  // the vault folder for the same effect.
+  // the vault folder for the same effect: the files' stamps (mtime, size),
+  // then the text of those whose stamp changed, one poll at a time (reading
+  // every file of a 1,000-note vault four times a second would busy the
+  // page the timings measure).
   let watchTimer = null;
-  const watchVault = (app, basePath) => {
+  const watchVault = async (app, basePath) => {
     clearInterval(watchTimer);
+    const seen = new Map();
+    const first = await call("harnessFs", { op: "stamps", path: basePath });
+    // The files load() was given were read just before: their stamps are the ones seen.
+    for (const [p, stamp] of Object.entries(first.stamps ?? {})) if (app.vault.files.has(p)) seen.set(p, stamp);
+    let busy = false;
     watchTimer = setInterval(async () => {
-      const r = await call("harnessFs", { op: "list", path: basePath });
-      if (r.error) return;
-      for (const [p, text] of Object.entries(r.files)) {
-        if (app.vault.files.get(p) !== text) app.vault.writeForTest(p, text);
+      if (busy) return;
+      busy = true;
+      try {
+        const r = await call("harnessFs", { op: "stamps", path: basePath });
+        if (r.error) return;
+        for (const [p, stamp] of Object.entries(r.stamps)) {
+          if (seen.get(p) === stamp) continue;
+          const f = await call("harnessFs", { op: "read", path: `${basePath}/${p}` });
+          if (f.error) continue;
+          seen.set(p, stamp);
+          if (app.vault.files.get(p) !== f.text) app.vault.writeForTest(p, f.text);
+        }
+        for (const p of [...app.vault.files.keys()]) {
+          if (p in r.stamps) continue;
+          seen.delete(p);
+          app.vault.deleteForTest(p);
+        }
+      } finally {
+        busy = false;
       }
-      for (const p of [...app.vault.files.keys()]) if (!(p in r.files)) app.vault.deleteForTest(p);
     }, 250);
   };
 
@@ -156,7 +178,7 @@
       document.body.appendChild(host);
       stub.Notice.hostForTest = host;
       stub.Notice.shown = [];
-      watchVault(app, basePath);
+      await watchVault(app, basePath);
       // What the plugin writes through the vault reaches the disk, as in the
       // app, in the order it wrote it: two writes of one note in a row (a
       // review decision, then its seal) copied concurrently could land out

@@ -22,6 +22,7 @@
 //   HARNESS_ONLY=eval   run only the eval report's scenarios (evalreport.mjs)
 //   HARNESS_ONLY=evalview run only the Evaluate search view's scenarios (evalview.mjs)
 //   HARNESS_ONLY=surfaces run only the attached session and issue 25's surfaces (surfaces.mjs)
+//   HARNESS_ONLY=timings run only issue 25's timings on generated vaults (timings.mjs; scripts/bench-surfaces)
 import { execFileSync, spawn } from "node:child_process";
 import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -41,6 +42,7 @@ import { relatedScenarios } from "./related.mjs";
 import { reviewScenarios } from "./review.mjs";
 import { searchBenchScenarios, searchScenarios } from "./search.mjs";
 import { surfacesScenarios } from "./surfaces.mjs";
+import { timingScenarios } from "./timings.mjs";
 import { settingsScenarios } from "./settings.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -114,18 +116,30 @@ async function copyVault(dest) {
   return dest;
 }
 
-function vaultFiles(dir) {
-  const out = {};
+/** walkVault calls each(path, full, stat) for the vault's files Obsidian lists: notes, .jsonl (the Evaluate search view's questions) and PDFs (Obsidian's viewer opens them). */
+function walkVault(dir, each) {
   const walk = (d) => {
     for (const name of readdirSync(d)) {
       if (name.startsWith(".")) continue;
       const full = join(d, name);
-      if (statSync(full).isDirectory()) walk(full);
-      // .jsonl: the Evaluate search view's questions file, which Obsidian lists as a vault file too; .pdf: a PDF, which Obsidian opens in its viewer.
-      else if (name.endsWith(".md") || name.endsWith(".jsonl") || name.endsWith(".pdf")) out[relative(dir, full).split("\\").join("/")] = readFileSync(full, "utf8");
+      const st = statSync(full);
+      if (st.isDirectory()) walk(full);
+      else if (name.endsWith(".md") || name.endsWith(".jsonl") || name.endsWith(".pdf")) each(relative(dir, full).split("\\").join("/"), full, st);
     }
   };
   walk(dir);
+}
+
+function vaultFiles(dir) {
+  const out = {};
+  walkVault(dir, (p, full) => (out[p] = readFileSync(full, "utf8")));
+  return out;
+}
+
+/** vaultStamps is each vault file's modification time and size: the page's watch reads only the files whose stamp changed. */
+function vaultStamps(dir) {
+  const out = {};
+  walkVault(dir, (p, _full, st) => (out[p] = `${st.mtimeMs}:${st.size}`));
   return out;
 }
 
@@ -224,7 +238,7 @@ async function main() {
   const only = process.env.HARNESS_ONLY;
   // A failed build fails the two scenarios that need it, not the whole run.
   let old = null;
-  if (only !== "eval" && only !== "evalview" && only !== "surfaces") {
+  if (only !== "eval" && only !== "evalview" && only !== "surfaces" && only !== "timings") {
     try {
       old = oldRelease(repo, log);
     } catch (err) {
@@ -280,7 +294,7 @@ async function main() {
         return { isFile: st.isFile(), mode: st.mode };
       }
       if (op === "realpath") return { path: await fsp.realpath(path) };
-      if (op === "list") return { files: vaultFiles(path) };
+      if (op === "stamps") return { stamps: vaultStamps(path) };
       if (op === "write") {
         await fsp.mkdir(dirname(path), { recursive: true });
         await fsp.writeFile(path, text);
@@ -386,6 +400,9 @@ async function main() {
   const sidecars = [];
   const servers = [];
   try {
+    // Issue 25's figures alone: they index generated vaults for minutes.
+    if (only === "timings") await timingScenarios({ tmp, bin, repo, manifest, log, scenario, expect, newPage, waitFor, vaultFiles, sidecars, Sidecar });
+    else {
     // 0. The engine's first run: discovery, the first-run panel per system, pairings of versions.
     if (only !== "eval" && only !== "evalview" && only !== "surfaces") await engineScenarios({ tmp, bin, old, mainJs, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
     // The eval report, a page of its own opened from disk.
@@ -417,6 +434,7 @@ async function main() {
     await ingestScenarios(h, d);
     // 5. Keystroke-to-results of the search modal on a bench corpus.
     await searchBenchScenarios(h);
+    }
     }
     }
   } finally {
