@@ -227,8 +227,11 @@ type Related struct {
 	From string
 	K    int
 	// Exclude lists folders whose notes are left out, before the cut to
-	// K (search.Filter.Exclude).
-	Exclude []string
+	// K (search.Filter.Exclude); ExcludeNotes, notes by path.
+	Exclude, ExcludeNotes []string
+	// Local says Text is private (a private source being ingested): it
+	// is searched by channels that keep it on this machine.
+	Local bool
 	// Unfloored keeps the notes below the vault's dense floor, with
 	// their cosine: internal/relatedfloor measures the floor with it.
 	Unfloored bool
@@ -259,10 +262,10 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 	ch, _ := e.channel("")
 	var local string
 	snap := e.snap.Load()
-	if snap.private.Holds(r.Path) || r.From != "" && snap.private.Holds(r.From) {
+	if r.Local || snap.private.Holds(r.Path) || r.From != "" && snap.private.Holds(r.From) {
 		ch, local = e.localChannel(ch)
 	}
-	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false, search.Filter{Exclude: r.Exclude}, false)
+	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false, search.Filter{Exclude: r.Exclude, ExcludeNotes: r.ExcludeNotes}, false)
 	if err != nil {
 		return nil, "", err
 	}
