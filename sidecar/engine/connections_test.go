@@ -57,7 +57,9 @@ func TestConnectionsLeaveBeforeTheCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := watchIngest(t, e)
-	go e.RunIngest(ctx)
+	worked := make(chan error, 1)
+	go func() { worked <- e.RunIngest(ctx) }()
+	defer func() { cancel(); <-worked }() // before the vault goes: the worker writes its log after an item
 	if _, _, err := e.AddSource(src, false); err != nil {
 		t.Fatal(err)
 	}
