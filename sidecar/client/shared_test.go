@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/sidecar/client"
-	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/state"
 )
@@ -66,13 +65,7 @@ func quireExe(t *testing.T) string {
 // stops by itself once the Shared lets go.
 func TestShared(t *testing.T) {
 	exe := quireExe(t)
-	v := t.TempDir()
-	os.WriteFile(filepath.Join(v, "rennet.md"), []byte(rennet), 0o644)
-	os.WriteFile(filepath.Join(v, "brie.md"), []byte("# Brie\n\nBrie is a soft cheese.\n"), 0o644)
-	st := t.TempDir()
-	if err := os.WriteFile(filepath.Join(st, config.FileName), []byte("dense:\n  embedder: none\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	v, st := cheeseVault(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 

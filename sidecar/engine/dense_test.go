@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/internal/embedtest"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
@@ -19,16 +20,7 @@ import (
 // instead of failing.
 func TestDense(t *testing.T) {
 	emb := &embedtest.Bag{} // 64 dimensions
-	r := run(t, notes, func(o *engine.Options) {
-		st, err := state.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if _, err := o.Index.EnableDense(st, emb); err != nil {
-			t.Fatal(err)
-		}
-	})
+	r := run(t, notes, withEmbedder(t, emb))
 	st, err := r.e.Status(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +46,20 @@ func TestDense(t *testing.T) {
 	}
 }
 
+// withEmbedder gives the engine's index the embedder emb.
+func withEmbedder(t *testing.T, emb index.Embedder) func(*engine.Options) {
+	return func(o *engine.Options) {
+		st, err := state.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if _, err := o.Index.EnableDense(st, emb); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // keywordsOnly is the one wording of a search that gave way to keywords
 // because the embedder could not serve (search.Searcher.Do decides).
 var keywordsOnly = regexp.MustCompile(`embedder unavailable \(.+\), showing keyword results`)
@@ -68,16 +74,7 @@ func TestKeywordsOnlyOneWording(t *testing.T) {
 	ctx := t.Context()
 	none := run(t, notes)
 	emb := &embedtest.Bag{}
-	down := run(t, notes, func(o *engine.Options) {
-		st, err := state.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if _, err := o.Index.EnableDense(st, emb); err != nil {
-			t.Fatal(err)
-		}
-	})
+	down := run(t, notes, withEmbedder(t, emb))
 	emb.Down.Store(true)
 	for name, r := range map[string]*running{"no embedder": none, "embedder down": down} {
 		res, err := r.e.Search(ctx, engine.Query{Text: "rye levain", Channel: search.Hybrid})
