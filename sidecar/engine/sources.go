@@ -236,3 +236,14 @@ func (e *Engine) openGit(ctx context.Context, cfg config.Config, id string) (*gi
 	}
 	return git.Open(ctx, dir)
 }
+
+// Revision returns the git commit whose notes the index holds for the
+// source id; empty for the vault, a folder source or a git source not
+// yet indexed.
+func (e *Engine) Revision(id string) (string, error) {
+	if id == source.Vault {
+		return "", nil
+	}
+	st, err := e.ix.SourceState(id)
+	return st.Revision, err
+}
