@@ -37,7 +37,7 @@ func (s *Server) note(ctx context.Context, q proto.NoteGet) (proto.NoteResult, e
 func (s *Server) sources(ctx context.Context, q proto.SourcesList) (proto.SourcesResult, error) {
 	var out proto.SourcesResult
 	if q.Sync {
-		if err := s.e.SyncSources(ctx, true); err != nil {
+		if err := s.e.Sync(ctx); err != nil {
 			if ctx.Err() != nil {
 				return out, err
 			}
