@@ -94,6 +94,15 @@ export class NoteOpener {
   }
 }
 
+/** openAt opens a note at a heading (its top when heading is null): a vault note as a link "path#heading" opens, another source's read-only. */
+export async function openAt(workspace: Workspace, path: string, heading: string | null, newLeaf: boolean): Promise<void> {
+  if (sourceOf(path)) {
+    await openSourceNote(workspace, path, 0, newLeaf, heading ?? undefined);
+    return;
+  }
+  await workspace.openLinkText(heading ? `${path}#${heading}` : path, "", newLeaf ? "tab" : false);
+}
+
 /** openSidebarView shows the view of type in the right sidebar, creating its leaf when there is none. */
 export async function openSidebarView(workspace: Workspace, type: string): Promise<void> {
   let leaf = workspace.getLeavesOfType(type)[0] ?? null;

@@ -11,6 +11,8 @@ export const SOURCE_NOTE_VIEW = "quire-source-note";
 export interface SourceNoteState {
   key: string;
   start: number;
+  /** heading, when set, is the heading to show (the table of contents names one), instead of the one above start. */
+  heading?: string;
 }
 
 /** SourceNoteDeps is what the view needs; main.ts builds it. */
@@ -26,9 +28,9 @@ export interface SourceNoteDeps {
  * offset start: in the current tab (a vault note opens there too) or a
  * new one. It is never opened as a file of the vault.
  */
-export async function openSourceNote(workspace: Pick<Workspace, "getLeaf" | "revealLeaf">, key: string, start: number, newLeaf = false): Promise<void> {
+export async function openSourceNote(workspace: Pick<Workspace, "getLeaf" | "revealLeaf">, key: string, start: number, newLeaf = false, heading?: string): Promise<void> {
   const leaf = workspace.getLeaf(newLeaf ? "tab" : false);
-  const state: SourceNoteState = { key, start };
+  const state: SourceNoteState = heading ? { key, start, heading } : { key, start };
   await leaf.setViewState({ type: SOURCE_NOTE_VIEW, active: true, state: { ...state } });
   await workspace.revealLeaf(leaf);
 }
@@ -92,6 +94,21 @@ export function headingsAt(text: string, start: number): { path: Heading[]; inde
   return { path, index };
 }
 
+/** headingNamed is headingsAt at the first heading whose text is heading (the note's top when none is). */
+export function headingNamed(text: string, heading: string): { path: Heading[]; index: number } {
+  const lines = text.split("\n");
+  let offset = 0;
+  for (const line of lines) {
+    const h = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+    if (h && h[1] === heading) {
+      const at = headingsAt(text, offset);
+      if (at.path.at(-1)?.text === heading) return at;
+    }
+    offset += new TextEncoder().encode(line).length + 1;
+  }
+  return { path: [], index: -1 };
+}
+
 /** frontmatterEnd is the offset (UTF-16) where text's body begins, after a leading YAML frontmatter. */
 function frontmatterEnd(text: string): number {
   const m = /^---\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(text);
@@ -140,7 +157,10 @@ export class SourceNoteView extends ItemView {
 
   override async setState(state: unknown, result: ViewStateResult): Promise<void> {
     const s = (state ?? {}) as Partial<SourceNoteState>;
-    if (typeof s.key === "string") this.state = { key: s.key, start: typeof s.start === "number" ? s.start : 0 };
+    if (typeof s.key === "string") {
+      this.state = { key: s.key, start: typeof s.start === "number" ? s.start : 0 };
+      if (typeof s.heading === "string" && s.heading !== "") this.state.heading = s.heading;
+    }
     await super.setState(state, result);
     await this.show();
   }
@@ -158,7 +178,7 @@ export class SourceNoteView extends ItemView {
   /** show reads the note from the engine and draws it; a newer show wins over one still reading. */
   async show(): Promise<void> {
     const turn = ++this.shown;
-    const { key, start } = this.state;
+    const { key, start, heading } = this.state;
     const el = this.contentEl;
     el.empty();
     el.addClass("quire-source-note");
@@ -185,7 +205,7 @@ export class SourceNoteView extends ItemView {
       rev.setAttribute("title", note.revision);
     }
     head.createSpan({ cls: "quire-source-note-path", text: ` · ${rel}` });
-    const { path, index } = headingsAt(note.text, start);
+    const { path, index } = heading ? headingNamed(note.text, heading) : headingsAt(note.text, start);
     if (path.length > 0) {
       el.createDiv({ cls: "quire-source-note-crumb", text: path.map((h) => h.text).join(" › ") });
     }
