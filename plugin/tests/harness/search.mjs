@@ -3,6 +3,7 @@
 // on a bench corpus.
 import { existsSync, promises as fsp } from "node:fs";
 import { join } from "node:path";
+import { stats } from "./timings.mjs";
 
 /** searchScenarios runs on the attached session (attachScenarios). */
 export async function searchScenarios(h, s) {
@@ -96,13 +97,11 @@ export async function searchBenchScenarios(h) {
       await pageF.keyboard.type(q, { delay: 140 });
       await waitFor(pageF, (want) => document.querySelector(".quire-search-results")?.getAttribute("data-query") === want, q, 10_000);
     }
-    const lat = (await pageF.evaluate(() => window.__keystrokes)).sort((a, b) => a - b);
+    const lat = stats(await pageF.evaluate(() => window.__keystrokes));
     const channel = await pageF.$eval(".quire-search-results", (e) => e.getAttribute("data-channel"));
-    const at = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
-    const median = lat.length % 2 ? lat[(lat.length - 1) / 2] : (lat[lat.length / 2 - 1] + lat[lat.length / 2]) / 2;
-    log(`search keystroke-to-results on ariostea-wiki cheese+coffee (${status.replace(/^Quire: /, "")}, channel ${channel}): median ${median.toFixed(1)} ms, p90 ${at(0.9).toFixed(1)} ms, max ${lat.at(-1).toFixed(1)} ms over ${lat.length} keystrokes (debounce 30 ms included)`);
+    log(`search keystroke-to-results on ariostea-wiki cheese+coffee (${status.replace(/^Quire: /, "")}, channel ${channel}): median ${lat.median.toFixed(1)} ms, p90 ${lat.p90.toFixed(1)} ms, max ${lat.max.toFixed(1)} ms over ${lat.n} keystrokes (debounce 30 ms included)`);
     expect(channel === "hybrid", `search ran on ${channel}, not hybrid`);
-    expect(lat.length >= 20, `only ${lat.length} keystrokes measured`);
+    expect(lat.n >= 20, `only ${lat.n} keystrokes measured`);
     await shots(pageF, "search-bench");
     await pageF.evaluate(() => window.harness.unload());
     await pageF.close();
