@@ -599,12 +599,19 @@ export class MetadataCache extends Events {
   }
   /** resolvedLinks maps a note to the notes its [[links]] resolve to (read from the stub vault's text, by name or path). */
   get resolvedLinks(): Record<string, Record<string, number>> {
+    // Each name a link may use for a note (its path without .md, or any end of it after a "/"), the first note in order winning:
+    // one pass over the paths, not one per link (a 1,000-note vault's Related timings measured the stub's scan otherwise).
+    const byName = new Map<string, string>();
+    for (const p of this.vault.files.keys()) {
+      if (!p.endsWith(".md")) continue;
+      const name = p.slice(0, -3);
+      for (const key of [name, ...[...name.matchAll(/\//g)].map((m) => name.slice(m.index + 1))]) if (!byName.has(key)) byName.set(key, p);
+    }
     const out: Record<string, Record<string, number>> = {};
     for (const [path, text] of this.vault.files) {
       const links: Record<string, number> = {};
       for (const m of text.matchAll(/\[\[([^\]|#]+)/g)) {
-        const name = m[1]!.trim();
-        const target = [...this.vault.files.keys()].find((p) => p === `${name}.md` || p.endsWith(`/${name}.md`));
+        const target = byName.get(m[1]!.trim());
         if (target) links[target] = (links[target] ?? 0) + 1;
       }
       out[path] = links;

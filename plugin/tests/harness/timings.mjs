@@ -142,7 +142,9 @@ export async function timingScenarios(h) {
         rows.push(await page.evaluate(() => document.querySelectorAll(".quire-related-item").length));
       }
       const st = stats(ms);
-      log(`timing: Related switch to a full list, cache ${name} (${s.status.replace(/^Quire: /, "")}): ${fmt(st)} switches`);
+      // How many lists the panel keeps after the round (its cache, which a new status from the engine empties).
+      const kept = await page.evaluate(() => window.harness.app.workspace.getLeavesOfType("quire-related")[0].view.cache.size);
+      log(`timing: Related switch to a full list, cache ${name} (${s.status.replace(/^Quire: /, "")}): ${fmt(st)} switches; ${kept} lists kept after it`);
       return st;
     };
     const cold = await round("cold");
