@@ -1,8 +1,8 @@
 package markdown
 
 import (
+	"hash/maphash"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
@@ -13,30 +13,18 @@ import (
 // crosses two pieces, and a piece always becomes the same tokens. The
 // codec runs that expression with a backtracking engine and merges every
 // piece anew, which took a fifth of a cold keyword index (issue 30).
-// pieces cuts text as the expression does, by hand, and a pieceCache
-// remembers how each short piece splits; the codec still decides every
-// split (TestFastCL100KMatchesCodec checks both against it, and
-// TestPassagesAsWithTheCodec the passages).
+// cl100k.Offsets cuts text as the expression does, by hand (pieceLen),
+// and a pieceCache remembers how each short piece splits; the codec
+// still decides every split (TestFastCL100KMatchesCodec checks both
+// against it, and TestPassagesAsWithTheCodec the passages).
 
-// pieces calls yield with each piece of s, in order, as cl100k's
-// expression cuts them:
-//
-//	(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-//
-// with the codec's classes: \s is unicode.IsSpace, \p{L} a letter and
-// \p{N} a number. s must be valid UTF-8. The codec's engine matches
-// U+007F (DEL) with no class, so it is in no piece and becomes no token:
-// the offsets after it are those of text without it, as they always were.
-func pieces(s string, yield func(string)) {
-	for i := 0; i < len(s); {
-		if s[i] == del {
-			i++
-			continue
-		}
-		n := pieceLen(s[i:])
-		yield(s[i : i+n])
-		i += n
+// skipDel returns the first offset from i that is not a DEL, where the
+// next piece starts.
+func skipDel(s string, i int) int {
+	for i < len(s) && s[i] == del {
+		i++
 	}
+	return i
 }
 
 // runeClass is how the expression sees a character.
@@ -86,8 +74,16 @@ func at(s string) (runeClass, int) {
 	return classOf(r), n
 }
 
-// pieceLen is the length of the piece that starts s (not empty), taking
-// the expression's alternatives in order.
+// pieceLen is the length of the piece that starts s (not empty), as
+// cl100k's expression cuts it, taking its alternatives in order:
+//
+//	(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+//
+// with the codec's classes: \s is unicode.IsSpace, \p{L} a letter and
+// \p{N} a number. s must be valid UTF-8 and not start with a DEL: the
+// codec's engine matches U+007F with no class, so it is in no piece and
+// becomes no token (skipDel), and the offsets after it are those of the
+// text without it, as they always were.
 func pieceLen(s string) int {
 	c, n := at(s)
 	// 's 't 're 've 'm 'll 'd, any case (the engine's cases: ſ is an s).
@@ -192,37 +188,39 @@ func letters(s string) int {
 	return i
 }
 
-// pieceCacheMax bounds the pieces remembered (a vault's distinct words;
-// some 10 MB at most) and pieceCacheLen their length: longer pieces are
-// rare, and split each time.
+// pieceSlots is the size of the piece cache: a vault's common words
+// each keep a slot, and a rare word that lands on a taken slot takes it.
+// Some 5 MB when full.
 const (
-	pieceCacheMax = 1 << 16
-	pieceCacheLen = 48
+	pieceSlots    = 1 << 16
+	pieceCacheLen = 48 // longer pieces are rare, and split each time
 )
 
 // pieceCache maps a piece of at most pieceCacheLen bytes to its tokens'
-// lengths, one byte each.
+// lengths, one byte each: one slot per hash of the piece, read and
+// written whole, without locks, by every goroutine that counts.
 type pieceCache struct {
-	m sync.Map
-	n atomic.Int64
+	seed  maphash.Seed
+	slots [pieceSlots]atomic.Pointer[pieceEntry]
 }
+
+type pieceEntry struct{ piece, lengths string }
+
+func newPieceCache() *pieceCache { return &pieceCache{seed: maphash.MakeSeed()} }
 
 // lengths returns the lengths of the tokens piece becomes, as encode
 // splits it on a miss.
 func (pc *pieceCache) lengths(piece string, encode func(string) []string) string {
-	if v, ok := pc.m.Load(piece); ok {
-		return v.(string)
+	slot := &pc.slots[maphash.String(pc.seed, piece)%pieceSlots]
+	if e := slot.Load(); e != nil && e.piece == piece {
+		return e.lengths
 	}
 	toks := encode(piece)
 	b := make([]byte, len(toks))
 	for i, t := range toks {
 		b[i] = byte(len(t)) // at most pieceCacheLen
 	}
-	lens := string(b)
-	if pc.n.Load() < pieceCacheMax {
-		if _, loaded := pc.m.LoadOrStore(strings.Clone(piece), lens); !loaded {
-			pc.n.Add(1)
-		}
-	}
-	return lens
+	e := &pieceEntry{piece: strings.Clone(piece), lengths: string(b)}
+	slot.Store(e)
+	return e.lengths
 }

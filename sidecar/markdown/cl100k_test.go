@@ -82,9 +82,14 @@ func expressionPieces(t testing.TB, s string) []string {
 	return out
 }
 
+// handPieces cuts s as cl100k.Offsets does.
 func handPieces(s string) []string {
 	var out []string
-	pieces(s, func(p string) { out = append(out, p) })
+	for i := skipDel(s, 0); i < len(s); i = skipDel(s, i) {
+		n := pieceLen(s[i:])
+		out = append(out, s[i:i+n])
+		i += n
+	}
 	return out
 }
 

@@ -31,7 +31,7 @@ var (
 // CL100K returns the shared cl100k tokenizer.
 func CL100K() Tokenizer {
 	defaultTokOnce.Do(func() {
-		defaultTok = cl100k{codec: codec.NewCl100kBase(), cache: &pieceCache{}}
+		defaultTok = cl100k{codec: codec.NewCl100kBase(), cache: newPieceCache()}
 	})
 	return defaultTok
 }
@@ -43,20 +43,22 @@ func (t cl100k) Offsets(s string) []int {
 		return offsetsOf(t.encode(s))
 	}
 	offs := make([]int, 0, len(s)/4+1)
-	pos := 0
-	pieces(s, func(p string) {
+	pos := 0 // where the next token starts, DELs left out (see pieces)
+	for i := skipDel(s, 0); i < len(s); i = skipDel(s, i) {
+		p := s[i : i+pieceLen(s[i:])]
+		i += len(p)
 		if len(p) > pieceCacheLen {
 			for _, tk := range t.encode(p) {
 				offs = append(offs, pos)
 				pos += len(tk)
 			}
-			return
+			continue
 		}
 		for _, l := range []byte(t.cache.lengths(p, t.encode)) {
 			offs = append(offs, pos)
 			pos += int(l)
 		}
-	})
+	}
 	return offs
 }
 
