@@ -1,9 +1,7 @@
 package markdown
 
 import (
-	"hash/maphash"
 	"strings"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -14,7 +12,7 @@ import (
 // codec runs that expression with a backtracking engine and merges every
 // piece anew, which took a fifth of a cold keyword index (issue 30).
 // cl100k.Offsets cuts text as the expression does, by hand (pieceLen),
-// and a pieceCache remembers how each short piece splits; the codec
+// and a memo.Table remembers how each short piece splits; the codec
 // still decides every split (TestFastCL100KMatchesCodec checks both
 // against it, and TestPassagesAsWithTheCodec the passages).
 
@@ -188,39 +186,9 @@ func letters(s string) int {
 	return i
 }
 
-// pieceSlots is the size of the piece cache: a vault's common words
-// each keep a slot, and a rare word that lands on a taken slot takes it.
-// Some 5 MB when full.
+// pieceSlots is the size of cl100k's table of pieces: a vault's common
+// words each keep a slot. Some 5 MB when full.
 const (
 	pieceSlots    = 1 << 16
 	pieceCacheLen = 48 // longer pieces are rare, and split each time
 )
-
-// pieceCache maps a piece of at most pieceCacheLen bytes to its tokens'
-// lengths, one byte each: one slot per hash of the piece, read and
-// written whole, without locks, by every goroutine that counts.
-type pieceCache struct {
-	seed  maphash.Seed
-	slots [pieceSlots]atomic.Pointer[pieceEntry]
-}
-
-type pieceEntry struct{ piece, lengths string }
-
-func newPieceCache() *pieceCache { return &pieceCache{seed: maphash.MakeSeed()} }
-
-// lengths returns the lengths of the tokens piece becomes, as encode
-// splits it on a miss.
-func (pc *pieceCache) lengths(piece string, encode func(string) []string) string {
-	slot := &pc.slots[maphash.String(pc.seed, piece)%pieceSlots]
-	if e := slot.Load(); e != nil && e.piece == piece {
-		return e.lengths
-	}
-	toks := encode(piece)
-	b := make([]byte, len(toks))
-	for i, t := range toks {
-		b[i] = byte(len(t)) // at most pieceCacheLen
-	}
-	e := &pieceEntry{piece: strings.Clone(piece), lengths: string(b)}
-	slot.Store(e)
-	return e.lengths
-}

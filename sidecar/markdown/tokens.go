@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer/codec"
+
+	"github.com/quire-app/quire/sidecar/internal/memo"
 )
 
 // Tokenizer counts tokens and reports where each token starts. The
@@ -20,7 +22,9 @@ type Tokenizer interface {
 // package's Get would link every OpenAI vocabulary, some 6 MB).
 type cl100k struct {
 	codec *codec.Codec
-	cache *pieceCache
+	// pieces maps a piece of at most pieceCacheLen bytes to the lengths
+	// of its tokens, one byte each.
+	pieces *memo.Table[string]
 }
 
 var (
@@ -31,7 +35,7 @@ var (
 // CL100K returns the shared cl100k tokenizer.
 func CL100K() Tokenizer {
 	defaultTokOnce.Do(func() {
-		defaultTok = cl100k{codec: codec.NewCl100kBase(), cache: newPieceCache()}
+		defaultTok = cl100k{codec: codec.NewCl100kBase(), pieces: memo.New[string](pieceSlots)}
 	})
 	return defaultTok
 }
@@ -54,7 +58,7 @@ func (t cl100k) Offsets(s string) []int {
 			}
 			continue
 		}
-		for _, l := range []byte(t.cache.lengths(p, t.encode)) {
+		for _, l := range []byte(t.pieces.Get(p, t.splitLengths)) {
 			offs = append(offs, pos)
 			pos += int(l)
 		}
@@ -66,6 +70,16 @@ func (t cl100k) Offsets(s string) []int {
 func (t cl100k) encode(s string) []string {
 	_, toks, _ := t.codec.Encode(s) // no error in the codec's default mode
 	return toks
+}
+
+// splitLengths is the lengths of the tokens piece becomes, one byte each.
+func (t cl100k) splitLengths(piece string) string {
+	toks := t.encode(piece)
+	b := make([]byte, len(toks))
+	for i, tk := range toks {
+		b[i] = byte(len(tk)) // at most pieceCacheLen
+	}
+	return string(b)
 }
 
 // offsetsOf is where each of toks starts in their concatenation.
