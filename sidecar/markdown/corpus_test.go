@@ -54,7 +54,7 @@ func checkPassages(t *testing.T, name string, raw []byte, bodyStart int, chunks 
 func TestRealNotesMakeSoundPassages(t *testing.T) {
 	p := markdown.Params{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64}
 	c := markdown.New(p)
-	for _, dir := range []string{"fixtures", "ariostea-wiki/corpus", "obsidian-help", "appunti/corpus", "jbranchaud-til/corpus"} {
+	for _, dir := range markdown.CorpusDirs {
 		root := benchdir.Require(t, dir)
 		notes := 0
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -87,7 +87,7 @@ func TestPassagesAsWithTheCodec(t *testing.T) {
 	p := markdown.Params{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64}
 	fast, ref := markdown.New(p), markdown.CodecChunker(p)
 	roots := map[string]string{}
-	for _, dir := range []string{"fixtures", "ariostea-wiki/corpus", "obsidian-help", "appunti/corpus", "jbranchaud-til/corpus"} {
+	for _, dir := range markdown.CorpusDirs {
 		roots[dir] = benchdir.Require(t, dir)
 	}
 	roots["genvault"] = t.TempDir()

@@ -9,3 +9,6 @@ func (codecTok) Offsets(s string) []int { return codecOffsets(s) }
 
 // CodecChunker is a Chunker whose every count is the codec's own.
 func CodecChunker(p Params) *Chunker { return &Chunker{P: p, Tok: codecTok{}} }
+
+// CorpusDirs are the bench corpora and fixtures notes are checked on.
+var CorpusDirs = corpusDirs

@@ -109,7 +109,7 @@ func isASCII(b []byte) bool {
 func init() {
 	filters := map[string]analysis.TokenFilter{FoldName: Fold{}}
 	for l, name := range stemmers {
-		if strings.HasPrefix(name, "quire_") {
+		if strings.HasPrefix(name, "quire_") { // ours, not Bleve's
 			filters[name] = newStemmer(l)
 		}
 	}
