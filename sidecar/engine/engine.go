@@ -112,6 +112,9 @@ type Engine struct {
 	embedRunning bool // an embedding goroutine is running
 	embedAgain   bool // a pass finished while it ran: go round once more
 	embedDone    sync.WaitGroup
+	// embedding is the last progress of the embedding running now, nil
+	// when none runs: what Status says of it.
+	embedding atomic.Pointer[Progress]
 }
 
 // New returns an engine over opts.Index. It reads the catalog once, so

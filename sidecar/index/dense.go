@@ -227,7 +227,13 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	}
 	total := len(want)
 	done := total - len(todo)
-	lastSave := time.Now()
+	began, done0 := time.Now(), done
+	lastSave := began
+	if len(todo) > 0 {
+		// Front ends hear that embedding started before the first batch
+		// (a model's first load can take seconds); its rate comes after.
+		ix.progress(Progress{Phase: PhaseEmbed, Done: done, Total: total})
+	}
 	var seen, words, windowsRead, unsaved int
 	const batch = 32
 	for start := 0; start < len(todo); start += batch {
@@ -272,7 +278,9 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		}
 		done += len(ids)
 		unsaved += len(vecs)
-		ix.progress(Progress{Phase: PhaseEmbed, Done: done, Total: total, Windows: windowsRead})
+		p := Progress{Phase: PhaseEmbed, Done: done, Total: total, Windows: windowsRead}
+		p.PerSecond, p.Left = rate(done-done0, total-done, time.Since(began))
+		ix.progress(p)
 		if unsaved >= ix.checkpointVectors() || time.Since(lastSave) > checkpointEvery {
 			if err := d.store.Save(); err != nil {
 				return ix.DenseStats(), err

@@ -64,7 +64,8 @@ func (s *Server) push(ev engine.Event) {
 		if ev.Total > 0 && (ev.Done == 0 || ev.Done >= ev.Total) {
 			s.lastPush.record(ev)
 		}
-		s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: proto.Phase(ev.Phase), Done: ev.Done, Total: ev.Total})
+		s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: proto.Phase(ev.Phase), Done: ev.Done, Total: ev.Total,
+			PerSecond: ev.PerSecond, SecondsLeft: ev.Left.Seconds()})
 	case *engine.Changed:
 		s.broadcast(proto.TypeIndexChanged, proto.IndexChanged{Paths: ev.Paths})
 	case *engine.Warning:
