@@ -215,7 +215,7 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read catalog: %w", err)
 	}
-	notes, err := newNotes(e.ix, e.ix.Dense())
+	notes, err := newNotes(e.ix)
 	if err != nil {
 		return nil, err
 	}
@@ -270,9 +270,18 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		}
 	}
 	if e.ix.Dense() {
-		all, _ := notes.all() // read whole above
+		// The vectors' coverage from the tally and the store when they
+		// settle it (every passage embedded), so that a one-shot hybrid
+		// search reads its candidates' records only; else counted.
+		var ok bool
+		if snap.dense, ok = e.ix.DenseCount(tally.Chunks); !ok || notes.eager {
+			all, err := notes.all()
+			if err != nil {
+				return nil, fmt.Errorf("read catalog: %w", err)
+			}
+			snap.dense = e.ix.DenseStatsOf(all)
+		}
 		snap.searcher.Dense = e.ix
-		snap.dense = e.ix.DenseStatsOf(all)
 		snap.searcher.Floor = e.denseFloor()
 		snap.searcher.Embedded = func(p string) bool {
 			en, _ := notes.entry(p)

@@ -402,6 +402,24 @@ func (ix *Index) DenseStatsOf(entries map[string]Entry) DenseStats {
 	return st
 }
 
+// DenseCount is DenseStats without reading the catalog's records, for
+// the passages counts the catalog's tally holds: when the store holds a
+// vector for as many, each has one (the vectors of a passage removed go
+// with it; a crash may leave some behind until the next Embed drops
+// them). ok is false when the counts do not settle it (some passages lack
+// vectors, or private ones are withheld): DenseStatsOf counts them.
+func (ix *Index) DenseCount(passages int) (st DenseStats, ok bool) {
+	if ix.dense == nil {
+		return DenseStats{}, true
+	}
+	n := ix.dense.store.Len()
+	if n < passages || ix.withholds() {
+		return DenseStats{}, false
+	}
+	return DenseStats{Embedder: ix.dense.emb.Name(), Passages: passages, Embedded: passages, Vectors: n,
+		TextSeen: math.Float64frombits(ix.textSeen.Load())}, true
+}
+
 // Embedded reports whether some of the chunks passages of the note at
 // path have vectors: a note with none is not far by meaning, only not
 // read yet (or withheld from a remote embedder).
