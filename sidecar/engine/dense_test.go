@@ -9,18 +9,15 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/internal/embedtest"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
 )
 
-// TestDense runs an index with an embedder: the pass embeds every
-// passage, status reports full coverage, search answers as hybrid, and
-// when the embedder goes down, search falls back to keywords and says so
-// instead of failing.
-func TestDense(t *testing.T) {
-	emb := &embedtest.Bag{} // 64 dimensions
-	r := run(t, notes, func(o *engine.Options) {
+// withEmbedder is a run tweak that gives the index vectors by emb.
+func withEmbedder(t *testing.T, emb index.Embedder) func(*engine.Options) {
+	return func(o *engine.Options) {
 		st, err := state.Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
@@ -29,7 +26,16 @@ func TestDense(t *testing.T) {
 		if _, err := o.Index.EnableDense(st, emb); err != nil {
 			t.Fatal(err)
 		}
-	})
+	}
+}
+
+// TestDense runs an index with an embedder: the pass embeds every
+// passage, status reports full coverage, search answers as hybrid, and
+// when the embedder goes down, search falls back to keywords and says so
+// instead of failing.
+func TestDense(t *testing.T) {
+	emb := &embedtest.Bag{} // 64 dimensions
+	r := run(t, notes, withEmbedder(t, emb))
 	st, err := r.e.Status(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -62,16 +68,7 @@ func TestDense(t *testing.T) {
 // embedding stops half way for as long as the test looks.
 func TestStatusWhileEmbedding(t *testing.T) {
 	emb := embedtest.NewHeld()
-	r := run(t, notes, func(o *engine.Options) {
-		st, err := state.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if _, err := o.Index.EnableDense(st, emb); err != nil {
-			t.Fatal(err)
-		}
-	})
+	r := run(t, notes, withEmbedder(t, emb))
 	before, err := r.e.Status(t.Context())
 	if err != nil {
 		t.Fatal(err)

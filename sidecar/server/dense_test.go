@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/quire-app/quire/proto"
+	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/internal/embedtest"
 	"github.com/quire-app/quire/sidecar/state"
 )
@@ -34,14 +35,17 @@ func TestDense(t *testing.T) {
 
 // withBag is a start tweak that embeds the vault with a bag-of-words test
 // embedder (64 dimensions).
-func withBag(t *testing.T) func(*setup) {
+func withBag(t *testing.T) func(*setup) { return withEmbedder(t, &embedtest.Bag{}) }
+
+// withEmbedder is a start tweak that embeds the vault with emb.
+func withEmbedder(t *testing.T, emb index.Embedder) func(*setup) {
 	return func(o *setup) {
 		st, err := state.Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		if _, err := o.Index.EnableDense(st, &embedtest.Bag{}); err != nil {
+		if _, err := o.Index.EnableDense(st, emb); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -53,16 +57,7 @@ func withBag(t *testing.T) func(*setup) {
 // the second batch of the fifty new notes' passages.
 func TestStatusWhileEmbedding(t *testing.T) {
 	emb := embedtest.NewHeld()
-	h := start(t, notes, func(o *setup) {
-		st, err := state.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if _, err := o.Index.EnableDense(st, emb); err != nil {
-			t.Fatal(err)
-		}
-	})
+	h := start(t, notes, withEmbedder(t, emb))
 	c := h.dial()
 	var mu sync.Mutex
 	var events []proto.IndexProgress
