@@ -115,6 +115,8 @@ type Engine struct {
 	// embedding is the last progress of the embedding running now, nil
 	// when none runs: what Status says of it.
 	embedding atomic.Pointer[Progress]
+
+	syncs sourceSyncs // source syncs asked of Watch (onquery.go)
 }
 
 // New returns an engine over opts.Index. It reads the catalog once, so

@@ -186,7 +186,7 @@ func KeyPassage(key string) string {
 
 // Embed gives every passage without vectors its vectors, saving as it
 // goes so that an interrupted run resumes where it stopped. Progress goes
-// to ix.OnProgress after every batch.
+// to ix.OnProgress as batches finish (thinner).
 func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	if ix.dense == nil {
 		return DenseStats{}, errors.New("embed: no embedder configured")
@@ -228,6 +228,8 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	total := len(want)
 	done := total - len(todo)
 	began, done0 := time.Now(), done
+	thin := newThinner(total)
+	thin.lastDone = done
 	lastSave := began
 	if len(todo) > 0 {
 		// Front ends hear that embedding started before the first batch
@@ -278,9 +280,11 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		}
 		done += len(ids)
 		unsaved += len(vecs)
-		p := Progress{Phase: PhaseEmbed, Done: done, Total: total, Windows: windowsRead}
-		p.PerSecond, p.Left = rate(done-done0, total-done, time.Since(began))
-		ix.progress(p)
+		if thin.due(done, total) {
+			p := Progress{Phase: PhaseEmbed, Done: done, Total: total, Windows: windowsRead}
+			p.PerSecond, p.Left = rate(done-done0, total-done, time.Since(began))
+			ix.progress(p)
+		}
 		if unsaved >= ix.checkpointVectors() || time.Since(lastSave) > checkpointEvery {
 			if err := d.store.Save(); err != nil {
 				return ix.DenseStats(), err
