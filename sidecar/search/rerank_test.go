@@ -1,7 +1,9 @@
 package search
 
 import (
+	"context"
 	"math"
+	"sort"
 	"testing"
 )
 
@@ -30,5 +32,57 @@ func TestProximityAndPhrase(t *testing.T) {
 		if got := phrase(tm, tc.words); math.Abs(got-tc.phr) > 1e-9 {
 			t.Errorf("%s: phrase %v, want %v", tc.name, got, tc.phr)
 		}
+	}
+}
+
+// The fitting program learns from PoolFeatures and scores its variants
+// by ordering that pool with the model, then capping each note
+// (Diversify): search with the built-in reranker must give that same
+// top k, or the dev figures it chooses by are not what users get.
+func TestPoolFeaturesAreWhatSearchReranks(t *testing.T) {
+	s, qs := generatedSearcher(t, 150, 30)
+	s.Rerank = RerankBuiltin
+	s.PerNote = 1 // notes of the generated vault seldom put three passages in a top 5
+	ctx := context.Background()
+	const k = 5
+	reordered := 0
+	for _, q := range qs {
+		pool, err := s.PoolFeatures(ctx, q.Query, BM25)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := s.model(BM25)
+		idx := make([]int, len(pool.Candidates))
+		for i := range idx {
+			idx[i] = i
+		}
+		head := idx
+		if m.Depth > 0 {
+			head = idx[:min(m.Depth, len(idx))]
+		}
+		sort.SliceStable(head, func(a, b int) bool { return m.Score(pool.Features[head[a]]) > m.Score(pool.Features[head[b]]) })
+		ps := make([]Passage, len(idx))
+		for r, i := range idx {
+			ps[r] = pool.Candidates[i].Passage
+			if i != r {
+				reordered++
+			}
+		}
+		ps = Diversify(ps, s.PerNote)[:min(k, len(ps))]
+		got, err := s.Search(ctx, q.Query, k, BM25)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(ps) {
+			t.Fatalf("%q: search gave %d passages, the pool's order %d", q.Query, len(got), len(ps))
+		}
+		for i := range ps {
+			if got[i].ID != ps[i].ID {
+				t.Errorf("%q: rank %d is %s, the fitted pool's order has %s", q.Query, i, got[i].ID, ps[i].ID)
+			}
+		}
+	}
+	if reordered == 0 {
+		t.Error("the model reordered no pool: the test shows nothing")
 	}
 }

@@ -17,7 +17,11 @@ import (
 // at path that answers it.
 type pseudo struct {
 	text, path, span string
+	shape            int
 }
+
+// numShapes is how many query shapes the recipe takes in turn.
+const numShapes = 7
 
 // makeQueries is the training data's recipe. Passages are drawn in a
 // seeded order; from each, one sentence of 8 to 40 words (prose, not
@@ -74,13 +78,20 @@ func makeQueries(ctx context.Context, s *search.Searcher, n int, seed int64) ([]
 				continue
 			}
 			title := d.Title
-			shape := len(out) % 5
+			shape := len(out) % numShapes
+			if shape == 5 && (len(d.Headings) == 0 || d.Headings[len(d.Headings)-1] == title) {
+				shape = 6 // no heading of its own to ask by
+			}
 			k := 2 + rng.Intn(2)
-			if shape == 2 {
+			if shape == 2 || shape == 6 {
 				k += 2
 			}
 			words := pick(content, k, rng)
-			if shape != 3 && shape != 4 {
+			switch shape {
+			case 3, 4, 5:
+			case 6:
+				words = swappedWith(words, l, rng, 1)
+			default:
 				words = swapped(words, l, rng)
 			}
 			var q string
@@ -94,6 +105,13 @@ func makeQueries(ctx context.Context, s *search.Searcher, n int, seed int64) ([]
 				}
 			case 2:
 				q = strings.Join(words, " ")
+			case 5:
+				q = d.Headings[len(d.Headings)-1]
+				if len(lang.Words(q)) < 3 {
+					q = title + " " + q
+				}
+			case 6:
+				q = []string{"how", "what", "why", "which"}[rng.Intn(4)] + " " + strings.Join(words, " ")
 			case 4:
 				to := lang.English
 				if l == lang.English {
@@ -108,7 +126,7 @@ func makeQueries(ctx context.Context, s *search.Searcher, n int, seed int64) ([]
 			if len(lang.Words(q)) < 2 {
 				continue
 			}
-			out = append(out, pseudo{text: q, path: d.Path, span: eval.Normalize(sent)})
+			out = append(out, pseudo{text: q, path: d.Path, span: eval.Normalize(sent), shape: shape})
 		}
 	}
 	return out, nil
@@ -186,9 +204,14 @@ func pick(words []string, k int, rng *rand.Rand) []string {
 // swapped swaps each word with even odds for a neighbour: WordNet's in
 // English, its English translation in another language.
 func swapped(words []string, l lang.Lang, rng *rand.Rand) []string {
+	return swappedWith(words, l, rng, swapOdds)
+}
+
+// swappedWith swaps each word for a neighbour with the given odds.
+func swappedWith(words []string, l lang.Lang, rng *rand.Rand, odds float64) []string {
 	out := append([]string(nil), words...)
 	for i, w := range out {
-		if rng.Float64() >= swapOdds {
+		if rng.Float64() >= odds {
 			continue
 		}
 		if l != lang.English {
