@@ -366,6 +366,44 @@ type Model struct {
 	// Depth is how many of the fused pool's first passages the model
 	// reorders (0: all); the rest keep the fused order after them.
 	Depth int
+	// ByNote: the model orders notes, not the passages inside one. Each
+	// note keeps the places the model gives its passages, filled with
+	// them in the fused order.
+	ByNote bool
+}
+
+// Rank orders a pool (features and each passage's note, in the fused
+// order) by the model: the indexes of the pool, best first, and the
+// score of each place.
+func (m *Model) Rank(xs [][NumFeatures]float64, paths []string) ([]int, []float64) {
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	head := idx
+	if m.Depth > 0 && m.Depth < len(idx) {
+		head = idx[:m.Depth]
+	}
+	score := make([]float64, len(head))
+	for i := range head {
+		score[i] = m.Score(xs[i])
+	}
+	sort.SliceStable(head, func(a, b int) bool { return score[head[a]] > score[head[b]] })
+	scores := make([]float64, len(head))
+	for r, i := range head {
+		scores[r] = score[i]
+	}
+	if m.ByNote {
+		byNote := map[string][]int{}
+		for i := range head { // head's indexes are 0..len(head)-1
+			byNote[paths[i]] = append(byNote[paths[i]], i)
+		}
+		for r, i := range head {
+			p := paths[i]
+			head[r], byNote[p] = byNote[p][0], byNote[p][1:]
+		}
+	}
+	return idx, scores
 }
 
 // Score is the model's score of one candidate's features.
@@ -440,14 +478,19 @@ func (s *Searcher) rerank(ctx context.Context, t Terms, cs []Candidate, m *Model
 // rescore reorders the pool by the model, the fused order breaking ties.
 func (s *Searcher) rescore(ctx context.Context, t Terms, cs []Candidate, m *Model) {
 	xs := s.features(ctx, t, cs)
-	if m.Depth > 0 && m.Depth < len(cs) {
-		cs, xs = cs[:m.Depth], xs[:m.Depth]
+	paths := make([]string, len(cs))
+	for i, c := range cs {
+		paths[i] = c.Path
 	}
-	scores := make([]float64, len(cs))
-	for i := range cs {
-		scores[i] = m.Score(xs[i])
+	idx, scores := m.Rank(xs, paths)
+	out := make([]Candidate, len(cs))
+	for r, i := range idx {
+		out[r] = cs[i]
+		if r < len(scores) {
+			out[r].Score = scores[r]
+		}
 	}
-	order(cs, scores)
+	copy(cs, out)
 }
 
 // order sorts the pool by scores, best first, the pool's order breaking

@@ -3,7 +3,7 @@ package search
 import (
 	"context"
 	"math"
-	"sort"
+	"slices"
 	"testing"
 )
 
@@ -51,16 +51,11 @@ func TestPoolFeaturesAreWhatSearchReranks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := s.model(BM25)
-		idx := make([]int, len(pool.Candidates))
-		for i := range idx {
-			idx[i] = i
+		paths := make([]string, len(pool.Candidates))
+		for i, c := range pool.Candidates {
+			paths[i] = c.Path
 		}
-		head := idx
-		if m.Depth > 0 {
-			head = idx[:min(m.Depth, len(idx))]
-		}
-		sort.SliceStable(head, func(a, b int) bool { return m.Score(pool.Features[head[a]]) > m.Score(pool.Features[head[b]]) })
+		idx, _ := s.model(BM25).Rank(pool.Features, paths)
 		ps := make([]Passage, len(idx))
 		for r, i := range idx {
 			ps[r] = pool.Candidates[i].Passage
@@ -84,5 +79,29 @@ func TestPoolFeaturesAreWhatSearchReranks(t *testing.T) {
 	}
 	if reordered == 0 {
 		t.Error("the model reordered no pool: the test shows nothing")
+	}
+}
+
+// A model by note decides where each note's passages stand; which of
+// them stands first stays the fused order's choice.
+func TestRankByNoteKeepsTheFusedOrderInsideANote(t *testing.T) {
+	// Scored by the first feature alone: a.md's second passage best,
+	// then b.md, then a.md's first, then c.md beyond the depth.
+	m := Model{Depth: 3}
+	m.Scale[0], m.Weight[0] = 1, 1
+	xs := make([][NumFeatures]float64, 4)
+	xs[0][0], xs[1][0], xs[2][0], xs[3][0] = 0.1, 0.9, 0.5, 1
+	paths := []string{"a.md", "a.md", "b.md", "c.md"}
+	got, scores := m.Rank(xs, paths)
+	if want := []int{1, 2, 0, 3}; !slices.Equal(got, want) {
+		t.Errorf("by passage: %v, want %v", got, want)
+	}
+	m.ByNote = true
+	got, scores = m.Rank(xs, paths)
+	if want := []int{0, 2, 1, 3}; !slices.Equal(got, want) {
+		t.Errorf("by note: %v, want %v", got, want)
+	}
+	if want := []float64{0.9, 0.5, 0.1}; !slices.Equal(scores, want) {
+		t.Errorf("by note: scores %v, want %v (each place keeps its score)", scores, want)
 	}
 }

@@ -61,6 +61,7 @@ func main() {
 	objective := flag.String("objective", "ranknet", "ranknet (every pair weighs the same) or lambdarank (a pair weighs the change in nDCG its swap makes)")
 	hybridOnly := flag.Bool("hybrid-only", false, "fit the hybrid channel's model only (to compare variants; -out needs both)")
 	flag.BoolVar(&devVerbose, "v", false, "list each dev question the model gains or loses")
+	byNote := flag.Bool("by-note", false, "the model orders notes; each note's passages keep the fused order among themselves (search.Model.ByNote)")
 	depth := flag.Int("depth", 0, "the model reorders only the fused pool's first N passages (0: all): fitted on those, scored so on the dev questions and at query time")
 	shapes := flag.String("shapes", "", "comma list of the recipe's shapes to fit on (queries.go; default: all)")
 	flag.Float64Var(&swapOdds, "swap", swapOdds, "the odds that the recipe swaps a query word for a neighbour")
@@ -171,7 +172,7 @@ func main() {
 				}
 			}
 			m := fit(train, lambda, off, *objective == "lambdarank")
-			m.Depth = *depth
+			m.Depth, m.ByNote = *depth, *byNote
 			models[ch] = m
 			fmt.Printf("l2 %g %s weights %.3f\n", lambda, ch, m.Weight)
 			report(ch, "train", train, m)
@@ -463,7 +464,7 @@ func recipeFlags() string {
 	var out []string
 	flag.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "objective", "depth", "shapes", "drop", "swap", "queries":
+		case "objective", "depth", "by-note", "shapes", "drop", "swap", "queries":
 			out = append(out, "-"+f.Name+" "+f.Value.String())
 		}
 	})
@@ -504,6 +505,9 @@ func write(path string, models map[search.Channel]search.Model, vaults []string,
 		}
 		if m.Depth > 0 {
 			fmt.Fprintf(&b, "\tDepth: %d,\n", m.Depth)
+		}
+		if m.ByNote {
+			b.WriteString("\tByNote: true,\n")
 		}
 		b.WriteString("}\n\n")
 	}
@@ -633,17 +637,12 @@ func reportDev(sets []devSet, m search.Model) {
 	for _, d := range sets {
 		var off, on int
 		for _, q := range d.Questions {
-			order := make([]int, len(q.X))
-			for i := range order {
-				order[i] = i
+			fused := make([]int, len(q.X))
+			for i := range fused {
+				fused[i] = i
 			}
-			h0 := capHit(order, q, d.PerNote, 5)
-			depth := len(order)
-			if m.Depth > 0 {
-				depth = min(m.Depth, depth)
-			}
-			top := order[:depth]
-			sort.SliceStable(top, func(a, c int) bool { return m.Score(q.X[top[a]]) > m.Score(q.X[top[c]]) })
+			h0 := capHit(fused, q, d.PerNote, 5)
+			order, _ := m.Rank(q.X, q.Paths)
 			h1 := capHit(order, q, d.PerNote, 5)
 			off, on = off+h0, on+h1
 			if h0 != h1 && devVerbose {
