@@ -25,7 +25,7 @@
 // enter a fit. The committed weights are the variant that loses the
 // fewest questions on its worst dev set, then gains the most on the mean:
 //
-//	go run ./sidecar/internal/fitrerank -state tmp/eval -objective lambdarank -l2 0.3 \
+//	go run ./sidecar/internal/fitrerank -state tmp/eval -queries 560 -objective lambdarank -l2 0.3 -depth 10 \
 //	    -dev ariostea=GOLD,... -out sidecar/search/rerank_model.go ariostea=VAULT ...
 package main
 

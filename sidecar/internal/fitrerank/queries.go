@@ -29,8 +29,8 @@ const numShapes = 7
 // asks about a detail in other words, so each query holds only two or
 // three of the sentence's content words (in order), each swapped with
 // even odds for a neighbour (WordNet's, in an English note; its English
-// translation in a note in another language), in one of five shapes taken
-// in turn:
+// translation in a note in another language), in one of seven shapes
+// taken in turn (-shapes fits on some of them):
 //
 //  0. the note's title and the words;
 //  1. "how", "what", "why" or "when", the words and, with even odds, the
@@ -38,7 +38,13 @@ const numShapes = 7
 //  2. four or five such words, no title;
 //  3. the title and the words, none swapped;
 //  4. across languages: shape 0 with every word translated, from an
-//     English note into Italian or Spanish, from any other into English.
+//     English note into Italian or Spanish, from any other into English;
+//  5. the passage's own heading (with the title when the heading has
+//     fewer than three words), none of the sentence's words: the body
+//     answers what its heading names (shape 6 when the passage has no
+//     heading but the title);
+//  6. "how", "what", "why" or "which" and four or five words, every one
+//     swapped for a neighbour where it has one: the least lexical shape.
 //
 // The vault's own document frequencies never pick the words, and the
 // recipe never reads a gold question.
