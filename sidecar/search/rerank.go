@@ -483,6 +483,7 @@ func (s *Searcher) rescore(ctx context.Context, t Terms, cs []Candidate, m *Mode
 		paths[i] = c.Path
 	}
 	idx, scores := m.Rank(xs, paths)
+	// Past the model's depth the passages keep their fused scores.
 	out := make([]Candidate, len(cs))
 	for r, i := range idx {
 		out[r] = cs[i]

@@ -92,12 +92,12 @@ func TestRankByNoteKeepsTheFusedOrderInsideANote(t *testing.T) {
 	xs := make([][NumFeatures]float64, 4)
 	xs[0][0], xs[1][0], xs[2][0], xs[3][0] = 0.1, 0.9, 0.5, 1
 	paths := []string{"a.md", "a.md", "b.md", "c.md"}
-	got, scores := m.Rank(xs, paths)
+	got, _ := m.Rank(xs, paths)
 	if want := []int{1, 2, 0, 3}; !slices.Equal(got, want) {
 		t.Errorf("by passage: %v, want %v", got, want)
 	}
 	m.ByNote = true
-	got, scores = m.Rank(xs, paths)
+	got, scores := m.Rank(xs, paths)
 	if want := []int{0, 2, 1, 3}; !slices.Equal(got, want) {
 		t.Errorf("by note: %v, want %v", got, want)
 	}

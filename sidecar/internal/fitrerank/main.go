@@ -61,6 +61,7 @@ func main() {
 	objective := flag.String("objective", "ranknet", "ranknet (every pair weighs the same) or lambdarank (a pair weighs the change in nDCG its swap makes)")
 	hybridOnly := flag.Bool("hybrid-only", false, "fit the hybrid channel's model only (to compare variants; -out needs both)")
 	flag.BoolVar(&devVerbose, "v", false, "list each dev question the model gains or loses")
+	flag.BoolVar(&devDebug, "debug", false, "with -v, print the features of each such question's relevant passage and of the passages ranked first")
 	byNote := flag.Bool("by-note", false, "the model orders notes; each note's passages keep the fused order among themselves (search.Model.ByNote)")
 	depth := flag.Int("depth", 0, "the model reorders only the fused pool's first N passages (0: all): fitted on those, scored so on the dev questions and at query time")
 	shapes := flag.String("shapes", "", "comma list of the recipe's shapes to fit on (queries.go; default: all)")
@@ -676,7 +677,7 @@ func reportDev(sets []devSet, m search.Model) {
 
 // devDebug prints, for each question gained or lost, the features of
 // the relevant passage and of those the model ranks first.
-var devDebug = os.Getenv("FITRERANK_DEBUG") != ""
+var devDebug bool
 
 func debugQuestion(q devQuestion, order []int, m search.Model) {
 	for r, i := range order[:min(8, len(order))] {
