@@ -649,7 +649,7 @@ func reportDev(sets []devSet, m search.Model) {
 			if h0 != h1 && devVerbose {
 				fmt.Printf("dev %s %+d [%s] %s\n", d.Name, h1-h0, q.Type, q.Query)
 				if devDebug {
-					debugQuestion(q, order, m)
+					debugQuestion(q, order)
 				}
 			}
 			t := types[q.Type]
@@ -679,7 +679,7 @@ func reportDev(sets []devSet, m search.Model) {
 // the relevant passage and of those the model ranks first.
 var devDebug bool
 
-func debugQuestion(q devQuestion, order []int, m search.Model) {
+func debugQuestion(q devQuestion, order []int) {
 	for r, i := range order[:min(8, len(order))] {
 		fmt.Printf("   %2d fused#%-2d rel=%-5v %-30.30s %.2f\n", r, i, q.Rel[i], q.Paths[i], q.X[i])
 	}
