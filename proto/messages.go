@@ -60,6 +60,10 @@ var Messages = []Message{
 	{Type: TypeNoteResult, Kind: KindReply, Payload: NoteResult{}},
 	{Type: TypeGrepQuery, Kind: KindRequest, Reply: TypeGrepResult, Payload: GrepQuery{}},
 	{Type: TypeGrepResult, Kind: KindReply, Payload: GrepResult{}},
+	{Type: TypeSourcesList, Kind: KindRequest, Reply: TypeSourcesResult, Payload: SourcesList{}},
+	{Type: TypeSourcesResult, Kind: KindReply, Payload: SourcesResult{}},
+	{Type: TypeTOCGet, Kind: KindRequest, Reply: TypeTOCResult, Payload: TOCGet{}},
+	{Type: TypeTOCResult, Kind: KindReply, Payload: TOCResult{}},
 
 	{Type: TypeIndexRebuild, Kind: KindRequest, Reply: TypeIndexResult, Payload: IndexRebuild{}},
 	{Type: TypeIndexResult, Kind: KindReply, Payload: IndexResult{}},

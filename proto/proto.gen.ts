@@ -73,6 +73,10 @@ export type MessageType =
   | "note.result"
   | "grep.query"
   | "grep.result"
+  | "sources.list"
+  | "sources.result"
+  | "toc.get"
+  | "toc.result"
   | "index.rebuild"
   | "index.result"
   | "ingest.add"
@@ -139,8 +143,12 @@ export interface Payloads {
   shutdown: Shutdown;
   "shutdown.result": ShutdownResult;
   "sidecar.warning": SidecarWarning;
+  "sources.list": SourcesList;
+  "sources.result": SourcesResult;
   "status.get": StatusGet;
   "status.result": StatusResult;
+  "toc.get": TOCGet;
+  "toc.result": TOCResult;
   welcome: Welcome;
 }
 /**
@@ -1134,7 +1142,14 @@ export interface LintRun {
  */
 export interface NoteGet {
   /**
-   * Path is the note's vault-relative path.
+   * Source is the id of the note's source: "vault" (the default) for
+   * the vault, else a git or folder source's id. A git source's note is
+   * read as the index holds it, at the revision indexed.
+   */
+  source?: string;
+  /**
+   * Path is the note's path inside its source (vault-relative for the
+   * vault).
    */
   path: string;
   /**
@@ -1151,7 +1166,18 @@ export interface NoteGet {
  */
 export interface NoteResult {
   /**
-   * Path is the note's vault-relative path.
+   * Source is the id of the note's source, as asked ("vault" for the
+   * vault). A client that asked for another source's note and meets a
+   * reply without it is talking to an engine that read a vault path.
+   */
+  source: string;
+  /**
+   * Revision is the git commit the text was read at, for a git
+   * source's note.
+   */
+  revision?: string;
+  /**
+   * Path is the note's path inside its source.
    */
   path: string;
   /**
@@ -1292,7 +1318,11 @@ export interface RelatedResult {
  */
 export interface RelatedNote {
   /**
-   * Path is the note's vault-relative path.
+   * Source is the id of the note's source ("vault" for the vault).
+   */
+  source: string;
+  /**
+   * Path is the note's path inside its source.
    */
   path: string;
   /**
@@ -1511,6 +1541,74 @@ export interface SidecarWarning {
   code?: ErrorCode;
 }
 /**
+ * SourcesList asks for the vault and every configured source with what the index holds of each.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "SourcesList".
+ */
+export interface SourcesList {
+  /**
+   * Sync brings every source up to date first, fetching the mirrors of
+   * url sources whatever their fetch policy; the reply waits for it.
+   */
+  sync?: boolean;
+}
+/**
+ * SourcesResult answers a sources.list, the vault first.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "SourcesResult".
+ */
+export interface SourcesResult {
+  sources: SourceInfo[];
+  /**
+   * Warning says why a sync asked for failed (the index serves what it
+   * holds); empty when all is well.
+   */
+  warning?: string;
+}
+/**
+ * SourceInfo is one source as the index holds it.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "SourceInfo".
+ */
+export interface SourceInfo {
+  /**
+   * ID is the source's id: "vault", or its key under sources:.
+   */
+  id: string;
+  /**
+   * Kind is vault, git or folder.
+   */
+  kind: string;
+  /**
+   * Where is the clone's path, the remote's URL or the folder.
+   */
+  where: string;
+  /**
+   * Revision is the git commit whose notes the index holds.
+   */
+  revision?: string;
+  notes: number;
+  passages: number;
+  vectors: number;
+  /**
+   * LastFetch is when a url source's mirror was last fetched, LastSync
+   * when the index last caught up with the source.
+   */
+  lastFetch?: string;
+  lastSync?: string;
+  /**
+   * Error is why the source's last sync failed.
+   */
+  error?: string;
+  /**
+   * Skipped are its files left out, each "path: reason".
+   */
+  skipped?: string[];
+}
+/**
  * StatusGet asks for the state of the index.
  *
  * This interface was referenced by `Payloads`'s JSON-Schema
@@ -1619,6 +1717,77 @@ export interface Fingerprint {
   chunking: string;
 }
 /**
+ * TOCGet asks for a source's table of contents, generated from what the index holds of it.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "TOCGet".
+ */
+export interface TOCGet {
+  /**
+   * Source is the source's id; "vault" (the default) for the vault.
+   */
+  source?: string;
+  /**
+   * MCP says the table goes to an MCP client: private notes are left
+   * out unless the config's mcp.private is include.
+   */
+  mcp?: boolean;
+}
+/**
+ * TOCResult answers a toc.get: folder → note → title, tags, headings.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "TOCResult".
+ */
+export interface TOCResult {
+  source: string;
+  /**
+   * Revision is the git commit the table was made from (git sources).
+   */
+  revision?: string;
+  folders: TOCFolder[];
+  /**
+   * Withheld counts the private notes left out for an MCP client.
+   */
+  withheld?: number;
+}
+/**
+ * TOCFolder is one folder's notes, by path; "" is the source's root.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "TOCFolder".
+ */
+export interface TOCFolder {
+  folder: string;
+  notes: TOCNote[];
+}
+/**
+ * TOCNote is a note of a table of contents.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "TOCNote".
+ */
+export interface TOCNote {
+  /**
+   * Source is the note's source id; Path its path inside the source.
+   */
+  source: string;
+  path: string;
+  title: string;
+  tags?: string[];
+  headings?: TOCHeading[];
+}
+/**
+ * TOCHeading is a heading of a note, Depth 1 for the outermost.
+ *
+ * This interface was referenced by `Payloads`'s JSON-Schema
+ * via the `definition` "TOCHeading".
+ */
+export interface TOCHeading {
+  depth: number;
+  text: string;
+}
+/**
  * Welcome accepts a client after a valid hello.
  *
  * This interface was referenced by `Payloads`'s JSON-Schema
@@ -1710,6 +1879,10 @@ export const MESSAGES: { readonly [T in MessageType]: MessageInfo } = {
   "note.result": { kind: "reply" },
   "grep.query": { kind: "request", reply: "grep.result" },
   "grep.result": { kind: "reply" },
+  "sources.list": { kind: "request", reply: "sources.result" },
+  "sources.result": { kind: "reply" },
+  "toc.get": { kind: "request", reply: "toc.result" },
+  "toc.result": { kind: "reply" },
   "index.rebuild": { kind: "request", reply: "index.result" },
   "index.result": { kind: "reply" },
   "ingest.add": { kind: "request", reply: "ingest.result" },

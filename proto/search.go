@@ -153,7 +153,9 @@ type RelatedResult struct {
 
 // RelatedNote is a note related to the query, with its closest passage.
 type RelatedNote struct {
-	// Path is the note's vault-relative path.
+	// Source is the id of the note's source ("vault" for the vault).
+	Source string `json:"source"`
+	// Path is the note's path inside its source.
 	Path string `json:"path"`
 	// Title is the note's title.
 	Title string `json:"title"`

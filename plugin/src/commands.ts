@@ -6,6 +6,7 @@ import { openSidebarView } from "./views/open";
 import { ASK_VIEW } from "./views/ask-panel";
 import { RELATED_VIEW, RelatedView } from "./views/related";
 import { REVIEW_VIEW } from "./views/review";
+import { TOC_VIEW } from "./views/toc";
 
 /** Actions are what the commands and ribbon icons start; main.ts builds them. */
 export interface Actions {
@@ -86,6 +87,7 @@ export function addCommands(plugin: Pick<Plugin, "addCommand" | "addRibbonIcon">
     },
   });
   plugin.addCommand({ id: "open-review", name: "Open review items", callback: () => void openSidebarView(workspace, REVIEW_VIEW) });
+  plugin.addCommand({ id: "open-sources", name: "Browse sources (tables of contents)", callback: () => void openSidebarView(workspace, TOC_VIEW) });
   plugin.addCommand({ id: "evaluate-search", name: "Evaluate search", callback: a.evaluate });
   plugin.addCommand({ id: "check-notes", name: "Check the generated notes", callback: a.checkNotes });
   plugin.addCommand({ id: "show-status", name: "Show status", callback: a.showStatus });

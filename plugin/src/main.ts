@@ -21,13 +21,16 @@ import { EnginePanel } from "./modals/engine-modal";
 import { LogModal } from "./modals/log-modal";
 import { StatusTracker, indexingPercent } from "./sidecar/status-tracker";
 import { liveNotice, showNotice } from "./views/notice";
-import { NoteOpener } from "./views/open";
+import { NoteOpener, openAt } from "./views/open";
 import { lineAtByte } from "./passage";
 import { addCommands, rebuildIndex } from "./commands";
 import { ASK_VIEW, type AskPanelDeps, AskView } from "./views/ask-panel";
 import { EVALUATE_VIEW, EvaluateView, openEvaluateView } from "./views/evaluate";
 import { RELATED_VIEW, RelatedView, workspaceEvents } from "./views/related";
 import { REVIEW_VIEW, ReviewView, markReview, refreshReviewViews } from "./views/review";
+import { SOURCE_NOTE_VIEW, SourceNoteView, fetchSourceNote } from "./views/source-note";
+import { TOC_VIEW, TOCView } from "./views/toc";
+import { sourceOf } from "./sidecar/sourcekeys";
 import { StatusModal } from "./modals/status-modal";
 import { StatusBar } from "./views/status-bar";
 
@@ -104,7 +107,10 @@ export default class QuirePlugin extends Plugin {
     const key = await keyStore(secrets, this.settings, (change) => this.saveSettings(change));
     const config = new ConfigSync({ sidecar, apiKey: () => key.get(), log });
     this.register(() => config.dispose());
-    const opener = new NoteOpener({ vault, workspace, metadataCache });
+    const opener = new NoteOpener({ vault, workspace, metadataCache, sourceText: async (key) => (await fetchSourceNote(sidecar.client, key)).text });
+    const render = (md: string, el: HTMLElement, sourcePath: string, component: Component) => MarkdownRenderer.render(this.app, md, el, sourcePath, component);
+    this.registerView(SOURCE_NOTE_VIEW, (leaf) => new SourceNoteView(leaf, { client: () => sidecar.client, render }));
+    this.registerView(TOC_VIEW, (leaf) => new TOCView(leaf, { client: () => sidecar.client, open: (path, heading, newLeaf) => void openAt(workspace, path, heading, newLeaf) }));
     const pushed = new PushedNotices({
       sidecar,
       show: (msg, lines, actions, ms) => void showNotice(msg, lines, actions, ms, lastOffer),
@@ -160,6 +166,7 @@ export default class QuirePlugin extends Plugin {
           subscribe: workspaceEvents(workspace),
           linkText: (path, sourcePath) => opener.linkText(path, sourcePath),
           hoverLink: (event, hoverParent, targetEl, path, start, sourcePath) => {
+            if (sourceOf(path)) return; // Obsidian's preview would look for a vault note of that name
             void opener.read(path).then((text) =>
               workspace.trigger("hover-link", { event, source: RELATED_VIEW, hoverParent, targetEl, linktext: path, sourcePath, state: { scroll: lineAtByte(text, start) } }),
             );

@@ -31,7 +31,7 @@ describe("Client handshake", () => {
     const c = await Client.connect({ url: "ws://x/", token: "secret", clientName: "t", socket: old.factory, peerProtocol: 1 });
     expect(old.last.sent[0]).toMatchObject({ payload: { protocol: 1, minProtocol: 1 } });
     // It answers protocol 1's first requests, not those added since.
-    expect(lackingRequests(c.welcome)).toEqual(["lint.run", "eval.run"]);
+    expect(lackingRequests(c.welcome)).toEqual(["sources.list", "toc.get", "lint.run", "eval.run"]);
     // An engine that no longer speaks this plugin's protocol is refused, saying which side to update.
     const gone = new FakeServer();
     gone.speaks = [3, 4];
@@ -46,8 +46,8 @@ describe("Client handshake", () => {
 
   it("lackingRequests names the plugin's requests an older engine does not answer; one from before the list answers protocol 1's", () => {
     expect(lackingRequests({ requests: ["status.get", "search.query"] })).toContain("ask.query");
-    expect(lackingRequests({ requests: PROTOCOL1_REQUESTS.filter((t) => t !== "answer.save") })).toEqual(["answer.save", "lint.run", "eval.run"]);
-    expect(lackingRequests({})).toEqual(["lint.run", "eval.run"]);
+    expect(lackingRequests({ requests: PROTOCOL1_REQUESTS.filter((t) => t !== "answer.save") })).toEqual(["answer.save", "sources.list", "toc.get", "lint.run", "eval.run"]);
+    expect(lackingRequests({})).toEqual(["sources.list", "toc.get", "lint.run", "eval.run"]);
     const all = Object.keys(MESSAGES).filter((t) => MESSAGES[t as MessageType].kind === "request");
     for (const t of PROTOCOL1_REQUESTS) expect(all).toContain(t);
     // Requests only MCP and the command line send are never missed by the plugin.

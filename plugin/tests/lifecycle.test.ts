@@ -399,8 +399,8 @@ describe("Sidecar lifecycle", () => {
     await sc.start();
     expect(sc.state.kind).toBe("online");
     // It lacks only what was added since protocol 1's first release.
-    expect(sc.engine).toMatchObject({ version: "0.0.9", lacking: ["lint.run", "eval.run"] });
-    expect(w.notices.map((n) => n.message)).toEqual(["Quire's engine 0.0.9 is older than this plugin and lacks lint.run, eval.run; the rest works. Upgrade the engine for them."]);
+    expect(sc.engine).toMatchObject({ version: "0.0.9", lacking: ["sources.list", "toc.get", "lint.run", "eval.run"] });
+    expect(w.notices.map((n) => n.message)).toEqual(["Quire's engine 0.0.9 is older than this plugin and lacks sources.list, toc.get, lint.run, eval.run; the rest works. Upgrade the engine for them."]);
     sc.stop();
   });
 
@@ -412,11 +412,11 @@ describe("Sidecar lifecycle", () => {
     const sc = newSidecar(w);
     await sc.start();
     expect(sc.state.kind).toBe("online");
-    expect(sc.engine).toMatchObject({ version: "0.0.9", lacking: ["ask.query", "answer.save", "lint.run", "eval.run"] });
-    expect(w.notices.map((n) => n.message)).toEqual(["Quire's engine 0.0.9 is older than this plugin and lacks ask.query, answer.save, lint.run, eval.run; the rest works. Upgrade the engine for them."]);
+    expect(sc.engine).toMatchObject({ version: "0.0.9", lacking: ["ask.query", "answer.save", "sources.list", "toc.get", "lint.run", "eval.run"] });
+    expect(w.notices.map((n) => n.message)).toEqual(["Quire's engine 0.0.9 is older than this plugin and lacks ask.query, answer.save, sources.list, toc.get, lint.run, eval.run; the rest works. Upgrade the engine for them."]);
     expect(w.notices[0]!.actions.map((a) => a.label)).toEqual(["Upgrade the engine"]);
     w.notices[0]!.actions[0]!.run();
-    expect(w.setups).toEqual([{ kind: "lacking", version: "0.0.9", lacking: ["ask.query", "answer.save", "lint.run", "eval.run"], source: "running", pid: 42 }]);
+    expect(w.setups).toEqual([{ kind: "lacking", version: "0.0.9", lacking: ["ask.query", "answer.save", "sources.list", "toc.get", "lint.run", "eval.run"], source: "running", pid: 42 }]);
     sc.stop();
   });
 

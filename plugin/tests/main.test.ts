@@ -97,7 +97,7 @@ describe("QuirePlugin", () => {
     expect(p.settings).toEqual(DEFAULT_SETTINGS);
 
     const ids = (p as unknown as { commands: { id: string }[] }).commands.map((c) => c.id);
-    expect(ids).toEqual(["search-vault", "ask-vault", "ask-this-note", "ask-selection", "open-ask-view", "ingest-clipboard", "resummarise-source", "open-related", "open-review", "evaluate-search", "check-notes", "show-status", "open-from-notice", "start-sidecar", "rebuild-index"]);
+    expect(ids).toEqual(["search-vault", "ask-vault", "ask-this-note", "ask-selection", "open-ask-view", "ingest-clipboard", "resummarise-source", "open-related", "open-review", "open-sources", "evaluate-search", "check-notes", "show-status", "open-from-notice", "start-sidecar", "rebuild-index"]);
     const ribbon = (p as unknown as { ribbonIcons: HTMLElement[] }).ribbonIcons;
     expect(ribbon.map((el) => [el.dataset.icon, el.getAttribute("aria-label")])).toEqual([
       ["search", "Quire: search vault"],

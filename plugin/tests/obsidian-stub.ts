@@ -123,10 +123,23 @@ export class Component {
   registerEvent(ref: EventRef): void {
     this.register(() => ref.owner.offref(ref));
   }
-  registerDomEvent(el: HTMLElement | Window | Document, type: string, cb: (evt: never) => unknown): void {
+  registerDomEvent(el: HTMLElement | Window | Document, type: string, cb: (evt: never) => unknown, options?: boolean | AddEventListenerOptions): void {
     const h = cb as unknown as EventListener;
-    el.addEventListener(type, h);
-    this.register(() => el.removeEventListener(type, h));
+    el.addEventListener(type, h, options);
+    this.register(() => el.removeEventListener(type, h, options));
+  }
+  private children: Component[] = [];
+  /** addChild loads child with this component (now, if this one is loaded) and unloads it with it. */
+  addChild<T extends Component>(child: T): T {
+    this.children.push(child);
+    if (this.loaded) child.load();
+    this.register(() => child.unload());
+    return child;
+  }
+  removeChild<T extends Component>(child: T): T {
+    this.children = this.children.filter((c) => c !== child);
+    child.unload();
+    return child;
   }
   registerInterval(id: number): number {
     this.register(() => clearInterval(id));

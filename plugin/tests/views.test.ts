@@ -188,6 +188,7 @@ describe("citations", () => {
 
 // The related view against a fake sidecar.
 const relNote = (path: string, score: number): RelatedNote => ({
+  source: "vault",
   path,
   title: path.replace(/\.md$/, ""),
   score,

@@ -97,6 +97,7 @@ func (e *Engine) Ask(ctx context.Context, q Question, onDelta func(string)) (ask
 	if text == "" || len(text) > MaxQuestion {
 		return ask.Answer{}, errorf(Invalid, "a question of 1 to %d bytes is required", MaxQuestion)
 	}
+	e.fetchOnQuery(ctx, onQueryWait)
 	snap := e.snap.Load()
 	ch := q.Channel
 	if ch == "" {

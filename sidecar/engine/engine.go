@@ -112,6 +112,8 @@ type Engine struct {
 	embedRunning bool // an embedding goroutine is running
 	embedAgain   bool // a pass finished while it ran: go round once more
 	embedDone    sync.WaitGroup
+
+	syncs sourceSyncs // source syncs asked of Watch (onquery.go)
 }
 
 // New returns an engine over opts.Index. It reads the catalog once, so

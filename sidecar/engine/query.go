@@ -164,6 +164,11 @@ func (e *Engine) Search(ctx context.Context, q Query) (search.Result, error) {
 	if err != nil {
 		return search.Result{}, err
 	}
+	wait := onQueryWait
+	if q.Typing {
+		wait = 0 // a search box's keystrokes do not wait for a fetch
+	}
+	e.fetchOnQuery(ctx, wait)
 	snap := e.snap.Load()
 	if !e.withholds(q.MCP) || snap.private.Empty() {
 		return e.rank(ctx, q.Text, k, ch, q.Strict, q.Filter, q.Typing)

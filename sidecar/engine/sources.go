@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/quire-app/quire/sidecar/config"
@@ -87,11 +88,17 @@ func (e *Engine) stateDir() string {
 // passed. A source that fails keeps what the index holds of it, and its
 // error is recorded and returned; the others go on.
 func (e *Engine) SyncSources(ctx context.Context, fetch bool) error {
+	return e.syncSources(ctx, fetch, nil)
+}
+
+// syncSources is SyncSources for the sources ids; nil syncs all of them
+// and drops those no longer configured.
+func (e *Engine) syncSources(ctx context.Context, fetch bool, ids []string) error {
 	cfg := e.Config()
 	var errs []error
 	want := map[string]bool{}
 	for _, src := range cfg.Sources.List(e.vault, e.stateDir()) {
-		if src.ID == source.Vault {
+		if src.ID == source.Vault || ids != nil && !slices.Contains(ids, src.ID) {
 			continue
 		}
 		want[src.ID] = true
@@ -114,6 +121,12 @@ func (e *Engine) SyncSources(ctx context.Context, fetch bool) error {
 			errs = append(errs, err)
 		}
 	}
+	if ids != nil && len(errs) == 0 {
+		return nil
+	}
+	if ids != nil {
+		return errs[0]
+	}
 	held, err := e.ix.Sources()
 	if err != nil {
 		return err
@@ -133,6 +146,9 @@ func (e *Engine) SyncSources(ctx context.Context, fetch bool) error {
 	return nil
 }
 
+// fetchTimeout bounds a url source's clone and fetch.
+const fetchTimeout = 5 * time.Minute
+
 // syncGit fetches a url source's mirror when asked or due, then indexes
 // the branch's head. A remote that cannot be reached leaves the mirror,
 // and so the index, as they were.
@@ -145,14 +161,18 @@ func (e *Engine) syncGit(ctx context.Context, cfg config.Config, src source.Sour
 	var repo *git.Repo
 	var fetched time.Time
 	if g.URL != "" {
+		// A remote that hangs must not hold the pass (and the queries
+		// waiting on it) for ever.
+		fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+		defer cancel()
 		dir := config.MirrorDir(e.stateDir(), src.ID)
-		repo, err = git.Mirror(ctx, g.URL, dir)
+		repo, err = git.Mirror(fctx, g.URL, dir)
 		if err != nil {
 			return err
 		}
 		every, periodic := config.FetchEvery(g.Fetch)
 		if fetch || prev.Fetched.IsZero() || periodic && time.Since(prev.Fetched) >= every {
-			if err := repo.Fetch(ctx); err != nil {
+			if err := repo.Fetch(fctx); err != nil {
 				return err
 			}
 			fetched = time.Now().UTC()
@@ -235,4 +255,15 @@ func (e *Engine) openGit(ctx context.Context, cfg config.Config, id string) (*gi
 		dir = config.MirrorDir(e.stateDir(), id)
 	}
 	return git.Open(ctx, dir)
+}
+
+// Revision returns the git commit whose notes the index holds for the
+// source id; empty for the vault, a folder source or a git source not
+// yet indexed.
+func (e *Engine) Revision(id string) (string, error) {
+	if id == source.Vault {
+		return "", nil
+	}
+	st, err := e.ix.SourceState(id)
+	return st.Revision, err
 }

@@ -30,6 +30,8 @@ func (e *Engine) Watch(ctx context.Context) error {
 	// new to the vault are built.
 	go e.snap.Load().searcher.Warm()
 	e.kick()
+	syncKick := e.syncs.start()
+	defer e.syncs.stop()
 	// The watch names the paths that changed, and a pass reads only
 	// those; a whole walk now and then catches what its events missed
 	// (a folder synced in while the watch was full, a network drive).
@@ -53,6 +55,8 @@ func (e *Engine) Watch(ctx context.Context) error {
 			}
 			<-ctx.Done()
 			return nil
+		case <-syncKick:
+			e.runSyncs(ctx)
 		case <-e.trigger:
 			all, paths := e.takePending()
 			e.pass(ctx, all, paths)

@@ -44,6 +44,9 @@ type Backend interface {
 	// Grep finds the lines of the current files that hold a string;
 	// mcp true, as the tool asks, leaves private notes out (engine.Grep).
 	Grep(ctx context.Context, o grep.Options, mcp bool) (grep.Result, error)
+	// TOC is a source's table of contents; mcp true, as the tool asks,
+	// leaves private notes out (engine.TOC).
+	TOC(ctx context.Context, id string, mcp bool) (engine.TOC, error)
 }
 
 // via says who answered: a backend may name itself (the running sidecar

@@ -274,7 +274,7 @@ func testTools(t *testing.T, cs *sdk.ClientSession, vault, name string) {
 			}
 		}
 		sort.Strings(got)
-		want := []string{"ask", "get_note", "grep", "reindex", "search_knowledge", "search_sources", "status"}
+		want := []string{"ask", "get_note", "grep", "reindex", "search_knowledge", "search_sources", "status", "toc"}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("tools %v, want %v", got, want)
 		}
@@ -304,6 +304,29 @@ func testTools(t *testing.T, cs *sdk.ClientSession, vault, name string) {
 		}
 		if strings.Join(ps, " ") != "Kitchen/Rye bread.md Kitchen/Sourdough.md" {
 			t.Errorf("regex: matches in %v, want the two loaves", ps)
+		}
+	})
+
+	t.Run("toc", func(t *testing.T) {
+		var got engine.TOC
+		call(t, cs, "toc", map[string]any{"source": "vault"}, &got)
+		var kitchen *engine.TOCFolder
+		for i, f := range got.Folders {
+			if f.Folder == "Kitchen" {
+				kitchen = &got.Folders[i]
+			}
+		}
+		if got.Source != "vault" || kitchen == nil {
+			t.Fatalf("toc %+v, want the vault's with its Kitchen folder", got)
+		}
+		found := false
+		for _, n := range kitchen.Notes {
+			if n.Path == "Kitchen/Sourdough.md" {
+				found = n.Title != "" && len(n.Headings) > 0
+			}
+		}
+		if !found {
+			t.Errorf("toc's Kitchen folder %+v, want Kitchen/Sourdough.md with its title and headings", kitchen.Notes)
 		}
 	})
 
@@ -450,6 +473,8 @@ func testTools(t *testing.T, cs *sdk.ClientSession, vault, name string) {
 			{"grep", map[string]any{"pattern": "x", "max": 1000}, "between 1 and 200"},
 			{"grep", map[string]any{"pattern": "x", "context": 50}, "context"},
 			{"grep", map[string]any{"pattern": "x", "source": "ops"}, "no such source"},
+			{"toc", map[string]any{"source": "Bad Id"}, "source"},
+			{"toc", map[string]any{"source": "ops"}, "no source"},
 		}
 		for _, tt := range tests {
 			res := callRaw(t, cs, tt.tool, tt.args)

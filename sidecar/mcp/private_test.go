@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/quire-app/quire/sidecar/config"
+	"github.com/quire-app/quire/sidecar/engine"
 )
 
 // privateMarker lies in a private note; by default no tool result may
@@ -14,7 +15,7 @@ const privateMarker = "PRIVMCP-5e21"
 
 // TestPrivateNotesWithheld calls every tool that returns note text —
 // search_knowledge (with and without a filter), search_sources, get_note,
-// ask, follow-up context included, and grep — on a vault whose best match is a
+// ask, follow-up context included, grep and toc — on a vault whose best match is a
 // private note, in this process and through a running sidecar: by default
 // no result carries it and get_note says why; mcp.private: include lets
 // it through.
@@ -62,6 +63,16 @@ func TestPrivateNotesWithheld(t *testing.T) {
 				}
 				if include && len(grepped.Matches) != 2 {
 					t.Errorf("mcp.private: include, but grep found %d lines, want the journal's and the answer's", len(grepped.Matches))
+				}
+				var toc engine.TOC
+				call(t, cs, "toc", map[string]any{}, &toc)
+				for _, f := range toc.Folders {
+					for _, n := range f.Notes {
+						all = append(all, n.Path)
+					}
+				}
+				if !include && toc.Withheld != 2 {
+					t.Errorf("toc withheld %d notes, want the journal and the private answer", toc.Withheld)
 				}
 				note := callRaw(t, cs, "get_note", map[string]any{"path": "Journal/2026-03-02.md"})
 				results := strings.Join(all, "\n") + "\n" + ans.Answer + "\n" + text(note)

@@ -142,6 +142,7 @@ func addTools(s *sdk.Server, t *tools) {
 			"folder or with a tag."},
 		t.ask)
 	addGrep(s, t)
+	addTOC(s, t)
 }
 
 // argError is a bad argument: the client's model should fix the call.

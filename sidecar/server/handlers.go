@@ -118,15 +118,22 @@ func (s *Server) handle(ctx context.Context, env proto.Envelope, st Stream) (str
 	case proto.TypeNoteGet:
 		var q proto.NoteGet
 		if err = decode(env, &q); err == nil {
-			var text string
-			if text, err = s.e.Note(ctx, q.Path, q.MCP); err == nil {
-				payload = proto.NoteResult{Path: q.Path, Text: text}
-			}
+			payload, err = s.note(ctx, q)
 		}
 	case proto.TypeGrepQuery:
 		var q proto.GrepQuery
 		if err = decode(env, &q); err == nil {
 			payload, err = s.grep(ctx, q)
+		}
+	case proto.TypeSourcesList:
+		var q proto.SourcesList
+		if err = decode(env, &q); err == nil {
+			payload, err = s.sources(ctx, q)
+		}
+	case proto.TypeTOCGet:
+		var q proto.TOCGet
+		if err = decode(env, &q); err == nil {
+			payload, err = s.toc(ctx, q)
 		}
 	case proto.TypeIndexRebuild:
 		payload = proto.IndexResult{Started: s.e.Rebuild()}
@@ -273,7 +280,8 @@ func (s *Server) related(ctx context.Context, q proto.RelatedQuery) (proto.Relat
 	}
 	res := proto.RelatedResult{Warning: warning, Notes: make([]proto.RelatedNote, len(ps))}
 	for i, p := range ps {
-		res.Notes[i] = proto.RelatedNote{Path: p.Path, Title: p.Title, Score: p.Score, Passage: toPassage(p.Passage)}
+		src, rel := source.Split(p.Path)
+		res.Notes[i] = proto.RelatedNote{Source: src, Path: rel, Title: p.Title, Score: p.Score, Passage: toPassage(p.Passage)}
 		for _, m := range p.More {
 			res.Notes[i].More = append(res.Notes[i].More, toPassage(m))
 		}

@@ -1,10 +1,19 @@
 import { MarkdownView, type MetadataCache, Notice, TFile, type Vault, type Workspace, getAllTags } from "obsidian";
 import { isPDF, lineAtByte } from "../passage";
 import { sourceOf } from "../sidecar/sourcekeys";
+import { openSourceNote } from "./source-note";
 
 /** NoteOpener opens notes at passages and names them in links; the related view, Ask, search and citation hovers use it. */
 export class NoteOpener {
-  constructor(private readonly deps: { vault: Vault; workspace: Workspace; metadataCache: MetadataCache }) {}
+  constructor(
+    private readonly deps: {
+      vault: Vault;
+      workspace: Workspace;
+      metadataCache: MetadataCache;
+      /** sourceText reads another source's note from the engine (the vault's are read from the vault); absent, such a note has no text here. */
+      sourceText?: (key: string) => Promise<string>;
+    },
+  ) {}
 
   /** has reports whether path is a note in the vault. */
   has(path: string): boolean {
@@ -24,8 +33,12 @@ export class NoteOpener {
     return f instanceof TFile ? this.deps.metadataCache.fileToLinktext(f, sourcePath, true) : path.replace(/\.md$/, "");
   }
 
-  /** read returns a note's current text from the vault (not the sidecar's copy). */
+  /** read returns a note's current text from the vault (not the sidecar's copy); another source's note comes from the engine, as its index holds it. */
   async read(path: string): Promise<string> {
+    if (sourceOf(path)) {
+      if (!this.deps.sourceText) throw new Error(`${path} is not in the vault`);
+      return this.deps.sourceText(path);
+    }
     const file = this.deps.vault.getAbstractFileByPath(path);
     if (!(file instanceof TFile)) throw new Error(`${path} is not in the vault`);
     return this.deps.vault.cachedRead(file);
@@ -52,12 +65,12 @@ export class NoteOpener {
   /**
    * open opens path with the line holding byte offset start at the top
    * and the cursor on it. newLeaf opens a new tab. A PDF opens at page
-   * (Obsidian's PDF viewer follows "file.pdf#page=N").
+   * (Obsidian's PDF viewer follows "file.pdf#page=N"). Another source's
+   * note opens read-only in Quire's view, never as a vault file.
    */
   async open(path: string, start: number, newLeaf = false, page?: number): Promise<void> {
-    const source = sourceOf(path);
-    if (source) {
-      new Notice(`Quire: ${path} is a note of the source ${source}, outside the vault; it is not opened as a vault file.`);
+    if (sourceOf(path)) {
+      await openSourceNote(this.deps.workspace, path, start, newLeaf);
       return;
     }
     const file = this.deps.vault.getAbstractFileByPath(path);
@@ -79,6 +92,15 @@ export class NoteOpener {
       view.editor.scrollIntoView({ from: pos, to: pos }, true);
     }
   }
+}
+
+/** openAt opens a note at a heading (its top when heading is null): a vault note as a link "path#heading" opens, another source's read-only. */
+export async function openAt(workspace: Workspace, path: string, heading: string | null, newLeaf: boolean): Promise<void> {
+  if (sourceOf(path)) {
+    await openSourceNote(workspace, path, 0, newLeaf, heading ?? undefined);
+    return;
+  }
+  await workspace.openLinkText(heading ? `${path}#${heading}` : path, "", newLeaf ? "tab" : false);
 }
 
 /** openSidebarView shows the view of type in the right sidebar, creating its leaf when there is none. */

@@ -48,8 +48,8 @@ func TestMCPStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 7 {
-		t.Errorf("%d tools, want 7", len(tools.Tools))
+	if len(tools.Tools) != 8 {
+		t.Errorf("%d tools, want 8", len(tools.Tools))
 	}
 	var status mcp.Status
 	callTool(t, cs, "status", nil, &status)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -17,8 +18,17 @@ func cmdSources(ctx context.Context, args []string) error {
 		return err
 	}
 	if r := attach(ctx, c); r != nil {
-		r.close()
-		return fmt.Errorf("sources: the sidecar (pid %d) holds the index; it syncs the sources on its passes. Stop it to list them here", r.cf.PID)
+		// The sidecar holds the index: it lists (and syncs) its sources.
+		defer r.close()
+		list, warning, err := r.r.Sources(ctx, *sync)
+		if err != nil {
+			return fmt.Errorf("sources from the sidecar (pid %d): %w", r.cf.PID, err)
+		}
+		var syncErr error
+		if warning != "" {
+			syncErr = errors.New(warning)
+		}
+		return printSourceList(c, list, syncErr)
 	}
 	e, err := open(c, false, nil)
 	if err != nil {
@@ -38,6 +48,12 @@ func cmdSources(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	return printSourceList(c, list, syncErr)
+}
+
+// printSourceList prints the sources as text or JSON, then returns why a
+// sync asked for failed.
+func printSourceList(c common, list []engine.SourceStatus, syncErr error) error {
 	if c.json {
 		if err := printJSON(list); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSourcesCommand lists the vault and a folder source with what the
@@ -40,5 +41,27 @@ func TestSourcesCommand(t *testing.T) {
 	out, err = runCLI(t, "toc", "--vault", v, "--source", "work")
 	if err != nil || !strings.Contains(out, "- plan.md — Plan #q1") || !strings.Contains(out, "Beta") {
 		t.Errorf("toc = %q, %v", out, err)
+	}
+
+	// While a sidecar holds the index, both ask it: a note added to the
+	// folder is there after sources --sync, which the sidecar runs.
+	st := filepath.Join(v, ".quire")
+	c := startQuire(t, "serve", "--vault", v, "--port", "0")
+	cl, _ := attachTo(t, c, st)
+	waitIdle(t, cl, 20*time.Second)
+	os.WriteFile(filepath.Join(work, "retro.md"), []byte("# Retro\n\n## Gamma\n\nWhat the beta taught us.\n"), 0o644)
+	out, err = runCLI(t, "sources", "--vault", v, "--json", "--sync")
+	if err != nil {
+		t.Fatalf("sources --sync with a sidecar running: %v", err)
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	if len(list) != 2 || list[1].ID != "work" || list[1].Notes != 2 {
+		t.Errorf("sources --json --sync through the sidecar = %+v; want work's 2 notes", list)
+	}
+	out, err = runCLI(t, "toc", "--vault", v, "--source", "work")
+	if err != nil || !strings.Contains(out, "- retro.md — Retro") || !strings.Contains(out, "Gamma") {
+		t.Errorf("toc through the sidecar = %q, %v", out, err)
 	}
 }

@@ -15,18 +15,23 @@ func cmdTOC(ctx context.Context, args []string) error {
 	if _, err := parse(fs, &c, args); err != nil {
 		return err
 	}
+	var toc engine.TOC
 	if r := attach(ctx, c); r != nil {
-		r.close()
-		return fmt.Errorf("toc: the sidecar (pid %d) holds the index; stop it to print a table of contents here", r.cf.PID)
-	}
-	e, err := open(c, false, nil)
-	if err != nil {
-		return err
-	}
-	defer closeEngine(e)
-	toc, err := e.TOC(ctx, *src, false)
-	if err != nil {
-		return err
+		// The sidecar holds the index: it makes the table.
+		defer r.close()
+		var err error
+		if toc, err = r.r.TOC(ctx, *src, false); err != nil {
+			return fmt.Errorf("toc from the sidecar (pid %d): %w", r.cf.PID, err)
+		}
+	} else {
+		e, err := open(c, false, nil)
+		if err != nil {
+			return err
+		}
+		defer closeEngine(e)
+		if toc, err = e.TOC(ctx, *src, false); err != nil {
+			return err
+		}
 	}
 	if c.json {
 		return printJSON(toc)
