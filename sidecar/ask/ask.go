@@ -96,8 +96,8 @@ type Query struct {
 type Asker struct {
 	// Search retrieves passages. Required.
 	Search Retriever
-	// Channel is the retrieval channel; empty means hybrid, falling back to
-	// bm25 when the index has no vectors.
+	// Channel is the retrieval channel; empty means the best the search
+	// serves (hybrid with an embedder, else bm25).
 	Channel search.Channel
 	// Model answers; nil means no model is configured and every answer is
 	// extracted.
@@ -350,12 +350,10 @@ func scopeText(f search.Filter) string {
 	return strings.Join(parts, " ")
 }
 
-// retrieve searches the channel asked for; hybrid without vectors falls
-// back to keywords, which is the best channel such an index has.
+// retrieve searches the channel asked for (the best the search serves
+// when none); the search gives way to keywords when the embedder cannot
+// serve.
 func (a *Asker) retrieve(ctx context.Context, question string, k int, ch search.Channel, scope search.Filter) (search.Result, error) {
-	if ch == "" {
-		ch = search.Hybrid
-	}
 	var rewriteWarning string
 	if a.Rewrite && a.Model != nil {
 		q, err := Rewrite(ctx, a.Model, question, a.Langs)
@@ -375,14 +373,8 @@ func (a *Asker) retrieve(ctx context.Context, question string, k int, ch search.
 		}
 	}
 	res, err := query(ctx, question, k, ch)
-	if errors.Is(err, search.ErrUnavailable) && ch != search.BM25 {
-		res, err = query(ctx, question, k, search.BM25)
-	}
 	if err != nil {
 		return search.Result{}, err
-	}
-	if res.Channel == "" {
-		res.Channel = ch
 	}
 	if rewriteWarning != "" {
 		res.Warning = strings.TrimPrefix(res.Warning+"; "+rewriteWarning, "; ")

@@ -3,6 +3,7 @@ package bm25
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -25,6 +26,10 @@ type Filter struct {
 	// not pass, whatever Folder and Tag say: an archive a reader wants
 	// left out of related notes but still searchable.
 	Exclude []string
+	// ExcludeNotes lists vault-relative note paths that do not pass,
+	// whatever Folder and Tag say: a search for a note's neighbours
+	// leaves out notes that are no neighbours, before the cut to k.
+	ExcludeNotes []string
 	// Note is a vault-relative note path: only its passages pass (a
 	// question about this note).
 	Note string
@@ -66,14 +71,14 @@ func NormalTag(t string) string {
 
 // IsZero reports whether the filter lets everything through.
 func (f Filter) IsZero() bool {
-	return f.folder() == "" && NormalTag(f.Tag) == "" && len(f.excluded()) == 0 && f.Note == ""
+	return f.folder() == "" && NormalTag(f.Tag) == "" && len(f.excluded()) == 0 && len(f.ExcludeNotes) == 0 && f.Note == ""
 }
 
 // PassesPath reports whether a note path is the filter's note (when it
-// names one), inside its folder and outside its excluded ones; the tag is not checked (the path does
-// not say).
+// names one), inside its folder and outside its excluded folders and
+// notes; the tag is not checked (the path does not say).
 func (f Filter) PassesPath(path string) bool {
-	if f.Note != "" && path != f.Note {
+	if f.Note != "" && path != f.Note || slices.Contains(f.ExcludeNotes, path) {
 		return false
 	}
 	for _, e := range f.excluded() {
@@ -126,12 +131,19 @@ func (x *Index) filterQuery(f Filter) (q query.Query, ok bool, err error) {
 		dq.SetBoost(0)
 		parts = append(parts, dq)
 	}
-	if ex := f.excluded(); len(ex) > 0 {
-		// Must not lie under an excluded folder. Bleve needs something
-		// to subtract from: every passage, at boost 0.
+	if ex := f.excluded(); len(ex) > 0 || len(f.ExcludeNotes) > 0 {
+		// Must not lie under an excluded folder nor be an excluded note.
+		// Bleve needs something to subtract from: every passage, at
+		// boost 0.
 		var not []query.Query
 		for _, e := range ex {
 			p := query.NewPrefixQuery(e)
+			p.SetField("path")
+			p.SetBoost(0)
+			not = append(not, p)
+		}
+		for _, n := range f.ExcludeNotes {
+			p := query.NewTermQuery(n)
 			p.SetField("path")
 			p.SetBoost(0)
 			not = append(not, p)

@@ -34,18 +34,25 @@ var (
 
 const rennet = "# Rennet\n\nRennet curdles milk into curds and whey.\n"
 
+// cheeseVault writes a vault of two notes and a state folder whose
+// config turns the embedder off.
+func cheeseVault(t *testing.T) (vault, stateDir string) {
+	t.Helper()
+	vault, stateDir = t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(vault, "rennet.md"), []byte(rennet), 0o644)
+	os.WriteFile(filepath.Join(vault, "brie.md"), []byte("# Brie\n\nBrie is a soft cheese.\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(stateDir, config.FileName), []byte("dense:\n  embedder: none\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return vault, stateDir
+}
+
 // TestContract runs the same assertions against the engine in process and
 // against client.Remote talking to a server over a real websocket on the
 // same engine: whichever a front end holds, it gets the same answers and
 // the same kinds of error.
 func TestContract(t *testing.T) {
-	v := t.TempDir()
-	os.WriteFile(filepath.Join(v, "rennet.md"), []byte(rennet), 0o644)
-	os.WriteFile(filepath.Join(v, "brie.md"), []byte("# Brie\n\nBrie is a soft cheese.\n"), 0o644)
-	st := t.TempDir()
-	if err := os.WriteFile(filepath.Join(st, config.FileName), []byte("dense:\n  embedder: none\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	v, st := cheeseVault(t)
 	e, err := engine.Open(engine.Setup{Vault: v, State: st})
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,14 @@
 package engine_test
 
 import (
+	"errors"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/quire-app/quire/sidecar/engine"
+	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/internal/embedtest"
 	"github.com/quire-app/quire/sidecar/search"
 	"github.com/quire-app/quire/sidecar/state"
@@ -16,16 +20,7 @@ import (
 // instead of failing.
 func TestDense(t *testing.T) {
 	emb := &embedtest.Bag{} // 64 dimensions
-	r := run(t, notes, func(o *engine.Options) {
-		st, err := state.Open(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		if _, err := o.Index.EnableDense(st, emb); err != nil {
-			t.Fatal(err)
-		}
-	})
+	r := run(t, notes, withEmbedder(t, emb))
 	st, err := r.e.Status(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -48,5 +43,51 @@ func TestDense(t *testing.T) {
 	}
 	if res.Channel != search.BM25 || !strings.Contains(res.Warning, "keyword") || len(res.Passages) == 0 {
 		t.Errorf("embedder down: channel %q, warning %q, %d passages; want keyword results with a warning", res.Channel, res.Warning, len(res.Passages))
+	}
+}
+
+// withEmbedder gives the engine's index the embedder emb.
+func withEmbedder(t *testing.T, emb index.Embedder) func(*engine.Options) {
+	return func(o *engine.Options) {
+		st, err := state.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if _, err := o.Index.EnableDense(st, emb); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// keywordsOnly is the one wording of a search that gave way to keywords
+// because the embedder could not serve (search.Searcher.Do decides).
+var keywordsOnly = regexp.MustCompile(`embedder unavailable \(.+\), showing keyword results`)
+
+// TestKeywordsOnlyOneWording: whichever front end asks, and whether no
+// embedder is configured or the one configured fails, a search that gives
+// way to keywords says so in one wording, decided in one place. Before,
+// the engine said "hybrid search is not available (no embedder)", search
+// "embedder unavailable, showing keyword results: …", ask nothing at all
+// and ingest fell back on its own.
+func TestKeywordsOnlyOneWording(t *testing.T) {
+	ctx := t.Context()
+	none := run(t, notes)
+	emb := &embedtest.Bag{}
+	down := run(t, notes, withEmbedder(t, emb))
+	emb.Down.Store(true)
+	for name, r := range map[string]*running{"no embedder": none, "embedder down": down} {
+		res, err := r.e.Search(ctx, engine.Query{Text: "rye levain", Channel: search.Hybrid})
+		if err != nil || res.Channel != search.BM25 || !keywordsOnly.MatchString(res.Warning) {
+			t.Errorf("%s: search: channel %q, warning %q, %v", name, res.Channel, res.Warning, err)
+		}
+		ans, err := r.e.Ask(ctx, engine.Question{Text: "How do I bake rye bread with levain?", Channel: search.Hybrid}, nil)
+		if err != nil || !slices.ContainsFunc(ans.Warnings, keywordsOnly.MatchString) {
+			t.Errorf("%s: ask: warnings %q, %v", name, ans.Warnings, err)
+		}
+	}
+	// Asked for by name (a command run in process), no embedder is an error.
+	if _, err := none.e.Search(ctx, engine.Query{Text: "rye levain", Channel: search.Dense, Strict: true}); !errors.Is(err, search.ErrUnavailable) {
+		t.Errorf("strict dense without an embedder: %v, want ErrUnavailable", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/quire-app/quire/sidecar/engine"
-	"github.com/quire-app/quire/sidecar/ingest/worker"
+	"github.com/quire-app/quire/sidecar/ingest/compile"
 	"github.com/quire-app/quire/sidecar/search"
 )
 
@@ -125,20 +125,20 @@ func TestConnectionsStopAtTheFloor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loose, err := worker.Related(s, search.BM25, "Quire")(ctx, article, 5)
+	loose, err := e.Search(ctx, engine.Query{Text: article, K: 5, Channel: search.BM25})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var far int
-	for _, p := range loose {
+	for _, p := range loose.Passages {
 		if cos[p.Path] < floor {
 			far++
 		}
 	}
 	if far == 0 {
-		t.Fatalf("by keywords alone the article finds %v, none below the floor %.3f: the test shows nothing", loose, floor)
+		t.Fatalf("by keywords alone the article finds %v, none below the floor %.3f: the test shows nothing", loose.Passages, floor)
 	}
-	pages, err := worker.Related(s, search.Hybrid, "Quire")(ctx, article, 5)
+	pages, err := engine.CompileOptions(e).Related(ctx, article, 5, compile.Leave{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,11 +48,9 @@ func (e *Engine) runLog() string {
 func (e *Engine) compileOptions() compile.Options {
 	snap := e.snap.Load()
 	cfg := e.Config()
-	ch := search.Default(snap.dense.Embedded)
-	local, _ := e.localChannel(ch)
 	opt := compile.Options{
-		Related:      worker.Related(snap.searcher, ch, cfg.Folder),
-		LocalRelated: worker.Related(snap.searcher, local, cfg.Folder),
+		Related:      worker.Related(e.relater(false), cfg.Folder),
+		LocalRelated: worker.Related(e.relater(true), cfg.Folder),
 		Exists:       worker.Exists(e.vault, titles(snap.notes.allOrNone(e.log))),
 		MaxCalls:     cfg.Ingest.MaxCalls,
 		Consolidate:  cfg.Ingest.Consolidate,
@@ -66,6 +64,19 @@ func (e *Engine) compileOptions() compile.Options {
 		opt.Model = m
 	}
 	return opt
+}
+
+// relater is ingest's search for related pages: Related over a text,
+// local when it is a private source's.
+func (e *Engine) relater(local bool) worker.Relater {
+	return func(ctx context.Context, text string, k int, f search.Filter) ([]search.Passage, error) {
+		notes, _, err := e.Related(ctx, Related{Text: text, K: k, Exclude: f.Exclude, ExcludeNotes: f.ExcludeNotes, Local: local})
+		ps := make([]search.Passage, len(notes))
+		for i, n := range notes {
+			ps[i] = n.Passage
+		}
+		return ps, err
+	}
 }
 
 // RunIngest works the ingest queue until ctx ends: one source at a time,

@@ -192,9 +192,10 @@ func (e *Engine) Search(ctx context.Context, q Query) (search.Result, error) {
 	return res, nil
 }
 
-// rank searches the channel asked for and falls back to keywords, with a
-// warning, when that channel cannot serve; typing: the query's last word
-// is being typed (Query.Typing).
+// rank searches the channel asked for, which gives way to keywords when
+// the embedder cannot serve unless strict (search.Searcher.Do decides,
+// and says so in the warning); typing: the query's last word is being
+// typed (Query.Typing).
 func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channel, strict bool, f search.Filter, typing bool) (search.Result, error) {
 	snap := e.snap.Load()
 	var warnings []string
@@ -204,19 +205,12 @@ func (e *Engine) rank(ctx context.Context, query string, k int, ch search.Channe
 	if ch != search.BM25 && snap.dense.Passages > 0 && snap.dense.Embedded < snap.dense.Passages {
 		warnings = append(warnings, fmt.Sprintf("vectors cover %d of %d passages", snap.dense.Embedded, snap.dense.Passages))
 	}
-	res, err := snap.searcher.QueryTyped(ctx, query, k, ch, f, typing)
-	if errors.Is(err, search.ErrUnavailable) && ch != search.BM25 && !strict {
-		warnings = append(warnings, fmt.Sprintf("%s search is not available (no embedder); showing keyword results", ch))
-		res, err = snap.searcher.QueryTyped(ctx, query, k, search.BM25, f, typing)
-	}
+	res, err := snap.searcher.Do(ctx, search.Request{Text: query, K: k, Channel: ch, Filter: f, Typing: typing, Strict: strict})
 	if err != nil {
 		return search.Result{}, err
 	}
 	if res.Warning != "" {
 		warnings = append(warnings, res.Warning)
-	}
-	if res.Channel == "" {
-		res.Channel = search.BM25
 	}
 	e.answersAfterSources(&res)
 	e.nameByMatch(&res)
@@ -232,8 +226,11 @@ type Related struct {
 	From string
 	K    int
 	// Exclude lists folders whose notes are left out, before the cut to
-	// K (search.Filter.Exclude).
-	Exclude []string
+	// K (search.Filter.Exclude); ExcludeNotes, notes by path.
+	Exclude, ExcludeNotes []string
+	// Local says Text is private (a private source being ingested): it
+	// is searched by channels that keep it on this machine.
+	Local bool
 	// Unfloored keeps the notes below the vault's dense floor, with
 	// their cosine: internal/relatedfloor measures the floor with it.
 	Unfloored bool
@@ -264,10 +261,10 @@ func (e *Engine) Related(ctx context.Context, r Related) ([]RelatedNote, string,
 	ch, _ := e.channel("")
 	var local string
 	snap := e.snap.Load()
-	if snap.private.Holds(r.Path) || r.From != "" && snap.private.Holds(r.From) {
+	if r.Local || snap.private.Holds(r.Path) || r.From != "" && snap.private.Holds(r.From) {
 		ch, local = e.localChannel(ch)
 	}
-	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false, search.Filter{Exclude: r.Exclude}, false)
+	res, err := e.rank(ctx, clip(text, relatedQuery), k*relatedPool, ch, false, search.Filter{Exclude: r.Exclude, ExcludeNotes: r.ExcludeNotes}, false)
 	if err != nil {
 		return nil, "", err
 	}

@@ -186,7 +186,7 @@ func KeyPassage(key string) string {
 
 // Embed gives every passage without vectors its vectors, saving as it
 // goes so that an interrupted run resumes where it stopped. Progress goes
-// to ix.OnProgress after every batch.
+// to ix.OnProgress as batches finish (thinner).
 func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	if ix.dense == nil {
 		return DenseStats{}, errors.New("embed: no embedder configured")
@@ -227,6 +227,8 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	}
 	total := len(want)
 	done := total - len(todo)
+	thin := newThinner(total)
+	thin.lastDone = done
 	lastSave := time.Now()
 	var seen, words, windowsRead, unsaved int
 	const batch = 32
@@ -272,7 +274,9 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		}
 		done += len(ids)
 		unsaved += len(vecs)
-		ix.progress(Progress{Phase: PhaseEmbed, Done: done, Total: total, Windows: windowsRead})
+		if thin.due(done, total) {
+			ix.progress(Progress{Phase: PhaseEmbed, Done: done, Total: total, Windows: windowsRead})
+		}
 		if unsaved >= ix.checkpointVectors() || time.Since(lastSave) > checkpointEvery {
 			if err := d.store.Save(); err != nil {
 				return ix.DenseStats(), err

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"time"
 )
 
 // Progress phases.
@@ -27,6 +28,38 @@ func (ix *Index) progress(p Progress) {
 	if f := ix.OnProgress; f != nil {
 		f(p)
 	}
+}
+
+// Progress is reported a few times a second, and at every twentieth of
+// the total, however fast the pass (a small vault's pass still shows its
+// steps): the start and the end of a phase always. This is the one place
+// progress is thinned; the websocket, MCP and the command line pass on
+// what the index reports.
+const (
+	progressSteps = 20
+	progressWait  = 250 * time.Millisecond
+)
+
+// thinner decides which of one pass's steps are reported.
+type thinner struct {
+	step     int       // units between two reports by count
+	lastDone int       // done at the last report
+	last     time.Time // when the last report went
+}
+
+func newThinner(total int) *thinner {
+	return &thinner{step: max(1, total/progressSteps), last: time.Now()}
+}
+
+// due reports whether done of total is reported, and records it when it
+// is: the start and the end always, a step in between when it is a
+// twentieth of the total past the last report, or progressWait later.
+func (t *thinner) due(done, total int) bool {
+	if done > 0 && done < total && done-t.lastDone < t.step && time.Since(t.last) < progressWait {
+		return false
+	}
+	t.lastDone, t.last = done, time.Now()
+	return true
 }
 
 // Invalidate makes the next Run re-read and re-chunk every note, as a

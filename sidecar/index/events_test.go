@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestProgress(t *testing.T) {
@@ -34,6 +35,47 @@ func TestProgress(t *testing.T) {
 	for i := 1; i < len(got); i++ {
 		if got[i][1] != 250 || got[i][0] <= got[i-1][0] || got[i][0]-got[i-1][0] > 250/progressSteps {
 			t.Errorf("report %d: %v after %v, want at most %d notes later", i, got[i], got[i-1], 250/progressSteps)
+		}
+	}
+}
+
+// TestEmbedProgressThinned: the vectors' progress is thinned where the
+// notes' is, in the index (the websocket, MCP and the command line pass
+// on what it reports): the start and end of the phase, and between them
+// a report only a twentieth of the passages or progressWait after the
+// last one. Embed reported every batch of 32, 32 reports for these 1,000
+// passages, and the server and MCP each thinned them again.
+func TestEmbedProgressThinned(t *testing.T) {
+	const n = 1000
+	files := map[string]string{}
+	for i := range n {
+		files[fmt.Sprintf("n%04d.md", i)] = fmt.Sprintf("# Note %d\n\nword%d text.\n", i, i)
+	}
+	f := newFixture(t, files)
+	if _, err := f.ix.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.enableDense(fakeEmbedder("bag"))
+	type report struct {
+		done, total int
+		at          time.Time
+	}
+	var got []report
+	f.ix.OnProgress = func(p Progress) {
+		if p.Phase == PhaseEmbed {
+			got = append(got, report{p.Done, p.Total, time.Now()})
+		}
+	}
+	f.embed()
+	if len(got) == 0 || got[len(got)-1].done != n || got[len(got)-1].total != n {
+		t.Fatalf("reports %v, want the last at %d/%d", got, n, n)
+	}
+	// A report due by time goes out a moment after its decision, so the
+	// gap measured here may fall short of progressWait by that moment.
+	const slack = 50 * time.Millisecond
+	for i := 1; i < len(got)-1; i++ {
+		if got[i].done-got[i-1].done < n/progressSteps && got[i].at.Sub(got[i-1].at) < progressWait-slack {
+			t.Errorf("report %d at %d/%d, %s after %d/%d: neither a twentieth nor %s later", i, got[i].done, n, got[i].at.Sub(got[i-1].at), got[i-1].done, n, progressWait)
 		}
 	}
 }

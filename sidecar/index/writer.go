@@ -2,32 +2,22 @@ package index
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/quire-app/quire/sidecar/bm25"
 )
 
 // writer batches results into the keyword index, then the catalog, and
-// reports progress: at the start, every progressSteps-th of the notes or
-// progressWait, whichever comes first, and at the end. A small vault's
-// pass shows steps too, and a large one's shows that it moves.
+// reports progress as it goes (thinner).
 type writer struct {
-	ix       *Index
-	st       *Stats
-	total    int
-	done     int
-	step     int // notes between two reports
-	lastDone int // done at the last report
-	paths    []string
-	docs     []bm25.Doc
-	changes  map[string]*Entry
-	lastNote time.Time
+	ix      *Index
+	st      *Stats
+	total   int
+	done    int
+	thin    *thinner
+	paths   []string
+	docs    []bm25.Doc
+	changes map[string]*Entry
 }
-
-const (
-	progressSteps = 20
-	progressWait  = 250 * time.Millisecond
-)
 
 const (
 	batchNotes = 200
@@ -39,7 +29,7 @@ const (
 )
 
 func newWriter(ix *Index, st *Stats, total int) *writer {
-	w := &writer{ix: ix, st: st, total: total, step: max(1, total/progressSteps), changes: map[string]*Entry{}, lastNote: time.Now()}
+	w := &writer{ix: ix, st: st, total: total, thin: newThinner(total), changes: map[string]*Entry{}}
 	if total > 0 {
 		ix.progress(Progress{Phase: PhaseIndex, Done: 0, Total: total})
 	}
@@ -73,9 +63,8 @@ func (w *writer) add(r result) error {
 		w.changes[r.file.Path] = r.entry
 		w.st.Changed++
 	}
-	if w.done == w.total || w.done-w.lastDone >= w.step || time.Since(w.lastNote) >= progressWait {
+	if w.thin.due(w.done, w.total) {
 		w.ix.progress(Progress{Phase: PhaseIndex, Done: w.done, Total: w.total})
-		w.lastNote, w.lastDone = time.Now(), w.done
 	}
 	return w.maybeFlush()
 }

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 	"time"
@@ -84,19 +83,10 @@ func toAnswer(a ask.Answer) Answer {
 	return out
 }
 
-// progressEvery spaces progress notifications: a few a second, except
-// that a step of a twentieth of the total always goes out, so that a fast
-// pass over a small vault still shows how it went (about 20 notifications
-// a phase, plus time-spaced ones on a slow one).
-const (
-	progressEvery = 200 * time.Millisecond
-	progressSteps = 20
-)
-
 // notifier sends notifications/progress for one call whose request
-// carried a progressToken; without one it sends nothing. The value only
-// grows, as the protocol wants: notes indexed, then passages embedded on
-// top.
+// carried a progressToken; without one it sends nothing. It sends what
+// the engine reports (the index thins it), its value only growing, as
+// the protocol wants: notes indexed, then passages embedded on top.
 type notifier struct {
 	ctx   context.Context
 	ss    *sdk.ServerSession
@@ -105,7 +95,6 @@ type notifier struct {
 	mu         sync.Mutex
 	indexTotal int
 	last       float64
-	lastSent   time.Time
 	sent       bool // a notification has gone out
 }
 
@@ -142,13 +131,7 @@ func (n *notifier) progress(p engine.Progress) {
 	if n.sent && value <= n.last {
 		return
 	}
-	final := total > 0 && value >= total
-	// Whole notes or passages, as the index counts its steps.
-	step := total > 0 && value-n.last >= max(1, math.Floor(total/progressSteps))
-	if !final && !step && time.Since(n.lastSent) < progressEvery && value > 0 {
-		return
-	}
-	n.last, n.lastSent, n.sent = value, time.Now(), true
+	n.last, n.sent = value, true
 	n.send(value, total, msg)
 }
 

@@ -168,3 +168,38 @@ func TestFilterToOneNote(t *testing.T) {
 		}
 	}
 }
+
+// TestExcludeNotesBeforeTheCut: notes left out by name go before the cut
+// to k, on every channel: with the fifteen Bakery loaves that outrank the
+// garden beds excluded one by one, k passages still come back, none of
+// them a loaf; a name matches a whole path only.
+func TestExcludeNotesBeforeTheCut(t *testing.T) {
+	s := openFiltered(t)
+	ctx := context.Background()
+	var loaves []string
+	for i := range 15 {
+		loaves = append(loaves, fmt.Sprintf("Bakery/Loaf %02d.md", i))
+	}
+	const k = 3
+	for _, ch := range []search.Channel{search.BM25, search.Dense, search.Hybrid} {
+		r, err := s.QueryFiltered(ctx, "sourdough starter", k, ch, search.Filter{ExcludeNotes: loaves})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Passages) != k {
+			t.Errorf("%s: %d passages, want %d", ch, len(r.Passages), k)
+		}
+		for _, p := range r.Passages {
+			if strings.HasPrefix(p.Path, "Bakery/") {
+				t.Errorf("%s: excluded %s came back", ch, p.Path)
+			}
+		}
+		r, err = s.QueryFiltered(ctx, "sourdough starter", k, ch, search.Filter{ExcludeNotes: []string{"Bakery/Loaf 0"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Passages) != k || !strings.HasPrefix(r.Passages[0].Path, "Bakery/") {
+			t.Errorf("%s exclude Bakery/Loaf 0: %v, want the loaves first", ch, r.Passages)
+		}
+	}
+}

@@ -263,45 +263,93 @@ type Term = bm25.Term
 // slashes, in lower case.
 func NormalTag(t string) string { return bm25.NormalTag(t) }
 
-// Query is Search that survives a failing embedder: a hybrid query whose
-// dense side fails answers from keywords alone, and says so.
+// Query is Search that survives a missing or failing embedder: a query
+// for a channel that needs one answers from keywords alone, and says so
+// (Request.Strict).
 func (s *Searcher) Query(ctx context.Context, query string, k int, ch Channel) (Result, error) {
-	return s.QueryFiltered(ctx, query, k, ch, Filter{})
+	return s.Do(ctx, Request{Text: query, K: k, Channel: ch})
 }
 
 // QueryFiltered is Query over the passages that pass f only. The filter
 // is applied before the cut to k, in every channel, so k passages come
 // back whenever k passing passages match.
+func (s *Searcher) QueryFiltered(ctx context.Context, query string, k int, ch Channel, f Filter) (Result, error) {
+	return s.Do(ctx, Request{Text: query, K: k, Channel: ch, Filter: f})
+}
+
+// Request is one search with every option; Query and QueryFiltered are
+// its short forms.
+type Request struct {
+	Text string
+	K    int
+	// Channel is "" for the best the searcher serves: hybrid with an
+	// embedder, else keywords.
+	Channel Channel
+	Filter  Filter
+	// Typing says the query may still be being typed in a search box:
+	// its last word also finds the words it begins.
+	Typing bool
+	// Strict makes a channel that needs an embedder, when none is
+	// configured, an error wrapping ErrUnavailable instead of keyword
+	// results with a warning: a command asked for that channel by name.
+	// An embedder that fails a hybrid query still gives way to keywords.
+	Strict bool
+}
+
+// Do runs the search r. Whether a channel that needs an embedder gives
+// way to keywords is decided here and nowhere else, in one wording
+// (keywordsOnly): with no embedder configured (unless r.Strict), and for
+// a hybrid query whose embedder fails. A query for meaning alone whose
+// embedder fails returns the error.
 //
 // The query is read (its language detected, its words translated) once,
 // before any channel runs: the fall back to keywords and the result's
 // marks use the same reading.
-func (s *Searcher) QueryFiltered(ctx context.Context, query string, k int, ch Channel, f Filter) (Result, error) {
-	return s.QueryTyped(ctx, query, k, ch, f, false)
-}
-
-// QueryTyped is QueryFiltered for a query that may still be being typed
-// (typing): its last word also finds the words it begins.
-func (s *Searcher) QueryTyped(ctx context.Context, query string, k int, ch Channel, f Filter, typing bool) (Result, error) {
-	if ch != BM25 && ch != "" && s.Dense == nil {
-		// Before reading the query: a caller that falls back to keywords
-		// asks again, and would read it twice.
+func (s *Searcher) Do(ctx context.Context, r Request) (Result, error) {
+	ch := r.Channel
+	if ch == "" {
+		ch = s.best()
+	}
+	if ch != BM25 && s.Dense == nil && r.Strict {
+		// Before reading the query: nothing is searched.
 		return Result{Channel: ch}, fmt.Errorf("%w: the %s channel needs an embedder, and none is configured; use --channel bm25", ErrUnavailable, ch)
 	}
-	t := s.TermsTyped(query, typing)
-	ps, warn, err := s.search(ctx, t, k, ch, f)
-	if err == nil || ch != Hybrid || errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
-		return Result{Passages: ps, Channel: ch, Terms: t, Warning: warn}, err
+	t := s.TermsTyped(r.Text, r.Typing)
+	var why string
+	if ch != BM25 && s.Dense == nil {
+		why = "none is configured"
+	} else {
+		ps, warn, err := s.search(ctx, t, r.K, ch, r.Filter)
+		if err == nil || ch != Hybrid || ctx.Err() != nil {
+			return Result{Passages: ps, Channel: ch, Terms: t, Warning: warn}, err
+		}
+		why = err.Error()
 	}
-	ps, warn, kerr := s.search(ctx, t, k, BM25, f)
-	if kerr != nil {
-		return Result{}, kerr
+	ps, warn, err := s.search(ctx, t, r.K, BM25, r.Filter)
+	if err != nil {
+		return Result{}, err
 	}
-	w := "embedder unavailable, showing keyword results: " + err.Error()
+	w := keywordsOnly(why)
 	if warn != "" {
 		w += "; " + warn
 	}
 	return Result{Passages: ps, Channel: BM25, Warning: w, Terms: t}, nil
+}
+
+// best is the channel a request that names none gets: hybrid with an
+// embedder, else keywords, without a warning (a vault set up without an
+// embedder is not a fault).
+func (s *Searcher) best() Channel {
+	if s.Dense == nil {
+		return BM25
+	}
+	return Hybrid
+}
+
+// keywordsOnly is the warning of a search that gave way to keywords
+// because the embedder could not serve, and why.
+func keywordsOnly(why string) string {
+	return "embedder unavailable (" + why + "), showing keyword results"
 }
 
 // search ranks a pool of candidates on the channel, reranks it, then

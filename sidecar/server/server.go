@@ -133,7 +133,6 @@ type Server struct {
 	streams map[string]StreamFunc // guarded by mu
 
 	unsubscribe func()
-	lastPush    pushed // the last progress event, for thinning
 
 	answers recent // for answer.save
 }

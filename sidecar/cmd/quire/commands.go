@@ -39,28 +39,38 @@ func printJSON(v any) error {
 	return enc.Encode(v)
 }
 
-// progressPrinter prints a pass's progress to stderr for people: notes
-// every hundred or ten seconds, vectors every ten seconds. The index
-// reports more often (for the plugin and MCP clients); a terminal needs
-// fewer lines, and the summary that follows gives the end.
-func progressPrinter() func(engine.Progress) {
-	var last time.Time
-	lastNotes, printed := time.Now(), 0
-	return func(p engine.Progress) {
-		switch p.Phase {
-		case engine.PhaseIndex:
-			if p.Done == 0 || p.Done >= p.Total || p.Done/100 == printed/100 && time.Since(lastNotes) <= 10*time.Second {
-				return
-			}
-			printed, lastNotes = p.Done, time.Now()
-			fmt.Fprintf(os.Stderr, "indexing: %s/%s notes\n", thousands(p.Done), thousands(p.Total))
-		case engine.PhaseEmbed:
-			if time.Since(last) > 10*time.Second {
-				fmt.Fprintf(os.Stderr, "vectors %s/%s chunks\n", thousands(p.Done), thousands(p.Total))
-				last = time.Now()
-			}
+// progressPrinter draws a pass's progress for people on stderr, when it
+// is a terminal: one line, rewritten at each report the index sends
+// (which thins them) and ended with its phase; done ends a line left open
+// by a pass that stopped. Elsewhere (a log) it prints nothing: the
+// summary that follows says what the pass did.
+func progressPrinter() (progress func(engine.Progress), done func()) {
+	if fi, err := os.Stderr.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil, func() {}
+	}
+	open := false
+	end := func() {
+		if open {
+			fmt.Fprintln(os.Stderr)
+			open = false
 		}
 	}
+	return func(p engine.Progress) {
+		var line string
+		switch p.Phase {
+		case engine.PhaseIndex:
+			line = fmt.Sprintf("indexing: %s/%s notes", thousands(p.Done), thousands(p.Total))
+		case engine.PhaseEmbed:
+			line = fmt.Sprintf("vectors: %s/%s passages", thousands(p.Done), thousands(p.Total))
+		default:
+			return
+		}
+		fmt.Fprintf(os.Stderr, "\r%s\x1b[K", line)
+		open = true
+		if p.Done >= p.Total {
+			end()
+		}
+	}, end
 }
 
 func thousands(n int) string {
@@ -103,7 +113,9 @@ func cmdIndex(ctx context.Context, args []string) error {
 	// refused the lock with no word on how to reindex.
 	if rm := attach(ctx, c); rm != nil {
 		defer rm.close()
-		r, err := rm.r.Reindex(ctx, *rebuild, progressPrinter())
+		progress, done := progressPrinter()
+		r, err := rm.r.Reindex(ctx, *rebuild, progress)
+		done()
 		if err != nil {
 			return err
 		}
@@ -118,7 +130,9 @@ func cmdIndex(ctx context.Context, args []string) error {
 	if err := e.EnableDense(ctx); err != nil {
 		return err
 	}
-	r, err := e.Reindex(ctx, *rebuild, progressPrinter())
+	progress, done := progressPrinter()
+	r, err := e.Reindex(ctx, *rebuild, progress)
+	done()
 	warnSkips(r.Stats)
 	if err != nil {
 		return err

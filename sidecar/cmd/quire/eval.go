@@ -154,7 +154,9 @@ func runEval(ctx context.Context, c common, gold string, chans []search.Channel,
 			break
 		}
 	}
-	r, err := e.Reindex(ctx, false, progressPrinter())
+	progress, done := progressPrinter()
+	r, err := e.Reindex(ctx, false, progress)
+	done()
 	warnSkips(r.Stats)
 	if err != nil {
 		return "", err

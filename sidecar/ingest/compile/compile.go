@@ -40,6 +40,18 @@ type Page struct {
 	Score   float64 // search score, higher is closer
 }
 
+// Related finds existing pages for a query: at most k, none that leave
+// names, which are left out before the cut to k (so that k pages come
+// back whenever k others match).
+type Related func(ctx context.Context, query string, k int, leave Leave) ([]Page, error)
+
+// Leave is what a search for related pages leaves out: the notes under
+// Folders (vault-relative, "Quire/Review/") and the Notes named
+// (vault-relative paths).
+type Leave struct {
+	Folders, Notes []string
+}
+
 // Source is one extracted source ready to compile.
 type Source struct {
 	Doc      *extract.Doc // the extracted text and metadata; PDF figures already saved (Doc.MoveImage)
@@ -63,9 +75,11 @@ type Options struct {
 	// Config().ContextTokens sizes the chunks and prompts (0 means
 	// DefaultContextTokens).
 	Model Model
-	// Related finds existing pages for a query (the search channel); nil
-	// means no connections. An error is written in the note, not returned.
-	Related func(ctx context.Context, query string, k int) ([]Page, error)
+	// Related finds existing pages for a query (the search channel): at
+	// most k, none of those leave names, which go before the cut to k.
+	// nil means no connections. An error is written in the note, not
+	// returned.
+	Related Related
 	// Exists reports whether a vault-relative note path (or a page title a
 	// wikilink may name) is a page the vault has; links to anything else
 	// are dropped. nil means only related pages and the pages this compile
@@ -80,7 +94,7 @@ type Options struct {
 	// LocalRelated is Related by channels that keep the query on this
 	// machine, for a private source's search; nil means no connections
 	// for one.
-	LocalRelated func(ctx context.Context, query string, k int) ([]Page, error)
+	LocalRelated Related
 	// MaxCalls caps model calls for this source (reading, merging and
 	// planning; config ingest.max_calls). 0 means DefaultMaxCalls; below 2
 	// counts as 2 (one read, one plan).
@@ -387,9 +401,8 @@ func (c *compiler) metadata() []string {
 	return meta
 }
 
-// findRelated runs the search for existing pages, leaving out Quire's own
-// review items and this source's note. A failing search is not fatal: the
-// note just has no connections.
+// findRelated runs the search for existing pages (c.notPages left out).
+// A failing search is not fatal: the note just has no connections.
 func (c *compiler) findRelated(ctx context.Context, query string) error {
 	related := c.opt.Related
 	if c.privateSrc {
@@ -399,17 +412,13 @@ func (c *compiler) findRelated(ctx context.Context, query string) error {
 	if related == nil {
 		return nil
 	}
-	pages, err := related(ctx, query, maxConnections)
+	pages, err := related(ctx, query, maxConnections, c.notPages())
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if err != nil {
 		c.searchErr = "Search for related pages failed (" + firstLine(err.Error()) + ")."
 		return nil
-	}
-	own := ""
-	if c.existing != "" {
-		own = c.dir.vaultPath(c.existing)
 	}
 	for _, p := range pages {
 		if c.opt.Private.Holds(p.Path) {
@@ -420,17 +429,26 @@ func (c *compiler) findRelated(ctx context.Context, query string) error {
 			// models like any other.
 			p.Snippet, p.Heading = "", ""
 		}
-		if p.Path == own || strings.HasPrefix(p.Path, c.dir.rel+"/Review/") || strings.HasPrefix(p.Path, c.dir.rel+"/"+logArchives+"/") ||
-			p.Path == c.dir.vaultPath("index.md") || p.Path == c.dir.vaultPath("log.md") || p.Path == c.dir.vaultPath(LintNote) ||
-			p.Path == c.dir.vaultPath(TodayNote) {
-			continue
-		}
 		if len(p.Snippet) > 600 {
 			p.Snippet = p.Snippet[:600]
 		}
 		c.related = append(c.related, p)
 	}
 	return nil
+}
+
+// notPages is what the search for existing pages leaves out before its
+// cut: Quire's own review items, log archives, index, log, lint report
+// and daily view, and this source's note.
+func (c *compiler) notPages() Leave {
+	l := Leave{
+		Folders: []string{c.dir.rel + "/Review/", c.dir.rel + "/" + logArchives + "/"},
+		Notes:   []string{c.dir.vaultPath("index.md"), c.dir.vaultPath("log.md"), c.dir.vaultPath(LintNote), c.dir.vaultPath(TodayNote)},
+	}
+	if c.existing != "" {
+		l.Notes = append(l.Notes, c.dir.vaultPath(c.existing))
+	}
+	return l
 }
 
 // remote reports whether the model sends what it is given off this machine.

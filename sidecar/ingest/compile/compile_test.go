@@ -681,7 +681,7 @@ func TestCompileCancelWhileReading(t *testing.T) {
 func TestCompileSearchFails(t *testing.T) {
 	vault := t.TempDir()
 	res, err := Compile(context.Background(), source(articleDoc(t), "x"), Options{Vault: vault, Folder: "Quire",
-		Related: func(context.Context, string, int) ([]Page, error) { return nil, errors.New("index closed") }})
+		Related: func(context.Context, string, int, Leave) ([]Page, error) { return nil, errors.New("index closed") }})
 	if err != nil {
 		t.Fatal(err)
 	}

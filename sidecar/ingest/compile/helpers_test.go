@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -95,10 +96,18 @@ func (r *recorder) options(o Options) Options {
 	return o
 }
 
-// related is a search that always finds the same pages, and the Exists
-// that knows them.
-func related(pages ...Page) (func(context.Context, string, int) ([]Page, error), func(string) bool) {
-	search := func(_ context.Context, q string, k int) ([]Page, error) { return pages[:min(k, len(pages))], nil }
+// related is a search that always finds the same pages, less those it is
+// told to leave, and the Exists that knows them.
+func related(pages ...Page) (Related, func(string) bool) {
+	search := func(_ context.Context, q string, k int, leave Leave) ([]Page, error) {
+		var out []Page
+		for _, p := range pages {
+			if !slices.Contains(leave.Notes, p.Path) && !slices.ContainsFunc(leave.Folders, func(f string) bool { return strings.HasPrefix(p.Path, f) }) {
+				out = append(out, p)
+			}
+		}
+		return out[:min(k, len(out))], nil
+	}
 	exists := func(t string) bool {
 		for _, p := range pages {
 			if t == p.Path || t == strings.TrimSuffix(p.Path, ".md") || t == p.Title {

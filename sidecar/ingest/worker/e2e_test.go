@@ -116,7 +116,7 @@ func withCompiler(m *scripted) rigOption {
 		o.Compile = func() compile.Options {
 			return compile.Options{
 				Model: m.client(r.t),
-				Related: func(_ context.Context, _ string, k int) ([]compile.Page, error) {
+				Related: func(context.Context, string, int, compile.Leave) ([]compile.Page, error) {
 					return []compile.Page{{Path: "Notes/Irrigation.md", Title: "Irrigation", Snippet: "Water crops at the root.", Score: 1}}, nil
 				},
 				Exists: Exists(r.vault, titles),

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -12,74 +13,36 @@ import (
 	"github.com/quire-app/quire/sidecar/search"
 )
 
-// Searcher ranks passages; *search.Searcher is one.
-type Searcher interface {
-	Query(ctx context.Context, query string, k int, ch search.Channel) (search.Result, error)
-	// NoteCosines gives the notes closest in meaning to text their best
-	// cosine, and the vault's dense floor (search.Searcher.NoteCosines).
-	NoteCosines(ctx context.Context, text string) (map[string]float64, float64, error)
-	// Far says whether a note is below the floor by those cosines.
-	Far(cos map[string]float64, floor float64, path string) bool
-}
-
-// relatedPool is how many passages are ranked per page returned, so that a
-// few long notes cannot fill the result.
-const relatedPool = 5
+// Relater ranks the notes closest to a text: at most k, their best
+// passage each, none that f leaves out (before the cut to k) and none no
+// closer in meaning than chance; engine.Engine.Related is the one search
+// that does it, for the Related panel as for ingest.
+type Relater func(ctx context.Context, text string, k int, f search.Filter) ([]search.Passage, error)
 
 // snippetBytes bounds a page's snippet: enough for the model to judge the
 // connection, small enough to keep the prompt short.
 const snippetBytes = 400
 
-// Related returns the compiler's search for existing pages: the best
-// passage per note, from channel ch (falling back to keywords when ch
-// cannot serve), leaving out what sits in the generated folder's raw/,
-// attachments/ and Inbox/ folders, which are sources, not pages.
-func Related(s Searcher, ch search.Channel, folder string) func(ctx context.Context, query string, k int) ([]compile.Page, error) {
-	skip := []string{}
+// Related returns the compiler's search for existing pages through r,
+// leaving out, before its cut, what the compiler says and what sits in
+// the generated folder's raw/, attachments/ and Inbox/ folders, which are
+// sources, not pages.
+func Related(r Relater, folder string) compile.Related {
+	var sources []string
 	for _, f := range []string{"raw", "attachments", InboxFolder} {
-		skip = append(skip, path.Join(folder, f)+"/")
+		sources = append(sources, path.Join(folder, f)+"/")
 	}
-	return func(ctx context.Context, query string, k int) ([]compile.Page, error) {
-		if k <= 0 {
+	return func(ctx context.Context, query string, k int, leave compile.Leave) ([]compile.Page, error) {
+		if k <= 0 || strings.TrimSpace(query) == "" {
 			return nil, nil
 		}
-		res, err := s.Query(ctx, query, k*relatedPool, ch)
-		if err != nil && ch != search.BM25 && ctx.Err() == nil {
-			res, err = s.Query(ctx, query, k*relatedPool, search.BM25)
-		}
+		ps, err := r(ctx, query, k, search.Filter{Exclude: slices.Concat(sources, leave.Folders), ExcludeNotes: leave.Notes})
 		if err != nil {
 			return nil, err
 		}
-		// A page no closer in meaning than chance is no connection: an
-		// article on cast iron listed Canvas and Bases syntax (issue 25).
-		// Only where the search embedded the query itself.
-		var cos map[string]float64
-		floor := 0.0
-		if res.Channel != search.BM25 {
-			if cos, floor, err = s.NoteCosines(ctx, query); err != nil {
-				return nil, err
-			}
-		}
-		var pages []compile.Page
-		seen := map[string]bool{}
-	passages:
-		for _, p := range res.Passages {
-			if s.Far(cos, floor, p.Path) {
-				continue
-			}
-			for _, pre := range skip {
-				if strings.HasPrefix(p.Path, pre) {
-					continue passages
-				}
-			}
-			if seen[p.Path] {
-				continue
-			}
-			seen[p.Path] = true
-			pages = append(pages, compile.Page{Path: p.Path, Title: p.Title, Heading: strings.Join(p.Headings, " > "), Snippet: clip(p.Text, snippetBytes), Score: p.Score})
-			if len(pages) == k {
-				break
-			}
+		pages := make([]compile.Page, len(ps))
+		for i, p := range ps {
+			pages[i] = compile.Page{Path: p.Path, Title: p.Title, Heading: strings.Join(p.Headings, " > "), Snippet: clip(p.Text, snippetBytes), Score: p.Score}
 		}
 		return pages, nil
 	}

@@ -253,7 +253,8 @@ func CheckSource(source string) error {
 }
 
 // position counts the items that run before id: those running and those
-// queued earlier.
+// queued earlier. The item itself never counts, even when a worker
+// claimed it between Add's kick and this count.
 func (w *Worker) position(id uint64) (int, error) {
 	items, err := w.opts.Queue.List()
 	if err != nil {
@@ -261,7 +262,7 @@ func (w *Worker) position(id uint64) (int, error) {
 	}
 	n := 0
 	for _, it := range items {
-		if it.State == ingest.StateRunning || it.State == ingest.StateQueued && it.ID < id {
+		if it.ID != id && (it.State == ingest.StateRunning || it.State == ingest.StateQueued && it.ID < id) {
 			n++
 		}
 	}

@@ -364,6 +364,15 @@ func TestPosition(t *testing.T) {
 			t.Errorf("Add #%d: position %d, %v; want %d", i, pos, err, i)
 		}
 	}
+	// A worker that claims the item before its position is counted (Add
+	// kicks the workers first) must not make it wait behind itself.
+	claimed, ok, err := r.w.opts.Queue.Claim()
+	if err != nil || !ok {
+		t.Fatalf("Claim = %v, %v", ok, err)
+	}
+	if pos, err := r.w.position(claimed.ID); err != nil || pos != 0 {
+		t.Errorf("position of the item a worker runs = %d, %v; want 0", pos, err)
+	}
 }
 
 // TestRetryFailed: adding again a source whose item failed queues that
