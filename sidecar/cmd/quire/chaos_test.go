@@ -265,7 +265,7 @@ func advance(t *testing.T, rng *rand.Rand, repo string, notes []string, n int) [
 	gitIn(t, repo, "mv", notes[i], renamed)
 	notes[i] = renamed
 	i = pick()
-	gitIn(t, repo, "rm", "-q", notes[i])
+	gitIn(t, repo, "rm", "-q", "-f", notes[i]) // -f: it may be the note just changed or renamed
 	notes = slices.Delete(notes, i, i+1)
 	added := fmt.Sprintf("Added/round %d.md", n)
 	os.MkdirAll(filepath.Join(repo, "Added"), 0o755)
