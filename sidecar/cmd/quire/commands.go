@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"strings"
 	"time"
 	"unicode"
@@ -48,11 +49,14 @@ func progressPrinter() (progress func(engine.Progress), done func()) {
 	if fi, err := os.Stderr.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		return nil, func() {}
 	}
-	open := false
+	var mu sync.Mutex // reports may come from another goroutine than done
+	open, width := false, 0
 	end := func() {
+		mu.Lock()
+		defer mu.Unlock()
 		if open {
 			fmt.Fprintln(os.Stderr)
-			open = false
+			open, width = false, 0
 		}
 	}
 	return func(p engine.Progress) {
@@ -65,8 +69,13 @@ func progressPrinter() (progress func(engine.Progress), done func()) {
 		default:
 			return
 		}
-		fmt.Fprintf(os.Stderr, "\r%s\x1b[K", line)
+		mu.Lock()
+		// Padded over the longer line it replaces: no terminal escape
+		// (an older Windows console prints them as they are).
+		width = max(width, len(line))
+		fmt.Fprintf(os.Stderr, "\r%-*s", width, line)
 		open = true
+		mu.Unlock()
 		if p.Done >= p.Total {
 			end()
 		}
