@@ -198,6 +198,9 @@ func TestChaos(t *testing.T) {
 			t.Errorf("%s has %d source notes, want 1", src, notes[src])
 		}
 	}
+	if t.Failed() {
+		return // the differences are reported above
+	}
 	t.Logf("%d kills: %d notes, %d passages, %d/%d vectors, %d ingested sources, all equal to a fresh index", total, got.Notes, got.Chunks, got.Coverage.VectorsDone, got.Coverage.VectorsTotal, len(sources))
 }
 
