@@ -33,6 +33,12 @@ type IndexProgress struct {
 	Done int `json:"done"`
 	// Total counts the items this phase will handle.
 	Total int `json:"total"`
+	// PerSecond is, in the embed phase, the passages embedded per second
+	// of wall time measured in this run; absent until measured.
+	PerSecond float64 `json:"perSecond,omitempty"`
+	// SecondsLeft is, in the embed phase, the time the passages left
+	// would take at that rate: an estimate, absent until measured.
+	SecondsLeft float64 `json:"secondsLeft,omitempty"`
 }
 
 // IndexChanged tells clients which notes' indexed content changed, so that

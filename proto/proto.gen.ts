@@ -890,6 +890,16 @@ export interface IndexProgress {
    * Total counts the items this phase will handle.
    */
   total: number;
+  /**
+   * PerSecond is, in the embed phase, the passages embedded per second
+   * of wall time measured in this run; absent until measured.
+   */
+  perSecond?: number;
+  /**
+   * SecondsLeft is, in the embed phase, the time the passages left
+   * would take at that rate: an estimate, absent until measured.
+   */
+  secondsLeft?: number;
 }
 /**
  * IndexRebuild asks the sidecar to rebuild the index from the vault.
@@ -1695,6 +1705,16 @@ export interface Coverage {
    * dense and hybrid search see part of the vault.
    */
   vectorsTotal: number;
+  /**
+   * PerSecond is, while passages are being embedded, how many this run
+   * has embedded per second of wall time; absent otherwise.
+   */
+  perSecond?: number;
+  /**
+   * SecondsLeft is the time the passages left would take at that rate:
+   * an estimate, absent until measured.
+   */
+  secondsLeft?: number;
 }
 /**
  * Fingerprint identifies the embedder and chunking that the stored vectors depend on.

@@ -55,6 +55,12 @@ type Coverage struct {
 	// VectorsTotal is the number of chunks that should have one; below it,
 	// dense and hybrid search see part of the vault.
 	VectorsTotal int `json:"vectorsTotal"`
+	// PerSecond is, while passages are being embedded, how many this run
+	// has embedded per second of wall time; absent otherwise.
+	PerSecond float64 `json:"perSecond,omitempty"`
+	// SecondsLeft is the time the passages left would take at that rate:
+	// an estimate, absent until measured.
+	SecondsLeft float64 `json:"secondsLeft,omitempty"`
 }
 
 // Fingerprint identifies the embedder and chunking that the stored vectors

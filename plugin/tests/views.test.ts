@@ -6,7 +6,7 @@ import { NoteOpener } from "../src/views/open";
 import { headingLabel, lineAtByte, sha256Hex, sliceBytes, snippet } from "../src/passage";
 import { Client } from "../src/sidecar/client";
 import type { SidecarState } from "../src/sidecar/lifecycle";
-import { type IndexSnapshot, statusBarText } from "../src/sidecar/status-tracker";
+import { type IndexSnapshot, statusBarText, timeLeft } from "../src/sidecar/status-tracker";
 import { RelatedView } from "../src/views/related";
 import { App, MarkdownRenderer, WorkspaceLeaf } from "./obsidian-stub";
 import { FakeServer, type FakeSocket } from "./fake-sidecar";
@@ -43,9 +43,37 @@ describe("statusBarText", () => {
     ["no embedder", snap({ status: status({ coverage: { vectorsDone: 0, vectorsTotal: 0 } }) }), "Quire: 9,876 notes"],
     ["one note", snap({ status: status({ notes: 1, coverage: { vectorsDone: 0, vectorsTotal: 0 } }) }), "Quire: 1 note"],
     ["embedding in progress", snap({ progress: { phase: "embed", done: 30, total: 120 } }), "Quire: 9,876 notes · vectors 25%"],
+    [
+      "embedding with a rate",
+      snap({ progress: { phase: "embed", done: 30, total: 120, perSecond: 0.2, secondsLeft: 450 } }),
+      "Quire: 9,876 notes · vectors 25%, about 8 min left",
+    ],
+    [
+      "embedding, as status says it",
+      snap({ status: status({ coverage: { vectorsDone: 12400, vectorsTotal: 20000, perSecond: 40, secondsLeft: 190 } }) }),
+      "Quire: 9,876 notes · vectors 62%, about 3 min left",
+    ],
+    [
+      "a rate left in the status once the vectors are done",
+      snap({ status: status({ coverage: { vectorsDone: 5, vectorsTotal: 5, perSecond: 40, secondsLeft: 0 } }) }),
+      "Quire: 9,876 notes",
+    ],
     ["first scan", snap({ status: status({ notes: 0, indexing: true }), progress: { phase: "index", done: 40, total: 100 } }), "Quire: indexing 40%"],
   ])("%s", (_name, s, want) => {
     expect(statusBarText(s)).toBe(want);
+  });
+});
+
+describe("timeLeft", () => {
+  it.each<[number, string]>([
+    [0.3, "almost done"],
+    [40.4, "about 40 s left"],
+    [59.6, "about 1 min left"],
+    [7 * 60 + 20, "about 7 min left"],
+    [59 * 60 + 50, "about 1 h left"],
+    [2 * 3600 + 5 * 60 + 10, "about 2 h 5 min left"],
+  ])("%s s", (seconds, want) => {
+    expect(timeLeft(seconds)).toBe(want);
   });
 });
 

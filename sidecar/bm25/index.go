@@ -153,6 +153,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		f.Store = store
 		f.IncludeTermVectors = false
 		f.IncludeInAll = false
+		f.DocValues = false
 		return f
 	}
 	for _, family := range familyNames {
@@ -174,8 +175,10 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		n := bleve.NewNumericFieldMapping()
 		n.Index = false
 		n.Store = true
+		n.DocValues = false
 		doc.AddFieldMappingsAt(f, n)
 	}
+	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 	m.DefaultMapping = doc
 	m.DefaultAnalyzer = analyzerName(generic)
 	return m, nil

@@ -62,6 +62,10 @@ func (r *Remote) fromStatus(st proto.StatusResult) engine.Status {
 		Vectors: index.DenseStats{Embedder: st.Fingerprint.Embedder, Embedded: st.Coverage.VectorsDone, Passages: st.Coverage.VectorsTotal,
 			Vectors: st.Coverage.VectorsDone}, // one vector per embedded passage, as in process
 		Skipped: fromSkipped(st.Skipped), Warnings: fromSkipped(st.Warnings)}
+	if c := st.Coverage; c.PerSecond > 0 {
+		out.Embedding = &engine.Progress{Phase: engine.PhaseEmbed, Done: c.VectorsDone, Total: c.VectorsTotal,
+			PerSecond: c.PerSecond, Left: seconds(c.SecondsLeft)}
+	}
 	if out.Languages == nil {
 		out.Languages = map[string]int{}
 	}
@@ -129,7 +133,7 @@ func (r *Remote) follow(f func(engine.Progress)) func() {
 		}
 		var p proto.IndexProgress
 		if env.Decode(&p) == nil {
-			f(engine.Progress{Phase: engine.Phase(p.Phase), Done: p.Done, Total: p.Total})
+			f(engine.Progress{Phase: engine.Phase(p.Phase), Done: p.Done, Total: p.Total, PerSecond: p.PerSecond, Left: seconds(p.SecondsLeft)})
 		}
 	})
 }
@@ -337,3 +341,6 @@ func (d *embedderDown) message() string {
 	defer d.mu.Unlock()
 	return d.msg
 }
+
+// seconds is a wire count of seconds as a duration.
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -47,5 +47,5 @@ func (r *Remote) TOC(ctx context.Context, id string, mcp bool) (engine.TOC, erro
 
 // TOC is engine.Engine.TOC through the sidecar.
 func (v *Shared) TOC(ctx context.Context, id string, forMCP bool) (engine.TOC, error) {
-	return with(ctx, v, func(r *Remote) (engine.TOC, error) { return r.TOC(ctx, id, forMCP) })
+	return with(ctx, v, nil, func(r *Remote) (engine.TOC, error) { return r.TOC(ctx, id, forMCP) })
 }

@@ -2,10 +2,14 @@ package engine_test
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/index"
@@ -43,6 +47,58 @@ func TestDense(t *testing.T) {
 	}
 	if res.Channel != search.BM25 || !strings.Contains(res.Warning, "keyword") || len(res.Passages) == 0 {
 		t.Errorf("embedder down: channel %q, warning %q, %d passages; want keyword results with a warning", res.Channel, res.Warning, len(res.Passages))
+	}
+}
+
+// TestStatusWhileEmbedding: while new passages are embedded, status says
+// how many have vectors so far, at what rate, and the time the rest would
+// take at it; when the embedding ends, it says nothing of either. The
+// embedder lets one batch of 32 through and holds the next, so the
+// embedding stops half way for as long as the test looks.
+func TestStatusWhileEmbedding(t *testing.T) {
+	emb := embedtest.NewHeld()
+	r := run(t, notes, withEmbedder(t, emb))
+	before, err := r.e.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Embedding != nil {
+		t.Fatalf("status before any embedding runs: %+v, want none", before.Embedding)
+	}
+	emb.Batches.Store(1)
+	// Fifty notes arrive at once (a folder moved in), so that one pass
+	// reads them and one embedding has them all to do.
+	batch := t.TempDir()
+	for i := range 50 {
+		writeNotes(t, batch, map[string]string{fmt.Sprintf("n%02d.md", i): fmt.Sprintf("# Note %d\n\nThe keel resists leeway, note %d.\n", i, i)})
+	}
+	if err := os.Rename(batch, filepath.Join(r.vault, "Batch")); err != nil {
+		t.Fatal(err)
+	}
+	var st engine.Status
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if st, err = r.e.Status(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if st.Embedding != nil && st.Embedding.Done > before.Vectors.Embedded || time.Now().After(deadline) {
+			break
+		}
+	}
+	p := st.Embedding
+	if p == nil || p.Total != st.Vectors.Passages || p.Done != st.Vectors.Embedded || p.Done >= p.Total {
+		t.Fatalf("status while embedding: %+v, vectors %+v; want the passages done so far, short of every one", p, st.Vectors)
+	}
+	if p.PerSecond <= 0 || p.Left <= 0 {
+		t.Errorf("status while embedding: %.1f passages a second, %v left; want a rate and an estimate", p.PerSecond, p.Left)
+	}
+	close(emb.Release)
+	r.waitIndexed()
+	after, err := r.e.Status(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Embedding != nil || after.Vectors.Embedded != after.Vectors.Passages {
+		t.Errorf("status after embedding: %+v, vectors %+v; want no embedding and every passage embedded", after.Embedding, after.Vectors)
 	}
 }
 

@@ -112,6 +112,9 @@ type Engine struct {
 	embedRunning bool // an embedding goroutine is running
 	embedAgain   bool // a pass finished while it ran: go round once more
 	embedDone    sync.WaitGroup
+	// embedding is the last progress of the embedding running now, nil
+	// when none runs: what Status says of it.
+	embedding atomic.Pointer[Progress]
 
 	syncs sourceSyncs // source syncs asked of Watch (onquery.go)
 }
@@ -214,7 +217,7 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read catalog: %w", err)
 	}
-	notes, err := newNotes(e.ix, e.ix.Dense())
+	notes, err := newNotes(e.ix)
 	if err != nil {
 		return nil, err
 	}
@@ -269,9 +272,18 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 		}
 	}
 	if e.ix.Dense() {
-		all, _ := notes.all() // read whole above
+		// The vectors' coverage from the tally and the store when they
+		// settle it (every passage embedded), so that a one-shot hybrid
+		// search reads its candidates' records only; else counted.
+		var ok bool
+		if snap.dense, ok = e.ix.DenseCount(tally.Chunks); !ok || notes.eager {
+			all, err := notes.all()
+			if err != nil {
+				return nil, fmt.Errorf("read catalog: %w", err)
+			}
+			snap.dense = e.ix.DenseStatsOf(all)
+		}
 		snap.searcher.Dense = e.ix
-		snap.dense = e.ix.DenseStatsOf(all)
 		snap.searcher.Floor = e.denseFloor()
 		snap.searcher.Embedded = func(p string) bool {
 			en, _ := notes.entry(p)

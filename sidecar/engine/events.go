@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/quire-app/quire/sidecar/index"
 	"github.com/quire-app/quire/sidecar/ingest"
 )
@@ -24,6 +26,20 @@ const (
 type Progress struct {
 	Phase       Phase
 	Done, Total int
+	// PerSecond and Left are, while passages are embedded, the passages
+	// embedded per second (wall time) measured in this run and the time
+	// the rest would take at that rate: an estimate, 0 until measured.
+	PerSecond float64
+	Left      time.Duration
+}
+
+// fromIndex is the index's progress as the engine reports it.
+func fromIndex(p index.Progress) Progress {
+	ph := PhaseIndex
+	if p.Phase == index.PhaseEmbed {
+		ph = PhaseEmbed
+	}
+	return Progress{Phase: ph, Done: p.Done, Total: p.Total, PerSecond: p.PerSecond, Left: p.Left}
 }
 
 // Changed lists the notes whose indexed content changed in a pass
@@ -91,11 +107,15 @@ func (e *Engine) emit(ev Event) {
 // progress receives the index's progress and passes it on to subscribers
 // and to the calls following a pass.
 func (e *Engine) progress(p index.Progress) {
-	ph := PhaseIndex
-	if p.Phase == index.PhaseEmbed {
-		ph = PhaseEmbed
+	ep := fromIndex(p)
+	if ep.Phase == PhaseEmbed {
+		if ep.Done < ep.Total {
+			e.embedding.Store(&ep)
+		} else {
+			e.embedding.Store(nil) // every passage has its vector
+		}
 	}
-	e.emit(&Progress{Phase: ph, Done: p.Done, Total: p.Total})
+	e.emit(&ep)
 	e.progMu.Lock()
 	fs := make([]func(index.Progress), 0, len(e.progs))
 	for _, f := range e.progs {

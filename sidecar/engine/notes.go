@@ -30,11 +30,10 @@ type noteEntry struct {
 }
 
 // newNotes makes the snapshot's view of ix's catalog: read whole now
-// when ix holds it in memory already (or eager asks for it), else as
-// needed.
-func newNotes(ix *index.Index, eager bool) (*notes, error) {
+// when ix holds it in memory already, else as needed.
+func newNotes(ix *index.Index) (*notes, error) {
 	n := &notes{ix: ix}
-	if eager || ix.Loaded() {
+	if ix.Loaded() {
 		all, err := ix.Entries()
 		if err != nil {
 			return nil, err

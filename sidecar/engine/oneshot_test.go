@@ -18,8 +18,15 @@ import (
 // hubs and private marks included, and a question that needs no
 // whole-vault list (the main hub) reads no catalog record but its
 // candidates': a one-shot search costs what the query needs, not one
-// decoded record per note of the vault.
+// decoded record per note of the vault. With the built-in embedder, the
+// hybrid search's vectors cover every passage and say so without
+// reading the records either.
 func TestOneShotReadsOnlyWhatTheQueryNeeds(t *testing.T) {
+	t.Run("keywords", func(t *testing.T) { testOneShot(t, "dense:\n  embedder: none\n") })
+	t.Run("hybrid", func(t *testing.T) { testOneShot(t, "") })
+}
+
+func testOneShot(t *testing.T, config string) {
 	dir := t.TempDir()
 	v, err := secondbrain.Write(dir)
 	if err != nil {
@@ -30,10 +37,13 @@ func TestOneShotReadsOnlyWhatTheQueryNeeds(t *testing.T) {
 	}
 	stateDir := filepath.Join(dir, "state")
 	os.MkdirAll(stateDir, 0o755)
-	os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("dense:\n  embedder: none\n"), 0o644)
+	os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte(config), 0o644)
 	open := func() *engine.Engine {
 		e, err := engine.Open(engine.Setup{Vault: v.Dir, State: stateDir, Engine: engine.Options{Now: func() time.Time { return secondbrain.Today }}})
 		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.EnableDense(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		return e
@@ -67,6 +77,14 @@ func TestOneShotReadsOnlyWhatTheQueryNeeds(t *testing.T) {
 	}
 	if e.Index().Loaded() {
 		t.Error("a one-shot search read the whole catalog")
+	}
+	if config == "" {
+		if ds := e.Vectors(); ds.Passages == 0 || ds.Coverage() != 1 {
+			t.Errorf("one-shot vectors %+v, want every passage embedded", ds)
+		}
+		if e.Index().Loaded() {
+			t.Error("the vectors' coverage read the whole catalog")
+		}
 	}
 	if got := results(e); !reflect.DeepEqual(got, want) {
 		for q := range want {

@@ -48,9 +48,12 @@ type Status struct {
 	Fingerprint string
 	// Vectors is the coverage of search by meaning; Embedder is empty
 	// when no embedder is enabled.
-	Vectors  index.DenseStats
-	Skipped  []vault.Skip // files left out, with why
-	Warnings []vault.Skip // notes indexed despite a problem
+	Vectors index.DenseStats
+	// Embedding is how far the embedding running now has come, with its
+	// rate and the time left; nil when none runs.
+	Embedding *Progress
+	Skipped   []vault.Skip // files left out, with why
+	Warnings  []vault.Skip // notes indexed despite a problem
 }
 
 // Status describes the index as of the last pass.
@@ -64,6 +67,13 @@ func (e *Engine) Status(context.Context) (Status, error) {
 	st := Status{Vault: e.vault, Notes: len(entries), Chunks: sum.Chunks, Languages: sum.Languages,
 		Indexing: e.indexing.Load(), LastIndexed: snap.meta.LastIndex, Fingerprint: e.ix.Fingerprint(),
 		Vectors: snap.dense, Skipped: snap.meta.Skipped, Warnings: sum.Warnings}
+	if p := e.embedding.Load(); p != nil {
+		st.Embedding = p
+		if p.Total == st.Vectors.Passages && p.Done > st.Vectors.Embedded {
+			// The snapshot counts the vectors of the last finished run.
+			st.Vectors.Embedded, st.Vectors.Vectors = p.Done, p.Done
+		}
+	}
 	if st.Languages == nil {
 		st.Languages = map[string]int{}
 	}

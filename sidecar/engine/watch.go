@@ -217,7 +217,7 @@ func (e *Engine) embedLater(ctx context.Context) {
 		defer e.embedDone.Done()
 		for {
 			e.emitEmbed()
-			if _, err := e.ix.Embed(ctx); err != nil && ctx.Err() == nil {
+			if _, err := e.embed(ctx); err != nil && ctx.Err() == nil {
 				msg := "vectors are not up to date; search by meaning misses new passages: " + err.Error()
 				e.log.Warn(msg)
 				e.emit(&Warning{Kind: WarnEmbedder, Message: msg})
@@ -238,6 +238,13 @@ func (e *Engine) embedLater(ctx context.Context) {
 			e.embedMu.Unlock()
 		}
 	}()
+}
+
+// embed gives new passages their vectors; Status reports its progress
+// while it runs.
+func (e *Engine) embed(ctx context.Context) (index.DenseStats, error) {
+	defer e.embedding.Store(nil)
+	return e.ix.Embed(ctx)
 }
 
 func (e *Engine) emitEmbed() {
@@ -275,13 +282,7 @@ func (e *Engine) Reindex(ctx context.Context, full bool, progress func(Progress)
 	defer e.indexing.Store(false)
 	began := time.Now()
 	if progress != nil {
-		defer e.follow(func(p index.Progress) {
-			ph := PhaseIndex
-			if p.Phase == index.PhaseEmbed {
-				ph = PhaseEmbed
-			}
-			progress(Progress{Phase: ph, Done: p.Done, Total: p.Total})
-		})()
+		defer e.follow(func(p index.Progress) { progress(fromIndex(p)) })()
 		progress(Progress{Phase: PhaseScan})
 	}
 	r := Reindexed{Full: full}
@@ -306,7 +307,7 @@ func (e *Engine) Reindex(ctx context.Context, full bool, progress func(Progress)
 		return r, err
 	}
 	if e.ix.Dense() {
-		r.Vectors, r.VectorsErr = e.ix.Embed(ctx)
+		r.Vectors, r.VectorsErr = e.embed(ctx)
 		if err := e.refresh(true); err != nil {
 			return r, err
 		}

@@ -227,9 +227,15 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	}
 	total := len(want)
 	done := total - len(todo)
+	began, done0 := time.Now(), done
 	thin := newThinner(total)
 	thin.lastDone = done
-	lastSave := time.Now()
+	lastSave := began
+	if len(todo) > 0 {
+		// Front ends hear that embedding started before the first batch
+		// (a model's first load can take seconds); its rate comes after.
+		ix.progress(Progress{Phase: PhaseEmbed, Done: done, Total: total})
+	}
 	var seen, words, windowsRead, unsaved int
 	const batch = 32
 	for start := 0; start < len(todo); start += batch {
@@ -275,7 +281,9 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 		done += len(ids)
 		unsaved += len(vecs)
 		if thin.due(done, total) {
-			ix.progress(Progress{Phase: PhaseEmbed, Done: done, Total: total, Windows: windowsRead})
+			p := Progress{Phase: PhaseEmbed, Done: done, Total: total, Windows: windowsRead}
+			p.PerSecond, p.Left = rate(done-done0, total-done, time.Since(began))
+			ix.progress(p)
 		}
 		if unsaved >= ix.checkpointVectors() || time.Since(lastSave) > checkpointEvery {
 			if err := d.store.Save(); err != nil {
@@ -396,6 +404,24 @@ func (ix *Index) DenseStatsOf(entries map[string]Entry) DenseStats {
 		}
 	}
 	return st
+}
+
+// DenseCount is DenseStats without reading the catalog's records, for
+// the passages counts the catalog's tally holds: when the store holds a
+// vector for as many, each has one (the vectors of a passage removed go
+// with it; a crash may leave some behind until the next Embed drops
+// them). ok is false when the counts do not settle it (some passages lack
+// vectors, or private ones are withheld): DenseStatsOf counts them.
+func (ix *Index) DenseCount(passages int) (st DenseStats, ok bool) {
+	if ix.dense == nil {
+		return DenseStats{}, true
+	}
+	n := ix.dense.store.Len()
+	if n < passages || ix.withholds() {
+		return DenseStats{}, false
+	}
+	return DenseStats{Embedder: ix.dense.emb.Name(), Passages: passages, Embedded: passages, Vectors: n,
+		TextSeen: math.Float64frombits(ix.textSeen.Load())}, true
 }
 
 // Embedded reports whether some of the chunks passages of the note at

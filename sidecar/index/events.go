@@ -21,6 +21,22 @@ type Progress struct {
 	// Windows is, for PhaseEmbed, how many token windows the embedder has
 	// read so far (a long passage is read in several).
 	Windows int
+	// PerSecond is, for PhaseEmbed once a batch is done, the passages
+	// embedded per second of wall time since this Embed began, and Left
+	// the time the rest would take at that rate: an estimate, 0 until
+	// measured.
+	PerSecond float64
+	Left      time.Duration
+}
+
+// rate is n passages in took, and the time rest more would take at it;
+// zeros before anything was measured.
+func rate(n, rest int, took time.Duration) (perSecond float64, left time.Duration) {
+	if n <= 0 || took <= 0 {
+		return 0, 0
+	}
+	perSecond = float64(n) / took.Seconds()
+	return perSecond, time.Duration(float64(rest) / perSecond * float64(time.Second))
 }
 
 // progress reports p to ix.OnProgress, if set.

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/quire-app/quire/sidecar/internal/embedtest"
 )
 
 func TestProgress(t *testing.T) {
@@ -114,5 +116,71 @@ func TestInvalidate(t *testing.T) {
 	}
 	if again.Changed != 0 {
 		t.Errorf("run after the rebuild changed %d notes, want 0", again.Changed)
+	}
+}
+
+// slowEmbedder takes at least wait per call, as a model does.
+type slowEmbedder struct {
+	*embedtest.Bag
+	wait time.Duration
+}
+
+func (s *slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	time.Sleep(s.wait)
+	return s.Bag.Embed(ctx, texts)
+}
+
+// TestEmbedProgressTimeLeft: Embed's progress carries the passages per
+// second measured in this run and the time the rest would take at that
+// rate, after a first report before the first batch, which has neither.
+// Each batch of 32 takes at least 20 ms here, so no rate may pass 1,600 a
+// second, the first run's or a resumed one's, whose passages
+// embedded before it must not count; the last report has nothing left.
+func TestEmbedProgressTimeLeft(t *testing.T) {
+	files := map[string]string{}
+	for i := range 150 {
+		files[fmt.Sprintf("n%03d.md", i)] = fmt.Sprintf("# Note %d\n\nThe keel resists leeway number %d.\n", i, i)
+	}
+	f := newFixture(t, files)
+	f.run()
+	const wait = 20 * time.Millisecond
+	e := &slowEmbedder{Bag: fakeEmbedder("slow"), wait: wait}
+	f.enableDense(e)
+	var got []Progress
+	ctx, cancel := context.WithCancel(context.Background())
+	f.ix.OnProgress = func(p Progress) {
+		got = append(got, p)
+		if p.Done >= 64 {
+			cancel() // stop after two batches, to resume below
+		}
+	}
+	if _, err := f.ix.Embed(ctx); err == nil {
+		t.Fatal("Embed went on after its context was cancelled")
+	}
+	resumed := len(got)
+	f.ix.OnProgress = func(p Progress) { got = append(got, p) }
+	f.embed()
+	if len(got) < 6 {
+		t.Fatalf("%d progress reports, want one per batch: %+v", len(got), got)
+	}
+	const most = 32 / (float64(wait) / float64(time.Second))
+	for i, p := range got {
+		if i == 0 || i == resumed {
+			// Each Embed's first report comes before it has a rate.
+			if p.PerSecond != 0 || p.Left != 0 {
+				t.Errorf("report before the first batch %+v, want no rate yet", p)
+			}
+			continue
+		}
+		if p.PerSecond <= 0 || p.PerSecond > most {
+			t.Errorf("%d/%d: %.0f passages a second, want above 0 and at most %.0f", p.Done, p.Total, p.PerSecond, most)
+		}
+		want := time.Duration(float64(p.Total-p.Done) / p.PerSecond * float64(time.Second))
+		if d := p.Left - want; d < -time.Millisecond || d > time.Millisecond {
+			t.Errorf("%d/%d at %.0f a second: %v left, want %v", p.Done, p.Total, p.PerSecond, p.Left, want)
+		}
+	}
+	if last := got[len(got)-1]; last.Done != last.Total || last.Left != 0 {
+		t.Errorf("last report %+v, want every passage done and nothing left", last)
 	}
 }

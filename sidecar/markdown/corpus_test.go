@@ -1,12 +1,15 @@
 package markdown_test
 
 import (
+	"fmt"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/quire-app/quire/sidecar/internal/benchdir"
+	"github.com/quire-app/quire/sidecar/internal/vaultgen"
 	"github.com/quire-app/quire/sidecar/markdown"
 	"github.com/quire-app/quire/sidecar/vault"
 )
@@ -51,7 +54,7 @@ func checkPassages(t *testing.T, name string, raw []byte, bodyStart int, chunks 
 func TestRealNotesMakeSoundPassages(t *testing.T) {
 	p := markdown.Params{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64}
 	c := markdown.New(p)
-	for _, dir := range []string{"fixtures", "ariostea-wiki/corpus", "obsidian-help", "appunti/corpus", "jbranchaud-til/corpus"} {
+	for _, dir := range markdown.CorpusDirs {
 		root := benchdir.Require(t, dir)
 		notes := 0
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -74,6 +77,64 @@ func TestRealNotesMakeSoundPassages(t *testing.T) {
 			t.Errorf("%s: no notes", dir)
 		}
 	}
+}
+
+// TestPassagesAsWithTheCodec: every note of the bench corpora, the
+// fixtures and a generated vault is cut into the same passages, byte for
+// byte and heading for heading, as when every token was counted by the
+// codec itself.
+func TestPassagesAsWithTheCodec(t *testing.T) {
+	p := markdown.Params{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64}
+	fast, ref := markdown.New(p), markdown.CodecChunker(p)
+	roots := map[string]string{}
+	for _, dir := range markdown.CorpusDirs {
+		roots[dir] = benchdir.Require(t, dir)
+	}
+	roots["genvault"] = t.TempDir()
+	if _, err := vaultgen.Write(roots["genvault"], vaultgen.Options{Notes: 300, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	for dir, root := range roots {
+		notes, passages := 0, 0
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			n, err := vault.Read(root, filepath.ToSlash(rel), 5<<20)
+			if err != nil {
+				return nil // skipped by the index too
+			}
+			notes++
+			got, want := fast.Split(n.Raw, n.BodyStart), ref.Split(n.Raw, n.BodyStart)
+			passages += len(want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s/%s: %d passages, the codec's cut %d: %s", dir, rel, len(got), len(want), firstChunkDiff(n.Raw, got, want))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if notes == 0 || passages < notes {
+			t.Errorf("%s: %d notes, %d passages", dir, notes, passages)
+		}
+	}
+}
+
+// firstChunkDiff names the first passage that differs.
+func firstChunkDiff(raw []byte, got, want []markdown.Chunk) string {
+	for i := range max(len(got), len(want)) {
+		switch {
+		case i >= len(got):
+			return fmt.Sprintf("passage %d missing: [%d,%d)", i, want[i].Start, want[i].End)
+		case i >= len(want):
+			return fmt.Sprintf("passage %d extra: [%d,%d)", i, got[i].Start, got[i].End)
+		case !reflect.DeepEqual(got[i], want[i]):
+			return fmt.Sprintf("passage %d: got %+v, want %+v (%.40q)", i, got[i], want[i], raw[want[i].Start:want[i].End])
+		}
+	}
+	return "same"
 }
 
 // TestIndentedCodeFixtures: two real notes with an indented code block

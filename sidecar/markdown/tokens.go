@@ -2,8 +2,11 @@ package markdown
 
 import (
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer/codec"
+
+	"github.com/quire-app/quire/sidecar/internal/memo"
 )
 
 // Tokenizer counts tokens and reports where each token starts. The
@@ -17,7 +20,12 @@ type Tokenizer interface {
 // cl100k is the one cl100k codec of the process: the chunker and ask's
 // budgets share it. Only this vocabulary is linked in (the tokenizer
 // package's Get would link every OpenAI vocabulary, some 6 MB).
-type cl100k struct{ codec *codec.Codec }
+type cl100k struct {
+	codec *codec.Codec
+	// pieces maps a piece of at most pieceCacheLen bytes to the lengths
+	// of its tokens, one byte each.
+	pieces *memo.Table[string]
+}
 
 var (
 	defaultTok     Tokenizer
@@ -27,17 +35,55 @@ var (
 // CL100K returns the shared cl100k tokenizer.
 func CL100K() Tokenizer {
 	defaultTokOnce.Do(func() {
-		defaultTok = cl100k{codec.NewCl100kBase()}
+		defaultTok = cl100k{codec: codec.NewCl100kBase(), pieces: memo.New[string](pieceSlots)}
 	})
 	return defaultTok
 }
 
 func (t cl100k) Offsets(s string) []int {
-	_, toks, err := t.codec.Encode(s)
-	if err != nil {
-		// Only invalid UTF-8 fails; notes are checked before they get here.
-		return nil
+	if !utf8.ValidString(s) {
+		// Notes are checked before they get here; the codec reads
+		// invalid bytes as U+FFFD, three bytes each.
+		return offsetsOf(t.encode(s))
 	}
+	offs := make([]int, 0, len(s)/4+1)
+	pos := 0 // where the next token starts, DELs left out (see pieces)
+	for i := skipDel(s, 0); i < len(s); i = skipDel(s, i) {
+		p := s[i : i+pieceLen(s[i:])]
+		i += len(p)
+		if len(p) > pieceCacheLen {
+			for _, tk := range t.encode(p) {
+				offs = append(offs, pos)
+				pos += len(tk)
+			}
+			continue
+		}
+		for _, l := range []byte(t.pieces.Get(p, t.splitLengths)) {
+			offs = append(offs, pos)
+			pos += int(l)
+		}
+	}
+	return offs
+}
+
+// encode is the codec's split of s into tokens.
+func (t cl100k) encode(s string) []string {
+	_, toks, _ := t.codec.Encode(s) // no error in the codec's default mode
+	return toks
+}
+
+// splitLengths is the lengths of the tokens piece becomes, one byte each.
+func (t cl100k) splitLengths(piece string) string {
+	toks := t.encode(piece)
+	b := make([]byte, len(toks))
+	for i, tk := range toks {
+		b[i] = byte(len(tk)) // at most pieceCacheLen
+	}
+	return string(b)
+}
+
+// offsetsOf is where each of toks starts in their concatenation.
+func offsetsOf(toks []string) []int {
 	offs := make([]int, len(toks))
 	o := 0
 	for i, tk := range toks {
@@ -48,17 +94,12 @@ func (t cl100k) Offsets(s string) []int {
 }
 
 // CountTokens counts cl100k tokens in s: exactly up to exactLimit bytes,
-// else estimated; for text that is not UTF-8 it returns its length in
-// bytes, an upper bound.
+// else estimated.
 func CountTokens(s string) int {
 	if len(s) > exactLimit {
 		return len(estimateOffsets(s))
 	}
-	n, err := CL100K().(cl100k).codec.Count(s)
-	if err != nil {
-		return len(s)
-	}
-	return n
+	return len(CL100K().Offsets(s))
 }
 
 // exactLimit is the longest text counted with the real tokenizer. cl100k's

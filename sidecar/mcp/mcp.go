@@ -85,6 +85,9 @@ type Vectors struct {
 	Embedded int     `json:"embedded" jsonschema:"passages with vectors"`
 	Total    int     `json:"total" jsonschema:"passages that should have vectors"`
 	Coverage float64 `json:"coverage" jsonschema:"embedded/total, from 0 to 1"`
+	// PerSecond and SecondsLeft are present while passages are embedded.
+	PerSecond   float64 `json:"perSecond,omitempty" jsonschema:"while passages are being embedded: how many this run embeds per second"`
+	SecondsLeft float64 `json:"secondsLeft,omitempty" jsonschema:"while passages are being embedded: an estimate of the seconds until every passage has a vector, at the measured rate"`
 }
 
 func newVectors(embedder string, done, total int) *Vectors {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/quire-app/quire/sidecar/config"
 	"github.com/quire-app/quire/sidecar/engine"
 	"github.com/quire-app/quire/sidecar/index"
+	"github.com/quire-app/quire/sidecar/internal/embedtest"
 	"github.com/quire-app/quire/sidecar/server"
 	"github.com/quire-app/quire/sidecar/state"
 )
@@ -110,7 +112,18 @@ func remoteBackend(t testing.TB) (Backend, string) {
 // remoteBackendFor is remoteBackend for the vault v under cfg.
 func remoteBackendFor(t testing.TB, v string, cfg config.Config) Backend {
 	t.Helper()
-	ix, _ := openIndex(t, v, cfg)
+	return remoteBackendDense(t, v, cfg, nil)
+}
+
+// remoteBackendDense is remoteBackendFor with vectors by emb, if not nil.
+func remoteBackendDense(t testing.TB, v string, cfg config.Config, emb index.Embedder) Backend {
+	t.Helper()
+	ix, st := openIndex(t, v, cfg)
+	if emb != nil {
+		if _, err := ix.EnableDense(st, emb); err != nil {
+			t.Fatal(err)
+		}
+	}
 	e, err := engine.New(engine.Options{Index: ix, Config: cfg, Debounce: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -565,4 +578,35 @@ func TestHTTPOrigin(t *testing.T) {
 			t.Errorf("Origin %s: HTTP %d, want %d (0: not refused)", origin, resp.StatusCode, want)
 		}
 	}
+}
+
+// TestStatusWhileEmbedding: the status tool says, while passages are
+// embedded, how many a second and the seconds left, through a running
+// sidecar (the engine's test has the estimate itself). The embedder holds
+// the second batch of the fifty new notes' passages.
+func TestStatusWhileEmbedding(t *testing.T) {
+	emb := embedtest.NewHeld()
+	v := newVault(t)
+	cs := connectMemory(t, remoteBackendDense(t, v, config.Default(), emb))
+	emb.Batches.Store(1)
+	batch := t.TempDir()
+	for i := range 50 {
+		if err := os.WriteFile(filepath.Join(batch, fmt.Sprintf("n%02d.md", i)), fmt.Appendf(nil, "# Note %d\n\nThe keel resists leeway, note %d.\n", i, i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(batch, filepath.Join(v, "Batch")); err != nil {
+		t.Fatal(err)
+	}
+	var st Status
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		call(t, cs, "status", nil, &st)
+		if st.Vectors != nil && st.Vectors.PerSecond > 0 {
+			break
+		}
+	}
+	if vs := st.Vectors; vs == nil || vs.PerSecond <= 0 || vs.SecondsLeft <= 0 || vs.Embedded >= vs.Total {
+		t.Fatalf("status while embedding: vectors %+v, want a rate and seconds left", vs)
+	}
+	close(emb.Release)
 }

@@ -23,6 +23,9 @@ import (
 func toStatus(st engine.Status, via string) Status {
 	out := Status{Vault: st.Vault, Via: via, Notes: st.Notes, Chunks: st.Chunks, Fingerprint: st.Fingerprint, Indexing: st.Indexing,
 		Languages: st.Languages, Skipped: files(st.Skipped), Warnings: files(st.Warnings), Vectors: toVectors(st.Vectors)}
+	if p := st.Embedding; p != nil && out.Vectors != nil && p.PerSecond > 0 {
+		out.Vectors.PerSecond, out.Vectors.SecondsLeft = p.PerSecond, p.Left.Seconds()
+	}
 	if out.Languages == nil {
 		out.Languages = map[string]int{}
 	}
@@ -125,6 +128,9 @@ func (n *notifier) progress(p engine.Progress) {
 	case engine.PhaseEmbed:
 		value, total = float64(n.indexTotal+p.Done), float64(n.indexTotal+p.Total)
 		msg = fmt.Sprintf("vectors: %d/%d passages", p.Done, p.Total)
+		if p.PerSecond > 0 {
+			msg += fmt.Sprintf(", %.1f a second, about %s left", p.PerSecond, p.Left.Round(time.Second))
+		}
 	}
 	// The protocol wants every notification's value above the last one's:
 	// a new message at the same value waits for the value to move.

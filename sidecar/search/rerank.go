@@ -60,12 +60,14 @@ const (
 	fNotePool          // how many pool passages its note has (log)
 	fNoteBest          // 1 for the best-fused passage of its note
 	fNoteCov           // coverage by the note: its title and all its pool passages
+	fNoteRank          // 1/(1+rank) among its note's pool passages, in the fused order
+	fNoteTop           // its note's best fused score
 	NumFeatures        // how many features there are
 )
 
 // featureNames name the features in the fitted model's file and in
 // --explain.
-var featureNames = [NumFeatures]string{"fused", "kw", "dense", "fused_rank", "coverage", "head_coverage", "all_words", "proximity", "phrase", "length", "note_pool", "note_best", "note_coverage"}
+var featureNames = [NumFeatures]string{"fused", "kw", "dense", "fused_rank", "coverage", "head_coverage", "all_words", "proximity", "phrase", "length", "note_pool", "note_best", "note_coverage", "note_rank", "note_top"}
 
 // FeatureFused is the index of the fused score among the features: the
 // fitting program's prior.
@@ -317,7 +319,8 @@ func (s *Searcher) features(ctx context.Context, t Terms, cs []Candidate) [][Num
 	for _, c := range cs {
 		perNote[c.Path]++
 	}
-	bestOf := map[string]bool{}
+	inNote := map[string]int{}
+	noteTop := map[string]float64{}
 	all := uint64(1)<<len(q.words) - 1
 	noteHeld := map[string]uint64{}
 	bodies := make([]textMatch, len(cs))
@@ -326,6 +329,7 @@ func (s *Searcher) features(ctx context.Context, t Terms, cs []Candidate) [][Num
 		bodies[i] = q.match(c.Text)
 		heads[i] = q.match(c.Title + "\n" + c.Breadcrumb())
 		noteHeld[c.Path] |= bodies[i].held | heads[i].held
+		noteTop[c.Path] = max(noteTop[c.Path], c.Fused)
 	}
 	for i, c := range cs {
 		x := &out[i]
@@ -344,10 +348,13 @@ func (s *Searcher) features(ctx context.Context, t Terms, cs []Candidate) [][Num
 		x[fPhrase] = phrase(body, len(q.words))
 		x[fLength] = math.Log1p(float64(body.words))
 		x[fNotePool] = math.Log(float64(perNote[c.Path]))
-		if !bestOf[c.Path] {
-			bestOf[c.Path] = true
+		r := inNote[c.Path]
+		inNote[c.Path]++
+		if r == 0 {
 			x[fNoteBest] = 1
 		}
+		x[fNoteRank] = 1 / float64(1+r)
+		x[fNoteTop] = noteTop[c.Path]
 	}
 	return out
 }
@@ -356,6 +363,47 @@ func (s *Searcher) features(ctx context.Context, t Terms, cs []Candidate) [][Num
 // data's mean and spread, weighted and summed.
 type Model struct {
 	Mean, Scale, Weight [NumFeatures]float64
+	// Depth is how many of the fused pool's first passages the model
+	// reorders (0: all); the rest keep the fused order after them.
+	Depth int
+	// ByNote: the model orders notes, not the passages inside one. Each
+	// note keeps the places the model gives its passages, filled with
+	// them in the fused order.
+	ByNote bool
+}
+
+// Rank orders a pool (features and each passage's note, in the fused
+// order) by the model: the indexes of the pool, best first, and the
+// score of each place.
+func (m *Model) Rank(xs [][NumFeatures]float64, paths []string) ([]int, []float64) {
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	head := idx
+	if m.Depth > 0 && m.Depth < len(idx) {
+		head = idx[:m.Depth]
+	}
+	score := make([]float64, len(head))
+	for i := range head {
+		score[i] = m.Score(xs[i])
+	}
+	sort.SliceStable(head, func(a, b int) bool { return score[head[a]] > score[head[b]] })
+	scores := make([]float64, len(head))
+	for r, i := range head {
+		scores[r] = score[i]
+	}
+	if m.ByNote {
+		byNote := map[string][]int{}
+		for i := range head { // head's indexes are 0..len(head)-1
+			byNote[paths[i]] = append(byNote[paths[i]], i)
+		}
+		for r, i := range head {
+			p := paths[i]
+			head[r], byNote[p] = byNote[p][0], byNote[p][1:]
+		}
+	}
+	return idx, scores
 }
 
 // Score is the model's score of one candidate's features.
@@ -430,11 +478,20 @@ func (s *Searcher) rerank(ctx context.Context, t Terms, cs []Candidate, m *Model
 // rescore reorders the pool by the model, the fused order breaking ties.
 func (s *Searcher) rescore(ctx context.Context, t Terms, cs []Candidate, m *Model) {
 	xs := s.features(ctx, t, cs)
-	scores := make([]float64, len(cs))
-	for i := range cs {
-		scores[i] = m.Score(xs[i])
+	paths := make([]string, len(cs))
+	for i, c := range cs {
+		paths[i] = c.Path
 	}
-	order(cs, scores)
+	idx, scores := m.Rank(xs, paths)
+	// Past the model's depth the passages keep their fused scores.
+	out := make([]Candidate, len(cs))
+	for r, i := range idx {
+		out[r] = cs[i]
+		if r < len(scores) {
+			out[r].Score = scores[r]
+		}
+	}
+	copy(cs, out)
 }
 
 // order sorts the pool by scores, best first, the pool's order breaking

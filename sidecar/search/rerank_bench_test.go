@@ -13,40 +13,46 @@ import (
 	"github.com/quire-app/quire/sidecar/state"
 )
 
+// generatedSearcher indexes a generated vault of notes (keywords only)
+// and returns a searcher over it with queries made from its notes.
+func generatedSearcher(tb testing.TB, notes, queries int) (*Searcher, []vaultgen.Query) {
+	dir := tb.TempDir()
+	vault := filepath.Join(dir, "vault")
+	paths, err := vaultgen.Write(vault, vaultgen.Options{Notes: notes, Seed: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	qs, err := vaultgen.Queries(vault, paths, queries, 1, 2)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := state.Open(filepath.Join(dir, "state"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	cfg := config.Default()
+	cfg.Dense.Embedder = "none"
+	ix, err := index.Open(vault, st, cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ix.Close() })
+	if _, err := ix.Run(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	ix.BM25.SetFieldWeights(FieldWeights(cfg.Search))
+	return New(ix.BM25, []string{"en"}, cfg.Search), qs
+}
+
 // BenchmarkRerank times the rerank stage alone (features and the model)
 // on pools of 50 passages, for 200 generated queries over a 1,000-note
 // generated vault, and reports its p50 and p99 per query:
 //
 //	go test -run XXX -bench Rerank ./sidecar/search/
 func BenchmarkRerank(b *testing.B) {
-	dir := b.TempDir()
-	vault := filepath.Join(dir, "vault")
-	paths, err := vaultgen.Write(vault, vaultgen.Options{Notes: 1000, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	qs, err := vaultgen.Queries(vault, paths, 200, 1, 2)
-	if err != nil {
-		b.Fatal(err)
-	}
-	st, err := state.Open(filepath.Join(dir, "state"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	cfg := config.Default()
-	cfg.Dense.Embedder = "none"
-	ix, err := index.Open(vault, st, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	s, qs := generatedSearcher(b, 1000, 200)
 	ctx := context.Background()
-	if _, err := ix.Run(ctx); err != nil {
-		b.Fatal(err)
-	}
-	ix.BM25.SetFieldWeights(FieldWeights(cfg.Search))
-	s := New(ix.BM25, []string{"en"}, cfg.Search)
 	type pool struct {
 		t  Terms
 		cs []Candidate

@@ -2,24 +2,26 @@
 
 package search
 
-// Fitted on 400 pseudo-queries per vault (seed 1, l2 0.3) of:
+// Fitted on 560 pseudo-queries per vault (seed 1, l2 0.3; -depth 10 -objective lambdarank -queries 560) of:
 //   - ariostea
 //   - help-en
 //   - help-multi
 //   - appunti
 //   - til
-// Features, in order: fused, kw, dense, fused_rank, coverage, head_coverage, all_words, proximity, phrase, length, note_pool, note_best, note_coverage.
+// Features, in order: fused, kw, dense, fused_rank, coverage, head_coverage, all_words, proximity, phrase, length, note_pool, note_best, note_coverage, note_rank, note_top.
 
 // keywordsModel reranks the keyword channel's pool.
 var keywordsModel = Model{
-	Mean:   [NumFeatures]float64{0.251087, 0.251087, 0, 0.0905375, 0.290974, 0.185236, 0.0291416, 0.21953, 0.0419824, 4.30934, 1.33885, 0.480187, 0.48494},
-	Scale:  [NumFeatures]float64{0.239376, 0.239376, 0, 0.156876, 0.214213, 0.170228, 0.168203, 0.336495, 0.120056, 0.724315, 1.30434, 0.499607, 0.3125},
-	Weight: [NumFeatures]float64{1.07497, 0.0749694, 0, 0.0296074, 0.44308, -0.0112194, 0.367555, 0.183535, 0.150684, -0.0117218, -0.0185976, 0.109878, 0.265462},
+	Mean:   [NumFeatures]float64{0.512273, 0.512273, 0, 0.293123, 0.407072, 0.286043, 0.121914, 0.306631, 0.0893916, 4.29323, 1.54763, 0.519333, 0.602759, 0.667048, 0.666231},
+	Scale:  [NumFeatures]float64{0.293484, 0.293484, 0, 0.263151, 0.268132, 0.233681, 0.327186, 0.355676, 0.185605, 0.725051, 1.26699, 0.499626, 0.324702, 0.361086, 0.352904},
+	Weight: [NumFeatures]float64{1.07527, 0.0752661, 0, 0.0891025, 0.273514, 0.0434633, 0.30912, 0.100809, 0.135731, 0.000731968, -0.0127523, 0.0965322, 0.185336, 0.114812, -0.0083461},
+	Depth:  10,
 }
 
 // hybridModel reranks the hybrid channel's pool.
 var hybridModel = Model{
-	Mean:   [NumFeatures]float64{0.280139, 0.242781, 0.149434, 0.0901936, 0.268906, 0.176372, 0.0287094, 0.205786, 0.0401512, 4.27873, 1.31711, 0.489915, 0.459712},
-	Scale:  [NumFeatures]float64{0.255213, 0.24519, 0.255492, 0.156471, 0.223754, 0.173483, 0.166989, 0.330668, 0.117977, 0.765135, 1.30584, 0.499898, 0.329876},
-	Weight: [NumFeatures]float64{1.07245, 0.0839783, -0.0328918, 0.0290771, 0.452117, -0.0235685, 0.369208, 0.190388, 0.147147, -0.00991518, -0.0185729, 0.091357, 0.266684},
+	Mean:   [NumFeatures]float64{0.576477, 0.497951, 0.314102, 0.292943, 0.392826, 0.278793, 0.12133, 0.300385, 0.0891837, 4.27465, 1.54217, 0.527156, 0.592013, 0.672372, 0.745736},
+	Scale:  [NumFeatures]float64{0.31236, 0.30737, 0.35576, 0.263057, 0.277283, 0.238684, 0.32651, 0.357474, 0.185788, 0.765903, 1.27434, 0.499262, 0.339514, 0.36067, 0.388466},
+	Weight: [NumFeatures]float64{1.07397, 0.0849325, -0.033736, 0.0994183, 0.270131, 0.0358547, 0.312261, 0.0995482, 0.126041, 0.00493158, -0.0176232, 0.0783714, 0.172534, 0.0994686, -0.00225987},
+	Depth:  10,
 }

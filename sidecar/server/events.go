@@ -16,7 +16,8 @@ func (s *Server) push(ev engine.Event) {
 	switch ev := ev.(type) {
 	case *engine.Progress:
 		// As often as the index reports it, which thins it.
-		s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: proto.Phase(ev.Phase), Done: ev.Done, Total: ev.Total})
+		s.broadcast(proto.TypeIndexProgress, proto.IndexProgress{Phase: proto.Phase(ev.Phase), Done: ev.Done, Total: ev.Total,
+			PerSecond: ev.PerSecond, SecondsLeft: ev.Left.Seconds()})
 	case *engine.Changed:
 		s.broadcast(proto.TypeIndexChanged, proto.IndexChanged{Paths: ev.Paths})
 	case *engine.Warning:

@@ -237,6 +237,9 @@ func (s *Server) status(ctx context.Context) (proto.StatusResult, error) {
 		Coverage:    proto.Coverage{VectorsDone: st.Vectors.Embedded, VectorsTotal: st.Vectors.Passages},
 		Fingerprint: proto.Fingerprint{Chunking: st.Fingerprint, Embedder: st.Vectors.Embedder},
 	}
+	if p := st.Embedding; p != nil {
+		res.Coverage.PerSecond, res.Coverage.SecondsLeft = p.PerSecond, p.Left.Seconds()
+	}
 	for _, w := range st.Warnings {
 		res.Warnings = append(res.Warnings, proto.SkippedFile{Path: w.Path, Reason: w.Reason})
 	}

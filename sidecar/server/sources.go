@@ -13,6 +13,10 @@ import (
 // as MCP's client of a running sidecar sends it.
 func (s *Server) note(ctx context.Context, q proto.NoteGet) (proto.NoteResult, error) {
 	key := q.Path
+	if q.Source == source.Vault && source.Foreign(q.Path) {
+		// Asked of the vault, a key would read another source's note.
+		return proto.NoteResult{}, &proto.Error{Code: proto.CodeInvalidRequest, Message: "note.get: " + q.Path + " names another source's note; give its source apart"}
+	}
 	if q.Source != "" && q.Source != source.Vault {
 		if err := source.CheckID(q.Source); err != nil {
 			return proto.NoteResult{}, &proto.Error{Code: proto.CodeInvalidRequest, Message: "note.get: source: " + err.Error()}

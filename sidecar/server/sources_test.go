@@ -71,6 +71,9 @@ func TestSourceNotes(t *testing.T) {
 	if res, err := call[proto.NoteResult](t, c, proto.TypeNoteGet, proto.NoteGet{Path: "ops:runbooks/deploy.md"}); err != nil || res.Source != "ops" || res.Path != "runbooks/deploy.md" {
 		t.Errorf("note.get ops:runbooks/deploy.md = %+v, %v", res, err)
 	}
+	if _, err := call[proto.NoteResult](t, c, proto.TypeNoteGet, proto.NoteGet{Source: "vault", Path: "ops:runbooks/deploy.md"}); err == nil {
+		t.Error("note.get of the vault read another source's note by its key")
+	}
 	if _, err := call[proto.NoteResult](t, c, proto.TypeNoteGet, proto.NoteGet{Source: "ops", Path: "secrets/keys.md", MCP: true}); err == nil {
 		t.Error("note.get gave an MCP client the private ops:secrets/keys.md")
 	}

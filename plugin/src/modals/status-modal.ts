@@ -3,7 +3,7 @@ import type { QueueItem, SkippedFile } from "../../../proto/proto.gen";
 import { plainReason } from "../ingest";
 import { SOURCE_TEXT } from "../sidecar/locate";
 import { type EngineInfo, type EngineProblem, problemAction } from "../sidecar/lifecycle";
-import { type IndexSnapshot, percent, statusBarText, vectorPercent } from "../sidecar/status-tracker";
+import { type IndexSnapshot, percent, statusBarText, timeLeft, vectorPercent, vectorsLeft } from "../sidecar/status-tracker";
 import type { IngestFollower, StatusBarDeps } from "../views/status-bar";
 
 /** StatusDeps is what the status view needs. */
@@ -29,6 +29,7 @@ export interface StatusDeps {
 
 // The system locale, as the dates beside these numbers use.
 const count = new Intl.NumberFormat();
+const rate = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 
 /**
  * StatusModal is the small status view the status bar opens: index
@@ -148,10 +149,12 @@ export class StatusModal extends Modal {
       row("Passages", count.format(st.chunks));
       const c = st.coverage;
       const v = vectorPercent(s);
+      const left = vectorsLeft(s);
       row(
         "Vectors",
         c.vectorsTotal > 0
-          ? `${count.format(c.vectorsDone)} / ${count.format(c.vectorsTotal)} passages (${v ?? percent(c.vectorsDone, c.vectorsTotal)}%)`
+          ? `${count.format(c.vectorsDone)} / ${count.format(c.vectorsTotal)} passages (${v ?? percent(c.vectorsDone, c.vectorsTotal)}%)` +
+              (left ? `, embedding ${rate.format(left.perSecond)} a second, ${timeLeft(left.secondsLeft)}` : "")
           : "no embedder: keyword search only",
       );
       if (st.fingerprint.embedder) row("Embedder", st.fingerprint.dims > 0 ? `${st.fingerprint.embedder} (${st.fingerprint.dims} dims)` : st.fingerprint.embedder);

@@ -153,8 +153,33 @@ export function vectorPercent(s: IndexSnapshot): number | null {
 }
 
 /**
+ * vectorsLeft is the sidecar's estimate of the time until every passage
+ * has a vector, with the rate it comes from, or null while no passages are
+ * being embedded or before the first batch gives a rate.
+ */
+export function vectorsLeft(s: IndexSnapshot): { perSecond: number; secondsLeft: number } | null {
+  const p = s.progress;
+  const live = p && p.phase === "embed" && p.done < p.total ? p : null;
+  const c = s.status?.coverage;
+  const from = live ?? (c && c.vectorsDone < c.vectorsTotal ? c : null);
+  if (!from?.perSecond || from.secondsLeft === undefined) return null;
+  return { perSecond: from.perSecond, secondsLeft: from.secondsLeft };
+}
+
+/** timeLeft words an estimate in seconds as a person would say it: "about 40 s left", "about 7 min left", "about 2 h 5 min left". */
+export function timeLeft(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 1) return "almost done";
+  if (s < 60) return `about ${s} s left`;
+  const m = Math.round(seconds / 60);
+  if (m < 60) return `about ${m} min left`;
+  const h = Math.floor(m / 60);
+  return m % 60 === 0 ? `about ${h} h left` : `about ${h} h ${m % 60} min left`;
+}
+
+/**
  * statusBarText is the status bar's few words, e.g. "Quire: 9,876 notes ·
- * vectors 62%", or "Quire: ingesting 1/3 · reading 3/8" while a batch of
+ * vectors 62%, about 7 min left", or "Quire: ingesting 1/3 · reading 3/8" while a batch of
  * ingests runs.
  */
 export function statusBarText(s: IndexSnapshot, ingest: Batch | null = null): string {
@@ -175,6 +200,10 @@ export function statusBarText(s: IndexSnapshot, ingest: Batch | null = null): st
   const n = s.status.notes;
   let text = `Quire: ${count.format(n)} ${n === 1 ? "note" : "notes"}`;
   const v = vectorPercent(s);
-  if (v !== null && v < 100) text += ` · vectors ${v}%`;
+  if (v !== null && v < 100) {
+    text += ` · vectors ${v}%`;
+    const left = vectorsLeft(s);
+    if (left) text += `, ${timeLeft(left.secondsLeft)}`;
+  }
   return text;
 }

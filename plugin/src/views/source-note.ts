@@ -50,32 +50,34 @@ export async function fetchSourceNote(client: Client | null, key: string): Promi
   return res;
 }
 
-/** Heading is a Markdown heading line: its depth (1-6), text and its index among the note's headings. */
+/** Heading is a Markdown heading line: its depth (1-6), text, its index among the note's headings and its line. */
 interface Heading {
   depth: number;
   text: string;
   index: number;
+  line: number;
+}
+
+/** HeadingsAt is a heading path, outermost first, and the index of its innermost heading (-1 for none). */
+interface HeadingsAt {
+  path: Heading[];
+  index: number;
 }
 
 /**
- * headingsAt returns the heading path above the line holding byte offset
- * start (outermost first) and the index of its innermost heading among
- * all the note's headings, counted as a renderer draws them: not in the
- * frontmatter, not in fenced code. index is -1 above the first heading.
+ * headingLines lists a note's headings as a renderer draws them: not in
+ * the frontmatter, not in fenced code.
  */
-export function headingsAt(text: string, start: number): { path: Heading[]; index: number } {
-  const target = lineAtByte(text, start);
+function headingLines(text: string): Heading[] {
   const lines = text.split("\n");
-  const path: Heading[] = [];
-  let index = -1;
-  let count = 0;
+  const out: Heading[] = [];
   let fence = "";
   let i = 0;
   if (lines[0]?.trimEnd() === "---") {
     const end = lines.findIndex((l, j) => j > 0 && /^(---|\.\.\.)\s*$/.test(l));
     if (end > 0) i = end + 1;
   }
-  for (; i < lines.length && i <= target; i++) {
+  for (; i < lines.length; i++) {
     const line = lines[i]!;
     const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
     if (f) {
@@ -83,30 +85,37 @@ export function headingsAt(text: string, start: number): { path: Heading[]; inde
       else if (f[1]!.startsWith(fence)) fence = "";
       continue;
     }
-    if (fence !== "") continue;
-    const h = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
-    if (!h) continue;
-    const depth = h[1]!.length;
-    while (path.length > 0 && path.at(-1)!.depth >= depth) path.pop();
-    path.push({ depth, text: h[2]!, index: count });
-    index = count++;
+    const h = fence === "" ? /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line) : null;
+    if (h) out.push({ depth: h[1]!.length, text: h[2]!, index: out.length, line: i });
   }
-  return { path, index };
+  return out;
 }
 
-/** headingNamed is headingsAt at the first heading whose text is heading (the note's top when none is). */
-export function headingNamed(text: string, heading: string): { path: Heading[]; index: number } {
-  const lines = text.split("\n");
-  let offset = 0;
-  for (const line of lines) {
-    const h = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-    if (h && h[1] === heading) {
-      const at = headingsAt(text, offset);
-      if (at.path.at(-1)?.text === heading) return at;
-    }
-    offset += new TextEncoder().encode(line).length + 1;
+/** pathAt is the heading path above line among headings. */
+function pathAt(headings: Heading[], line: number): HeadingsAt {
+  const path: Heading[] = [];
+  for (const h of headings) {
+    if (h.line > line) break;
+    while (path.length > 0 && path.at(-1)!.depth >= h.depth) path.pop();
+    path.push(h);
   }
-  return { path: [], index: -1 };
+  return { path, index: path.at(-1)?.index ?? -1 };
+}
+
+/**
+ * headingsAt returns the heading path above the line holding byte offset
+ * start and the index of its innermost heading among all the note's
+ * headings, counted as a renderer draws them.
+ */
+export function headingsAt(text: string, start: number): HeadingsAt {
+  return pathAt(headingLines(text), lineAtByte(text, start));
+}
+
+/** headingNamed is headingsAt at the first heading whose text is heading (none when no heading is). */
+export function headingNamed(text: string, heading: string): HeadingsAt {
+  const all = headingLines(text);
+  const h = all.find((x) => x.text === heading);
+  return h ? pathAt(all, h.line) : { path: [], index: -1 };
 }
 
 /** frontmatterEnd is the offset (UTF-16) where text's body begins, after a leading YAML frontmatter. */

@@ -22,6 +22,7 @@
 //   HARNESS_ONLY=eval   run only the eval report's scenarios (evalreport.mjs)
 //   HARNESS_ONLY=evalview run only the Evaluate search view's scenarios (evalview.mjs)
 //   HARNESS_ONLY=surfaces run only the attached session and issue 25's surfaces (surfaces.mjs)
+//   HARNESS_ONLY=sources run only the git source's scenarios (sources.mjs)
 //   HARNESS_ONLY=timings run only issue 25's timings on generated vaults (timings.mjs; scripts/bench-surfaces)
 import { execFileSync, spawn } from "node:child_process";
 import { constants, existsSync, promises as fsp, readFileSync, readdirSync, statSync } from "node:fs";
@@ -42,6 +43,7 @@ import { relatedScenarios } from "./related.mjs";
 import { reviewScenarios } from "./review.mjs";
 import { searchBenchScenarios, searchScenarios } from "./search.mjs";
 import { surfacesScenarios } from "./surfaces.mjs";
+import { sourcesScenarios } from "./sources.mjs";
 import { timingScenarios } from "./timings.mjs";
 import { settingsScenarios } from "./settings.mjs";
 
@@ -238,7 +240,7 @@ async function main() {
   const only = process.env.HARNESS_ONLY;
   // A failed build fails the two scenarios that need it, not the whole run.
   let old = null;
-  if (only !== "eval" && only !== "evalview" && only !== "surfaces" && only !== "timings") {
+  if (only !== "eval" && only !== "evalview" && only !== "surfaces" && only !== "sources" && only !== "timings") {
     try {
       old = oldRelease(repo, log);
     } catch (err) {
@@ -404,13 +406,15 @@ async function main() {
     if (only === "timings") await timingScenarios({ tmp, bin, repo, manifest, log, scenario, expect, newPage, waitFor, vaultFiles, sidecars, Sidecar });
     else {
     // 0. The engine's first run: discovery, the first-run panel per system, pairings of versions.
-    if (only !== "eval" && only !== "evalview" && only !== "surfaces") await engineScenarios({ tmp, bin, old, mainJs, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
+    if (only !== "eval" && only !== "evalview" && only !== "surfaces" && only !== "sources") await engineScenarios({ tmp, bin, old, mainJs, manifest, kids: allKids, log, scenario, expect, newPage, waitFor, shot, axeCheck, copyVault, vaultFiles });
     // The eval report, a page of its own opened from disk.
-    if (only !== "engine" && only !== "evalview" && only !== "surfaces") await evalReportScenarios({ tmp, bin, out, context, axeSrc, log, scenario, expect, copyVault });
+    if (only !== "engine" && only !== "evalview" && only !== "surfaces" && only !== "sources") await evalReportScenarios({ tmp, bin, out, context, axeSrc, log, scenario, expect, copyVault });
     // The Evaluate search view, on a sidecar of its own.
-    if (only !== "engine" && only !== "eval" && only !== "surfaces") await evalViewScenarios({ tmp, bin, out, manifest, log, scenario, expect, newPage, waitFor, shots, axeCheck, copyVault, vaultFiles, sidecars, Sidecar });
+    // A git source beside the vault, on a sidecar of its own.
+    if (!only || only === "sources") await sourcesScenarios({ tmp, bin, manifest, log, scenario, expect, newPage, waitFor, shots, axeCheck, copyVault, vaultFiles, sidecars, Sidecar });
+    if (only !== "engine" && only !== "eval" && only !== "surfaces" && only !== "sources") await evalViewScenarios({ tmp, bin, out, manifest, log, scenario, expect, newPage, waitFor, shots, axeCheck, copyVault, vaultFiles, sidecars, Sidecar });
     // The surfaces, one file each, over the sessions they share.
-    if (only !== "engine" && only !== "eval" && only !== "evalview") {
+    if (only !== "engine" && only !== "eval" && only !== "evalview" && only !== "sources") {
     const h = { tmp, bin, old, mainJs, manifest, out, context, axeSrc, kids: allKids, log, scenario, expect, Pending, newPage, waitFor, shot, shots, axeCheck, copyVault, vaultFiles, pageErrors, sidecars, servers, Sidecar, openIngested, repo };
     // 1. Attach to a running sidecar: the related panel, the status view, search, a reconnect.
     const a = await attachScenarios(h);

@@ -19,11 +19,13 @@ import (
 )
 
 // TestChaos kills `quire serve` with SIGKILL at random moments while it
-// indexes, embeds and runs an ingest, restarts it each time, and checks
-// that nothing was lost: once it settles, its note, passage and vector
-// counts and its search results equal those of a fresh index of the same
-// vault, every ingested source has exactly one note, and no temporary
-// file is left. QUIRE_CHAOS_KILLS sets the kills per phase (default 1,
+// indexes, embeds, runs an ingest and syncs a git source whose branch
+// moves on (commits that add, change, rename and delete notes), restarts
+// it each time, and checks that nothing was lost: once it settles, its
+// note, passage and vector counts, the git source's revision, notes and
+// passages, and its search results equal those of a fresh index of the
+// same vault and repository, every ingested source has exactly one note,
+// and no temporary file is left. QUIRE_CHAOS_KILLS sets the kills per phase (default 1,
 // the short variant the test command runs) and QUIRE_CHAOS_NOTES the
 // vault's size (default 60); scripts/chaos runs more of both.
 func TestChaos(t *testing.T) {
@@ -42,7 +44,24 @@ func TestChaos(t *testing.T) {
 	if _, err := vaultgen.Write(v, vaultgen.Options{Notes: envInt("QUIRE_CHAOS_NOTES", 60), Seed: 11}); err != nil {
 		t.Fatal(err)
 	}
+	// A git source beside the vault: a clone read in place.
+	repo := t.TempDir()
+	repoNotes, err := vaultgen.Write(repo, vaultgen.Options{Notes: envInt("QUIRE_CHAOS_NOTES", 60) / 2, Seed: 23})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "init", "-q", "-b", "main")
+	gitIn(t, repo, "add", "-A")
+	gitIn(t, repo, "commit", "-q", "-m", "notes")
+	withSource := func(state string) {
+		t.Helper()
+		os.MkdirAll(state, 0o700)
+		if err := os.WriteFile(filepath.Join(state, "config.yaml"), []byte("sources:\n  git:\n    ops:\n      path: "+repo+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	st := t.TempDir()
+	withSource(st)
 	total := 0
 	kill := func(phase string, c *child, after time.Duration) {
 		time.Sleep(after) // a random moment, not a wait for a condition
@@ -60,6 +79,7 @@ func TestChaos(t *testing.T) {
 	// pass; the next start must finish it.
 	for i := 0; i < kills; i++ {
 		os.RemoveAll(st)
+		withSource(st)
 		c := serve()
 		attachTo(t, c, st)
 		kill("indexing", c, time.Duration(rng.Intn(400))*time.Millisecond)
@@ -90,6 +110,16 @@ func TestChaos(t *testing.T) {
 		kill("ingest", c, time.Duration(rng.Intn(300))*time.Millisecond)
 	}
 
+	// Git: the branch moves on while the sidecar is down; killed while
+	// it syncs the commit (the revision must not advance before the
+	// batch is durable).
+	for i := 0; i < kills; i++ {
+		repoNotes = advance(t, rng, repo, repoNotes, i)
+		c := serve()
+		attachTo(t, c, st)
+		kill("git sync", c, time.Duration(rng.Intn(600))*time.Millisecond)
+	}
+
 	// Settle: restart and wait until the index, the vectors and the queue
 	// are done.
 	c := serve()
@@ -112,6 +142,7 @@ func TestChaos(t *testing.T) {
 		t.Fatalf("copy the vault: %v: %s", err, out)
 	}
 	fresh := t.TempDir()
+	withSource(fresh)
 	fc := startQuire(t, "serve", "--vault", copied, "--state", fresh, "--port", "0")
 	fcl, _ := attachTo(t, fc, fresh)
 	want := settle(t, fcl)
@@ -121,7 +152,16 @@ func TestChaos(t *testing.T) {
 	if got.Coverage != want.Coverage {
 		t.Errorf("after %d kills: vectors %+v; a fresh index: %+v", total, got.Coverage, want.Coverage)
 	}
-	for _, q := range []string{"cover crop", "soil winter", "meeting notes", "health", "travel", "recipe"} {
+	head := strings.TrimSpace(gitOut(t, repo, "rev-parse", "HEAD"))
+	gotOps, wantOps := opsSource(t, cl), opsSource(t, fcl)
+	if gotOps.Revision != head || gotOps.Error != "" {
+		t.Errorf("after %d kills the git source is at %s (error %q), the branch at %s", total, gotOps.Revision, gotOps.Error, head)
+	}
+	if gotOps.Notes != wantOps.Notes || gotOps.Passages != wantOps.Passages || gotOps.Notes != len(repoNotes) {
+		t.Errorf("after %d kills the git source holds %d notes, %d passages; a fresh index %d, %d; the branch has %d notes",
+			total, gotOps.Notes, gotOps.Passages, wantOps.Notes, wantOps.Passages, len(repoNotes))
+	}
+	for _, q := range []string{"cover crop", "soil winter", "meeting notes", "health", "travel", "recipe", "changed again"} {
 		for _, ch := range []proto.Channel{proto.ChannelBM25, proto.ChannelHybrid} {
 			// The same passages match; scores may differ a little (the
 			// keyword index keeps statistics of replaced documents until
@@ -157,6 +197,9 @@ func TestChaos(t *testing.T) {
 		if notes[src] != 1 {
 			t.Errorf("%s has %d source notes, want 1", src, notes[src])
 		}
+	}
+	if t.Failed() {
+		return // the differences are reported above
 	}
 	t.Logf("%d kills: %d notes, %d passages, %d/%d vectors, %d ingested sources, all equal to a fresh index", total, got.Notes, got.Chunks, got.Coverage.VectorsDone, got.Coverage.VectorsTotal, len(sources))
 }
@@ -201,7 +244,69 @@ func paths(t *testing.T, cl *client.Client, q string, ch proto.Channel) []string
 	}
 	var out []string
 	for _, p := range res.Passages {
-		out = append(out, fmt.Sprintf("%s#%d-%d", p.Path, p.Start, p.End))
+		out = append(out, fmt.Sprintf("%s:%s#%d-%d", p.Source, p.Path, p.Start, p.End))
 	}
 	return out
+}
+
+// advance commits a change to the repository's branch: a note changed,
+// one renamed, one deleted and one added (round n), and returns the
+// notes it then holds.
+func advance(t *testing.T, rng *rand.Rand, repo string, notes []string, n int) []string {
+	t.Helper()
+	notes = slices.Clone(notes)
+	pick := func() int { return rng.Intn(len(notes)) }
+	i := pick()
+	f, err := os.OpenFile(filepath.Join(repo, notes[i]), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "\n## Changed again %d\n\nA paragraph added in round %d.\n", n, n)
+	f.Close()
+	i = pick()
+	renamed := strings.TrimSuffix(notes[i], ".md") + fmt.Sprintf(" moved %d.md", n)
+	gitIn(t, repo, "mv", notes[i], renamed)
+	notes[i] = renamed
+	i = pick()
+	gitIn(t, repo, "rm", "-q", "-f", notes[i]) // -f: it may be the note just changed or renamed
+	notes = slices.Delete(notes, i, i+1)
+	added := fmt.Sprintf("Added/round %d.md", n)
+	os.MkdirAll(filepath.Join(repo, "Added"), 0o755)
+	os.WriteFile(filepath.Join(repo, added), []byte(fmt.Sprintf("# Round %d\n\nA note added in round %d, changed again never.\n", n, n)), 0o644)
+	notes = append(notes, added)
+	gitIn(t, repo, "add", "-A")
+	gitIn(t, repo, "commit", "-q", "-m", fmt.Sprintf("round %d", n))
+	return notes
+}
+
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	gitOut(t, dir, args...)
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@example.org", "-c", "user.name=t"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// opsSource is the git source ops as the sidecar lists it.
+func opsSource(t *testing.T, cl *client.Client) proto.SourceInfo {
+	t.Helper()
+	var res proto.SourcesResult
+	if err := cl.Call(context.Background(), proto.TypeSourcesList, proto.SourcesList{}, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Sources {
+		if s.ID == "ops" {
+			return s
+		}
+	}
+	t.Fatalf("no source ops in %+v", res.Sources)
+	return proto.SourceInfo{}
 }

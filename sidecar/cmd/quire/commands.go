@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"strings"
 	"time"
 	"unicode"
@@ -48,11 +49,14 @@ func progressPrinter() (progress func(engine.Progress), done func()) {
 	if fi, err := os.Stderr.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		return nil, func() {}
 	}
-	open := false
+	var mu sync.Mutex // reports may come from another goroutine than done
+	open, width := false, 0
 	end := func() {
+		mu.Lock()
+		defer mu.Unlock()
 		if open {
 			fmt.Fprintln(os.Stderr)
-			open = false
+			open, width = false, 0
 		}
 	}
 	return func(p engine.Progress) {
@@ -62,15 +66,41 @@ func progressPrinter() (progress func(engine.Progress), done func()) {
 			line = fmt.Sprintf("indexing: %s/%s notes", thousands(p.Done), thousands(p.Total))
 		case engine.PhaseEmbed:
 			line = fmt.Sprintf("vectors: %s/%s passages", thousands(p.Done), thousands(p.Total))
+			if p.PerSecond > 0 {
+				line += ", " + timeLeft(p.Left)
+			}
 		default:
 			return
 		}
-		fmt.Fprintf(os.Stderr, "\r%s\x1b[K", line)
+		mu.Lock()
+		// Padded over the longer line it replaces: no terminal escape
+		// (an older Windows console prints them as they are).
+		width = max(width, len(line))
+		fmt.Fprintf(os.Stderr, "\r%-*s", width, line)
 		open = true
+		mu.Unlock()
 		if p.Done >= p.Total {
 			end()
 		}
 	}, end
+}
+
+// timeLeft words an estimate of the time left, rounded as a person would
+// say it: "about 40 s left", "about 7 min left", "about 2 h 5 min left".
+func timeLeft(d time.Duration) string {
+	if s := d.Round(time.Second); s < time.Second {
+		return "almost done"
+	} else if s < time.Minute {
+		return fmt.Sprintf("about %d s left", s/time.Second)
+	}
+	m := d.Round(time.Minute)
+	switch {
+	case m < time.Hour:
+		return fmt.Sprintf("about %d min left", m/time.Minute)
+	case m%time.Hour == 0:
+		return fmt.Sprintf("about %d h left", m/time.Hour)
+	}
+	return fmt.Sprintf("about %d h %d min left", m/time.Hour, m%time.Hour/time.Minute)
 }
 
 func thousands(n int) string {
@@ -292,7 +322,15 @@ type statusOut struct {
 	Warnings    []vault.Skip      `json:"warnings"`
 	Languages   map[string]int    `json:"languages"`
 	Vectors     *index.DenseStats `json:"vectors,omitempty"`
+	Embedding   *embeddingOut     `json:"embedding,omitempty"`
 	Model       *modelOut         `json:"model,omitempty"`
+}
+
+// embeddingOut is the embedding running now: passages per second of wall
+// time and the seconds the rest would take at that rate (an estimate).
+type embeddingOut struct {
+	PerSecond   float64 `json:"perSecond"`
+	SecondsLeft float64 `json:"secondsLeft"`
 }
 
 // modelOut says which model answers and whether passages leave the machine.
@@ -354,6 +392,9 @@ func toStatusOut(c common, stateDir string, st engine.Status) statusOut {
 		v := st.Vectors
 		out.Vectors = &v
 	}
+	if p := st.Embedding; p != nil && p.PerSecond > 0 {
+		out.Embedding = &embeddingOut{PerSecond: p.PerSecond, SecondsLeft: p.Left.Seconds()}
+	}
 	return out
 }
 
@@ -366,7 +407,11 @@ func (out statusOut) print(sidecar string) {
 	}
 	fmt.Printf("Vault:   %s\nState:   %s\nNotes:   %d (%d chunks)\nIndexed: %s\nIndex:   %s\n", shown(out.Vault), shown(out.State), out.Notes, out.Chunks, last, shown(out.Fingerprint))
 	if v := out.Vectors; v != nil {
-		fmt.Printf("Vectors: %d/%d chunks (%.0f%%), %s\n", v.Embedded, v.Passages, 100*v.Coverage(), shown(v.Embedder))
+		fmt.Printf("Vectors: %d/%d chunks (%.0f%%), %s", v.Embedded, v.Passages, 100*v.Coverage(), shown(v.Embedder))
+		if e := out.Embedding; e != nil {
+			fmt.Printf("; embedding %.1f passages/s, %s", e.PerSecond, timeLeft(time.Duration(e.SecondsLeft*float64(time.Second))))
+		}
+		fmt.Println()
 	}
 	if sidecar != "" {
 		fmt.Println("Sidecar:", sidecar)

@@ -33,11 +33,11 @@ type Model interface {
 
 // Page is an existing vault page that search found related to the source.
 type Page struct {
-	Path    string  // vault-relative note path
-	Title   string  // the note's title
-	Heading string  // heading path of the best passage, " > " joined
-	Snippet string  // the best passage's text, short
-	Score   float64 // search score, higher is closer
+	Path     string   // vault-relative note path
+	Title    string   // the note's title
+	Headings []string // heading path of the best passage, outermost first
+	Snippet  string   // the best passage's text, short
+	Score    float64  // search score, higher is closer
 }
 
 // Related finds existing pages for a query: at most k, none that leave
@@ -51,6 +51,10 @@ type Related func(ctx context.Context, query string, k int, leave Leave) ([]Page
 type Leave struct {
 	Folders, Notes []string
 }
+
+// heading is the page's heading path as the model and the note read it:
+// "H1 > H2".
+func (p Page) heading() string { return strings.Join(p.Headings, " > ") }
 
 // Source is one extracted source ready to compile.
 type Source struct {
@@ -427,7 +431,7 @@ func (c *compiler) findRelated(ctx context.Context, query string) error {
 			}
 			// Linked, never quoted: a generated note is sent to remote
 			// models like any other.
-			p.Snippet, p.Heading = "", ""
+			p.Snippet, p.Headings = "", nil
 		}
 		if len(p.Snippet) > 600 {
 			p.Snippet = p.Snippet[:600]
@@ -642,7 +646,7 @@ func (c *compiler) searchConnections() []link {
 		}
 		seen[r.Path] = true
 		reason := ""
-		if h := oneLine(r.Heading); h != "" {
+		if h := oneLine(r.heading()); h != "" {
 			reason = "matched in “" + plain(h) + "”"
 		} else if w := openingWords(r.Snippet, 12); w != "" {
 			reason = "similar passage: “" + plain(w) + "”"

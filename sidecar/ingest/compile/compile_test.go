@@ -692,9 +692,9 @@ func TestCompileSearchFails(t *testing.T) {
 
 func TestSearchConnections(t *testing.T) {
 	c := &compiler{related: []Page{
-		{Path: "Kitchen/Starter.md", Title: "Starter", Heading: "Feeding", Score: 9},
+		{Path: "Kitchen/Starter.md", Title: "Starter", Headings: []string{"Feeding"}, Score: 9},
 		{Path: "Kitchen/Bread.md", Title: "Bread", Snippet: "---\ntitle: Bread\n---\n# Bread\n\nA loaf rises in the oven when the gas in its crumb expands with heat and steam.", Score: 4},
-		{Path: "Garden/Monstera.md", Title: "Monstera", Heading: "Watering", Score: 2},
+		{Path: "Garden/Monstera.md", Title: "Monstera", Headings: []string{"Watering"}, Score: 2},
 	}}
 	got := c.searchConnections()
 	if len(got) != 2 {

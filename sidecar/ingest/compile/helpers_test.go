@@ -119,7 +119,7 @@ func related(pages ...Page) (Related, func(string) bool) {
 	return search, exists
 }
 
-var breadPage = Page{Path: "Notes/Bread baking.md", Title: "Bread baking", Heading: "Bread baking > Starters",
+var breadPage = Page{Path: "Notes/Bread baking.md", Title: "Bread baking", Headings: []string{"Bread baking", "Starters"},
 	Snippet: "A starter is a culture of wild yeast and bacteria kept in flour and water.", Score: 3.2}
 
 func source(doc *extract.Doc, origin string) Source {

@@ -14,7 +14,7 @@ import (
 // request to a remote model and no generated note.
 const privateMarker = "zq-private-7731"
 
-var journalPage = Page{Path: "Journal/2026-02-11.md", Title: "Starter diary", Heading: "Feb > " + privateMarker,
+var journalPage = Page{Path: "Journal/2026-02-11.md", Title: "Starter diary", Headings: []string{"Feb", privateMarker},
 	Snippet: "Fed the starter at dawn, " + privateMarker + " felt low.", Score: 3.0}
 
 // TestPrivatePagesNeverReachRemoteModel runs a compile against a loopback

@@ -165,7 +165,7 @@ func planUser(meta []string, n notes, pages []Page) string {
 	b.WriteString(fence(n.render()))
 	b.WriteString("</notes>\n\n<pages>\n")
 	for _, p := range pages {
-		b.WriteString(`<page title="` + attr(p.Title) + `" heading="` + attr(p.Heading) + "\">\n")
+		b.WriteString(`<page title="` + attr(p.Title) + `" heading="` + attr(p.heading()) + "\">\n")
 		b.WriteString(fence(strings.TrimSpace(p.Snippet)))
 		b.WriteString("\n</page>\n")
 	}

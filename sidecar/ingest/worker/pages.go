@@ -42,7 +42,7 @@ func Related(r Relater, folder string) compile.Related {
 		}
 		pages := make([]compile.Page, len(ps))
 		for i, p := range ps {
-			pages[i] = compile.Page{Path: p.Path, Title: p.Title, Heading: strings.Join(p.Headings, " > "), Snippet: clip(p.Text, snippetBytes), Score: p.Score}
+			pages[i] = compile.Page{Path: p.Path, Title: p.Title, Headings: p.Headings, Snippet: clip(p.Text, snippetBytes), Score: p.Score}
 		}
 		return pages, nil
 	}

@@ -107,3 +107,32 @@ func (b *Bag) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	}
 	return out, nil
 }
+
+// Held is a Bag that lets Batches calls of several texts (batches of
+// passages) through and holds the next ones until Release is closed or
+// their context ends; a call of one text (a query) always goes through.
+// A test looks at an embedding stopped half way with it.
+type Held struct {
+	Bag
+	Batches atomic.Int64
+	Release chan struct{}
+}
+
+// NewHeld returns a Held that lets batches through until Batches is set.
+func NewHeld() *Held {
+	h := &Held{Release: make(chan struct{})}
+	h.Batches.Store(math.MaxInt64)
+	return h
+}
+
+// Embed is Bag's, after the wait for a held batch.
+func (h *Held) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) > 1 && h.Batches.Add(-1) < 0 {
+		select {
+		case <-h.Release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return h.Bag.Embed(ctx, texts)
+}

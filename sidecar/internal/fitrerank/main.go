@@ -25,7 +25,7 @@
 // enter a fit. The committed weights are the variant that loses the
 // fewest questions on its worst dev set, then gains the most on the mean:
 //
-//	go run ./sidecar/internal/fitrerank -state tmp/eval -objective lambdarank -l2 0.3 \
+//	go run ./sidecar/internal/fitrerank -state tmp/eval -queries 560 -objective lambdarank -l2 0.3 -depth 10 \
 //	    -dev ariostea=GOLD,... -out sidecar/search/rerank_model.go ariostea=VAULT ...
 package main
 
@@ -59,8 +59,12 @@ func main() {
 	drop := flag.String("drop", "", "comma list of features left out of the model (weight 0)")
 	dev := flag.String("dev", "", "comma list of NAME=GOLD: score each fitted model on these dev questions (span recall@5 after the per-note cap, as quire eval counts it) to choose between variants")
 	objective := flag.String("objective", "ranknet", "ranknet (every pair weighs the same) or lambdarank (a pair weighs the change in nDCG its swap makes)")
+	hybridOnly := flag.Bool("hybrid-only", false, "fit the hybrid channel's model only (to compare variants; -out needs both)")
 	flag.BoolVar(&devVerbose, "v", false, "list each dev question the model gains or loses")
-	flag.IntVar(&devDepth, "depth", devDepth, "score dev questions with the model reordering only the pool's first N passages")
+	flag.BoolVar(&devDebug, "debug", false, "with -v, print the features of each such question's relevant passage and of the passages ranked first")
+	byNote := flag.Bool("by-note", false, "the model orders notes; each note's passages keep the fused order among themselves (search.Model.ByNote)")
+	depth := flag.Int("depth", 0, "the model reorders only the fused pool's first N passages (0: all): fitted on those, scored so on the dev questions and at query time")
+	shapes := flag.String("shapes", "", "comma list of the recipe's shapes to fit on (queries.go; default: all)")
 	flag.Float64Var(&swapOdds, "swap", swapOdds, "the odds that the recipe swaps a query word for a neighbour")
 	flag.Parse()
 	if flag.NArg() == 0 {
@@ -111,6 +115,29 @@ func main() {
 			}
 		}
 	}
+	if *shapes != "" {
+		keep := map[int]bool{}
+		for _, f := range strings.Split(*shapes, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "fitrerank: -shapes:", err)
+				os.Exit(2)
+			}
+			keep[n] = true
+		}
+		for ch := range data {
+			for i := range data[ch] {
+				data[ch][i] = data[ch][i].only(keep)
+			}
+		}
+	}
+	if *depth > 0 {
+		for ch := range data {
+			for i := range data[ch] {
+				data[ch][i] = data[ch][i].head(*depth)
+			}
+		}
+	}
 	var off [search.NumFeatures]bool
 	for _, name := range strings.Split(*drop, ",") {
 		if i := slices.Index(search.FeatureNames(), name); i >= 0 {
@@ -120,7 +147,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	devData, err := collectDev(ctx, *dev, *state)
+	devData, err := cachedDev(ctx, *dev, *state, *cache)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fitrerank:", err)
 		os.Exit(1)
@@ -134,6 +161,9 @@ func main() {
 		}
 		models := map[search.Channel]search.Model{}
 		for _, ch := range []search.Channel{search.BM25, search.Hybrid} {
+			if *hybridOnly && ch != search.Hybrid {
+				continue
+			}
 			var train, test []vaultData
 			for _, d := range data[ch] {
 				if d.Name == *hold {
@@ -143,6 +173,7 @@ func main() {
 				}
 			}
 			m := fit(train, lambda, off, *objective == "lambdarank")
+			m.Depth, m.ByNote = *depth, *byNote
 			models[ch] = m
 			fmt.Printf("l2 %g %s weights %.3f\n", lambda, ch, m.Weight)
 			report(ch, "train", train, m)
@@ -168,14 +199,40 @@ func main() {
 
 // query is one pseudo-query's pool: its features and which are relevant.
 type query struct {
-	X   [][search.NumFeatures]float64
-	Rel []bool
+	X     [][search.NumFeatures]float64
+	Rel   []bool
+	Shape int // the recipe's shape that made it (queries.go)
 }
 
 type vaultData struct {
 	Name    string
 	Queries []query
 	Made    int // pseudo-queries made, with or without a relevant passage in the pool
+}
+
+// only keeps the queries of the given shapes.
+func (d vaultData) only(shapes map[int]bool) vaultData {
+	out := vaultData{Name: d.Name}
+	for _, q := range d.Queries {
+		if shapes[q.Shape] {
+			out.Queries = append(out.Queries, q)
+		}
+	}
+	out.Made = len(out.Queries)
+	return out
+}
+
+// head cuts every pool to its first n passages in the fused order: what
+// a model of depth n reorders. A query whose relevant passages are all
+// below stays, as a miss that teaches nothing.
+func (d vaultData) head(n int) vaultData {
+	out := d
+	out.Queries = make([]query, len(d.Queries))
+	for i, q := range d.Queries {
+		k := min(n, len(q.X))
+		out.Queries[i] = query{X: q.X[:k], Rel: q.Rel[:k], Shape: q.Shape}
+	}
+	return out
 }
 
 // collect indexes a vault, makes its pseudo-queries and records their
@@ -210,7 +267,7 @@ func collect(ctx context.Context, name, vault, state string, n int, seed int64) 
 			if err != nil {
 				return nil, fmt.Errorf("%s: %q: %w", name, q.text, err)
 			}
-			var qd query
+			qd := query{Shape: q.shape}
 			any := false
 			for i, c := range pool.Candidates {
 				rel := c.Path == q.path && strings.Contains(eval.Normalize(c.Text), q.span)
@@ -221,7 +278,7 @@ func collect(ctx context.Context, name, vault, state string, n int, seed int64) 
 			if any {
 				vd.Queries = append(vd.Queries, qd)
 			} else {
-				vd.Queries = append(vd.Queries, query{}) // unreachable: counts as a miss, teaches nothing
+				vd.Queries = append(vd.Queries, query{Shape: q.shape}) // unreachable: counts as a miss, teaches nothing
 			}
 		}
 		out[ch] = vd
@@ -402,11 +459,27 @@ func hit(rank, k int) float64 {
 	return 0
 }
 
+// recipeFlags names the flags besides -l2 and -seed that shaped the fit,
+// as they were given.
+func recipeFlags() string {
+	var out []string
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "objective", "depth", "by-note", "shapes", "drop", "swap", "queries":
+			out = append(out, "-"+f.Name+" "+f.Value.String())
+		}
+	})
+	if len(out) == 0 {
+		return "default flags"
+	}
+	return strings.Join(out, " ")
+}
+
 // write renders the models as Go source.
 func write(path string, models map[search.Channel]search.Model, vaults []string, n int, seed int64, lambda float64) error {
 	var b strings.Builder
 	b.WriteString("// Code generated by internal/fitrerank; DO NOT EDIT.\n\npackage search\n\n")
-	fmt.Fprintf(&b, "// Fitted on %d pseudo-queries per vault (seed %d, l2 %g) of:\n", n, seed, lambda)
+	fmt.Fprintf(&b, "// Fitted on %d pseudo-queries per vault (seed %d, l2 %g; %s) of:\n", n, seed, lambda, recipeFlags())
 	for _, v := range vaults {
 		name, _, _ := strings.Cut(v, "=")
 		fmt.Fprintf(&b, "//   - %s\n", name)
@@ -431,6 +504,12 @@ func write(path string, models map[search.Channel]search.Model, vaults []string,
 			}
 			b.WriteString("},\n")
 		}
+		if m.Depth > 0 {
+			fmt.Fprintf(&b, "\tDepth: %d,\n", m.Depth)
+		}
+		if m.ByNote {
+			b.WriteString("\tByNote: true,\n")
+		}
 		b.WriteString("}\n\n")
 	}
 	src, err := format.Source([]byte(b.String()))
@@ -454,6 +533,30 @@ type devSet struct {
 	Name      string
 	PerNote   int
 	Questions []devQuestion
+}
+
+// cachedDev is collectDev, kept in CACHE.dev beside the training pools'
+// cache when there is one (the same -dev, the same code).
+func cachedDev(ctx context.Context, spec, state, cache string) ([]devSet, error) {
+	if cache == "" || spec == "" {
+		return collectDev(ctx, spec, state)
+	}
+	path := cache + ".dev"
+	var sets []devSet
+	if f, err := os.Open(path); err == nil {
+		err = gob.NewDecoder(f).Decode(&sets)
+		f.Close()
+		return sets, err
+	}
+	sets, err := collectDev(ctx, spec, state)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = errors.Join(gob.NewEncoder(f).Encode(sets), f.Close())
+	}
+	return sets, err
 }
 
 // collectDev records the hybrid pools of the dev questions named by spec
@@ -535,17 +638,19 @@ func reportDev(sets []devSet, m search.Model) {
 	for _, d := range sets {
 		var off, on int
 		for _, q := range d.Questions {
-			order := make([]int, len(q.X))
-			for i := range order {
-				order[i] = i
+			fused := make([]int, len(q.X))
+			for i := range fused {
+				fused[i] = i
 			}
-			h0 := capHit(order, q, d.PerNote, 5)
-			top := order[:min(devDepth, len(order))]
-			sort.SliceStable(top, func(a, c int) bool { return m.Score(q.X[top[a]]) > m.Score(q.X[top[c]]) })
+			h0 := capHit(fused, q, d.PerNote, 5)
+			order, _ := m.Rank(q.X, q.Paths)
 			h1 := capHit(order, q, d.PerNote, 5)
 			off, on = off+h0, on+h1
 			if h0 != h1 && devVerbose {
 				fmt.Printf("dev %s %+d [%s] %s\n", d.Name, h1-h0, q.Type, q.Query)
+				if devDebug {
+					debugQuestion(q, order)
+				}
 			}
 			t := types[q.Type]
 			if t == nil {
@@ -570,12 +675,24 @@ func reportDev(sets []devSet, m search.Model) {
 	}
 }
 
+// devDebug prints, for each question gained or lost, the features of
+// the relevant passage and of those the model ranks first.
+var devDebug bool
+
+func debugQuestion(q devQuestion, order []int) {
+	for r, i := range order[:min(8, len(order))] {
+		fmt.Printf("   %2d fused#%-2d rel=%-5v %-30.30s %.2f\n", r, i, q.Rel[i], q.Paths[i], q.X[i])
+	}
+	for i := range q.Rel {
+		if q.Rel[i] {
+			r := slices.Index(order, i)
+			fmt.Printf("   rel at %d fused#%-2d %.2f\n", r, i, q.X[i])
+		}
+	}
+}
+
 // devVerbose lists each dev question the model gains or loses (-v).
 var devVerbose bool
-
-// devDepth is how many of the fused pool's first passages the model
-// reorders in reportDev (-depth).
-var devDepth = 50
 
 // capHit is 1 when a relevant passage is among the first k of order once
 // each note is capped at per passages before the others (search.Diversify).

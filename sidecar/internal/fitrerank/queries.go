@@ -17,7 +17,11 @@ import (
 // at path that answers it.
 type pseudo struct {
 	text, path, span string
+	shape            int
 }
+
+// numShapes is how many query shapes the recipe takes in turn.
+const numShapes = 7
 
 // makeQueries is the training data's recipe. Passages are drawn in a
 // seeded order; from each, one sentence of 8 to 40 words (prose, not
@@ -25,8 +29,8 @@ type pseudo struct {
 // asks about a detail in other words, so each query holds only two or
 // three of the sentence's content words (in order), each swapped with
 // even odds for a neighbour (WordNet's, in an English note; its English
-// translation in a note in another language), in one of five shapes taken
-// in turn:
+// translation in a note in another language), in one of seven shapes
+// taken in turn (-shapes fits on some of them):
 //
 //  0. the note's title and the words;
 //  1. "how", "what", "why" or "when", the words and, with even odds, the
@@ -34,7 +38,13 @@ type pseudo struct {
 //  2. four or five such words, no title;
 //  3. the title and the words, none swapped;
 //  4. across languages: shape 0 with every word translated, from an
-//     English note into Italian or Spanish, from any other into English.
+//     English note into Italian or Spanish, from any other into English;
+//  5. the passage's own heading (with the title when the heading has
+//     fewer than three words), none of the sentence's words: the body
+//     answers what its heading names (shape 6 when the passage has no
+//     heading but the title);
+//  6. "how", "what", "why" or "which" and four or five words, every one
+//     swapped for a neighbour where it has one: the least lexical shape.
 //
 // The vault's own document frequencies never pick the words, and the
 // recipe never reads a gold question.
@@ -74,13 +84,20 @@ func makeQueries(ctx context.Context, s *search.Searcher, n int, seed int64) ([]
 				continue
 			}
 			title := d.Title
-			shape := len(out) % 5
+			shape := len(out) % numShapes
+			if shape == 5 && (len(d.Headings) == 0 || d.Headings[len(d.Headings)-1] == title) {
+				shape = 6 // no heading of its own to ask by
+			}
 			k := 2 + rng.Intn(2)
-			if shape == 2 {
+			if shape == 2 || shape == 6 {
 				k += 2
 			}
 			words := pick(content, k, rng)
-			if shape != 3 && shape != 4 {
+			switch shape {
+			case 3, 4, 5:
+			case 6:
+				words = swappedWith(words, l, rng, 1)
+			default:
 				words = swapped(words, l, rng)
 			}
 			var q string
@@ -94,6 +111,13 @@ func makeQueries(ctx context.Context, s *search.Searcher, n int, seed int64) ([]
 				}
 			case 2:
 				q = strings.Join(words, " ")
+			case 5:
+				q = d.Headings[len(d.Headings)-1]
+				if len(lang.Words(q)) < 3 {
+					q = title + " " + q
+				}
+			case 6:
+				q = []string{"how", "what", "why", "which"}[rng.Intn(4)] + " " + strings.Join(words, " ")
 			case 4:
 				to := lang.English
 				if l == lang.English {
@@ -108,7 +132,7 @@ func makeQueries(ctx context.Context, s *search.Searcher, n int, seed int64) ([]
 			if len(lang.Words(q)) < 2 {
 				continue
 			}
-			out = append(out, pseudo{text: q, path: d.Path, span: eval.Normalize(sent)})
+			out = append(out, pseudo{text: q, path: d.Path, span: eval.Normalize(sent), shape: shape})
 		}
 	}
 	return out, nil
@@ -186,9 +210,14 @@ func pick(words []string, k int, rng *rand.Rand) []string {
 // swapped swaps each word with even odds for a neighbour: WordNet's in
 // English, its English translation in another language.
 func swapped(words []string, l lang.Lang, rng *rand.Rand) []string {
+	return swappedWith(words, l, rng, swapOdds)
+}
+
+// swappedWith swaps each word for a neighbour with the given odds.
+func swappedWith(words []string, l lang.Lang, rng *rand.Rand, odds float64) []string {
 	out := append([]string(nil), words...)
 	for i, w := range out {
-		if rng.Float64() >= swapOdds {
+		if rng.Float64() >= odds {
 			continue
 		}
 		if l != lang.English {

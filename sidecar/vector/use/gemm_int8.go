@@ -7,6 +7,13 @@ import "math"
 // rows quantised as it runs, to bytes with one scale per row per block.
 // The kernel sums byte products exactly in int32 (VPDPBUSD) and scales the
 // sums to float32 once per block.
+//
+// On AVX2 without VNNI, VPMADDUBSW multiplies the same bytes but adds each
+// pair of products into an int16 with saturation: an input byte (up to
+// 255) times a weight of 127, twice, would overflow it. Weights for that
+// kernel are rounded to maddLevels levels either side of zero instead, so
+// a pair is at most 2·255·64 = 32,640 and the sums stay exact; VPMADDWD
+// then adds the pairs into int32.
 
 // qBlock is the depth of one quantisation block: each row of A and each
 // column of B gets its own scale per qBlock values of k, and the kernel
@@ -15,15 +22,24 @@ import "math"
 // batched with.
 const qBlock = 128
 
+// int8Levels and maddLevels are the largest weight magnitude for the VNNI
+// kernel and for the AVX2 one.
+const (
+	int8Levels = 127
+	maddLevels = 64
+)
+
 // qpacked is a k×n weight matrix quantised for the int8 kernel, as n/16
 // panels of 16 columns. A panel holds, block after block of qBlock rows of
 // k, groups of four rows: 16 columns × the four rows' bytes. For panel p,
 // block blk and column j of the panel, scale[(p·blocks+blk)·16+j] is the
 // column's scale in the block and zc[…] 128 times the sum of its bytes
-// there (what the offset of A's bytes adds to a sum).
+// there (what the offset of A's bytes adds to a sum). madd says the
+// weights are within ±maddLevels, for the AVX2 kernel.
 type qpacked struct {
 	k, n   int
 	groups int // four-row groups in all blocks: a panel is groups×64 bytes
+	madd   bool
 	data   []int8
 	scale  []float32
 	zc     []int32
@@ -37,7 +53,7 @@ func qBlocks(k int) int { return (k + qBlock - 1) / qBlock }
 // columns returns panels [p0, p1) as a matrix of their own.
 func (q *qpacked) columns(p0, p1 int) *qpacked {
 	per := qBlocks(q.k) * tileCols
-	return &qpacked{k: q.k, n: (p1 - p0) * tileCols, groups: q.groups,
+	return &qpacked{k: q.k, n: (p1 - p0) * tileCols, groups: q.groups, madd: q.madd,
 		data:  q.data[p0*q.groups*64 : p1*q.groups*64],
 		scale: q.scale[p0*per : p1*per],
 		zc:    q.zc[p0*per : p1*per],
@@ -46,9 +62,13 @@ func (q *qpacked) columns(p0, p1 int) *qpacked {
 
 // quantizeMatrix quantises a row-major k×n matrix (n a multiple of 16),
 // rounding each column of each block to the nearest of 255 levels
-// symmetric about zero.
-func quantizeMatrix(w []float32, k, n int) *qpacked {
-	q := &qpacked{k: k, n: n}
+// symmetric about zero, or of 129 for the AVX2 kernel (madd).
+func quantizeMatrix(w []float32, k, n int, madd bool) *qpacked {
+	q := &qpacked{k: k, n: n, madd: madd}
+	levels := float32(int8Levels)
+	if madd {
+		levels = maddLevels
+	}
 	blocks := qBlocks(k)
 	for k0 := 0; k0 < k; k0 += qBlock {
 		q.groups += blockGroups(min(qBlock, k-k0))
@@ -75,9 +95,9 @@ func quantizeMatrix(w []float32, k, n int) *qpacked {
 				}
 			}
 			for jj, m := range mx {
-				sc[jj] = m / 127
+				sc[jj] = m / levels
 				if m > 0 {
-					inv[jj] = 127 / m
+					inv[jj] = levels / m
 				}
 			}
 			for g := 0; g < blockGroups(kc); g++ {
@@ -98,7 +118,7 @@ func quantizeMatrix(w []float32, k, n int) *qpacked {
 	return q
 }
 
-// roundInt8 rounds x, at most 127 in magnitude, to the nearest integer,
+// roundInt8 rounds x, at most int8Levels in magnitude, to the nearest integer,
 // half-way values away from zero, as math.Round does (at a tenth of its
 // cost at load).
 func roundInt8(x float32) int8 {
@@ -161,27 +181,31 @@ func gemmInt8(c []float32, ldc int, a []float32, lda int, m int, b *qpacked, bia
 							copy(s.c[i*tileCols:(i+1)*tileCols], c[(r+i)*ldc+col:])
 						}
 					}
-					tileInt8(ap, bp, k4, s.c[:], tileCols, bs[col:], f, rs, cs, zc)
+					tileInt8(b.madd, ap, bp, k4, s.c[:], tileCols, bs[col:], f, rs, cs, zc)
 					for i := 0; i < rest; i++ {
 						copy(c[(r+i)*ldc+col:(r+i)*ldc+col+tileCols], s.c[i*tileCols:(i+1)*tileCols])
 					}
 					continue
 				}
-				tileInt8(ap, bp, k4, c[r*ldc+col:], ldc, bs[col:], f, rs, cs, zc)
+				tileInt8(b.madd, ap, bp, k4, c[r*ldc+col:], ldc, bs[col:], f, rs, cs, zc)
 			}
 		}
 		goff += k4
 	}
 }
 
-// tileInt8 runs the int8 kernel on one 6×16 block of C, checking the
-// bounds it relies on.
-func tileInt8(a []uint8, b []int8, k4 int, c []float32, ldc int, bias []float32, flags int, rs, cs []float32, zc []int32) {
+// tileInt8 runs the int8 kernel on one 6×16 block of C (the AVX2 one for
+// weights quantised for it, madd), checking the bounds it relies on.
+func tileInt8(madd bool, a []uint8, b []int8, k4 int, c []float32, ldc int, bias []float32, flags int, rs, cs []float32, zc []int32) {
 	_ = a[tileRows*4*k4-1]
 	_ = b[tileCols*4*k4-1]
 	_ = c[(tileRows-1)*ldc+tileCols-1]
 	_, _, _, _ = bias[tileCols-1], rs[tileRows-1], cs[tileCols-1], zc[tileCols-1]
-	if int8EVEX {
+	switch {
+	case madd:
+		kernelInt8Madd6x16(&a[0], &b[0], k4, &c[0], ldc*4, &bias[0], flags, &rs[0], &cs[0], &zc[0])
+		return
+	case int8EVEX:
 		kernelInt8x6x16EVEX(&a[0], &b[0], k4, &c[0], ldc*4, &bias[0], flags, &rs[0], &cs[0], &zc[0])
 		return
 	}

@@ -11,6 +11,10 @@ var simdOK = cpu.X86.HasAVX2 && cpu.X86.HasFMA && hasF16C()
 // AVX-VNNI (AMD Zen 4, Intel Ice Lake to Rocket Lake), EVEX-encoded.
 var int8OK = simdOK && (cpu.X86.HasAVXVNNI || int8EVEXOK)
 
+// int8MaddOK says whether the AVX2 int8 kernel (VPMADDUBSW, VPMADDWD)
+// runs here: wherever the AVX2 float kernels do.
+var int8MaddOK = simdOK
+
 // int8EVEXOK says whether the EVEX form runs here; int8EVEX whether the
 // int8 kernel uses it (tests switch it where both forms run).
 var (
@@ -40,6 +44,9 @@ const simdName = "avx2"
 
 //go:noescape
 func kernelInt8x6x16EVEX(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)
+
+//go:noescape
+func kernelInt8Madd6x16(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)
 
 //go:noescape
 func kernelInt8x6x16(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)

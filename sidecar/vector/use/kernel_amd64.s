@@ -393,6 +393,72 @@ TEXT ·kernelInt8x6x16(SB), NOSPLIT, $0-80
 TEXT ·kernelInt8x6x16EVEX(SB), NOSPLIT, $0-80
 	INT8_KERNEL(DOT_I8_EVEX, eloop2, etail, edone, efinish, estore)
 
+// onesW is sixteen int16 ones: VPMADDWD by it adds pairs of int16 into
+// int32.
+DATA onesW<>+0(SB)/8, $0x0001000100010001
+DATA onesW<>+8(SB)/8, $0x0001000100010001
+DATA onesW<>+16(SB)/8, $0x0001000100010001
+DATA onesW<>+24(SB)/8, $0x0001000100010001
+GLOBL onesW<>(SB), RODATA|NOPTR, $32
+
+// MADD_I8 adds to acc the four-byte dot products of the unsigned bytes in
+// Y14 and the signed ones at off(BX), per int32 lane, with AVX2 alone:
+// VPMADDUBSW sums each pair of byte products into an int16 in tmp
+// (saturating, which the weights' range rules out), VPMADDWD by the ones
+// in Y12 each pair of those into an int32.
+#define MADD_I8(off, tmp, acc) \
+	VPMADDUBSW off(BX), Y14, tmp; \
+	VPMADDWD Y12, tmp, tmp; \
+	VPADDD tmp, acc, acc
+
+// MADD_ROW adds row r's products with the group's 16 columns at off(BX),
+// its four bytes at aoff(AX).
+#define MADD_ROW(aoff, off, acc0, acc1) \
+	VPBROADCASTD aoff(AX), Y14; \
+	MADD_I8(off, Y13, acc0); \
+	MADD_I8(off+32, Y15, acc1)
+
+// DOT_I8_MADD is DOT_I8 on AVX2 without VNNI, reading B from memory (so
+// that Y12 holds the ones and Y13, Y15 the products on their way).
+#define DOT_I8_MADD(aoff, off) \
+	MADD_ROW(aoff+0, off, Y0, Y1); \
+	MADD_ROW(aoff+4, off, Y2, Y3); \
+	MADD_ROW(aoff+8, off, Y4, Y5); \
+	MADD_ROW(aoff+12, off, Y6, Y7); \
+	MADD_ROW(aoff+16, off, Y8, Y9); \
+	MADD_ROW(aoff+20, off, Y10, Y11)
+
+// func kernelInt8Madd6x16(a *uint8, b *int8, k4 int, c *float32, ldc int, bias *float32, flags int, rs *float32, cs *float32, zc *int32)
+//
+// kernelInt8x6x16 on AVX2 alone (VPMADDUBSW, VPMADDWD), for processors
+// without VNNI. The sums are exact only while every pair of byte products
+// fits an int16: B's values must lie within ±64.
+TEXT ·kernelInt8Madd6x16(SB), NOSPLIT, $0-80
+	VMOVDQU onesW<>(SB), Y12
+	INT8_START(mtail)
+
+mloop2:
+	DOT_I8_MADD(0, 0)
+	DOT_I8_MADD(24, 64)
+	ADDQ $48, AX
+	ADDQ $128, BX
+	DECQ R12
+	JNZ  mloop2
+
+mtail:
+	TESTQ CX, CX
+	JZ    mdone
+	DOT_I8_MADD(0, 0)
+
+mdone:
+	INT8_SCALE(mfinish)
+
+mfinish:
+	KERNEL_FINISH(mstore)
+
+mstore:
+	KERNEL_STORE
+
 // SPARSE_FMA adds the float16 weights at off(base)(BX), widened, times Y8
 // into acc.
 #define SPARSE_FMA(off, base, tmp, acc) \

@@ -77,7 +77,7 @@ func newNetwork(h *header, ts map[string]tensor) (*network, error) {
 		t := getT(name, k, n)
 		switch {
 		case t.half != nil && haveInt8 && quant:
-			return packed{k: k, n: n, q: quantizeMatrix(t.floats(), k, n)}
+			return packed{k: k, n: n, q: quantizeMatrix(t.floats(), k, n, int8Madd)}
 		case t.half != nil && haveSIMD:
 			return packHalf(t.half, k, n)
 		case t.half != nil:

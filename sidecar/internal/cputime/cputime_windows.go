@@ -1,4 +1,4 @@
-package use
+package cputime
 
 import (
 	"time"
@@ -6,9 +6,7 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// cpuTime is the process's user+system time, so benchmarks on a shared
-// machine can report work per CPU second as well as per wall second.
-func cpuTime() time.Duration {
+func process() time.Duration {
 	var creation, exit, kernel, user windows.Filetime
 	if err := windows.GetProcessTimes(windows.CurrentProcess(), &creation, &exit, &kernel, &user); err != nil {
 		return 0
