@@ -55,24 +55,9 @@ func TestRealNotesMakeSoundPassages(t *testing.T) {
 	p := markdown.Params{MaxTokens: 256, OverlapTokens: 64, MinTokens: 64}
 	c := markdown.New(p)
 	for _, dir := range markdown.CorpusDirs {
-		root := benchdir.Require(t, dir)
-		notes := 0
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
-				return err
-			}
-			rel, _ := filepath.Rel(root, path)
-			n, err := vault.Read(root, filepath.ToSlash(rel), 5<<20)
-			if err != nil {
-				return nil // skipped by the index too
-			}
-			notes++
+		notes := eachNote(t, benchdir.Require(t, dir), func(rel string, n *vault.Note) {
 			checkPassages(t, dir+"/"+rel, n.Raw, n.BodyStart, c.Split(n.Raw, n.BodyStart), p)
-			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		if notes == 0 {
 			t.Errorf("%s: no notes", dir)
 		}
@@ -95,31 +80,42 @@ func TestPassagesAsWithTheCodec(t *testing.T) {
 		t.Fatal(err)
 	}
 	for dir, root := range roots {
-		notes, passages := 0, 0
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
-				return err
-			}
-			rel, _ := filepath.Rel(root, path)
-			n, err := vault.Read(root, filepath.ToSlash(rel), 5<<20)
-			if err != nil {
-				return nil // skipped by the index too
-			}
-			notes++
+		passages := 0
+		notes := eachNote(t, root, func(rel string, n *vault.Note) {
 			got, want := fast.Split(n.Raw, n.BodyStart), ref.Split(n.Raw, n.BodyStart)
 			passages += len(want)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s/%s: %d passages, the codec's cut %d: %s", dir, rel, len(got), len(want), firstChunkDiff(n.Raw, got, want))
 			}
-			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		if notes == 0 || passages < notes {
 			t.Errorf("%s: %d notes, %d passages", dir, notes, passages)
 		}
 	}
+}
+
+// eachNote calls fn with every Markdown note under root the index would
+// read (a note it skips is skipped here too) and returns how many.
+func eachNote(t *testing.T, root string, fn func(rel string, n *vault.Note)) int {
+	t.Helper()
+	notes := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		n, err := vault.Read(root, filepath.ToSlash(rel), 5<<20)
+		if err != nil {
+			return nil
+		}
+		notes++
+		fn(rel, n)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return notes
 }
 
 // firstChunkDiff names the first passage that differs.
