@@ -221,7 +221,7 @@ func (e *Engine) load(passed bool) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	tally, marks := e.ix.Summary()
+	tally, marks := e.ix.Tally()
 	delete(tally.Langs, "")
 	var marked []string
 	superseded := false

@@ -98,3 +98,61 @@ func testOneShot(t *testing.T, config string) {
 		t.Errorf("status: %d notes, %v; want %d", st.Notes, err, len(v.Notes)+1)
 	}
 }
+
+// TestOneShotStatus: status opened one-shot answers from the catalog's
+// tally and marked notes, the warnings included, without reading every
+// record; only config private, whose entries must each be checked
+// against the notes, reads them.
+func TestOneShotStatus(t *testing.T) {
+	dir := t.TempDir()
+	vaultDir, stateDir := filepath.Join(dir, "vault"), filepath.Join(dir, "state")
+	notes := map[string]string{
+		"a.md":       "# A\n\nalpha\n",
+		"b.md":       "---\nlang: it\n---\n# B\n\nparole\n",
+		"bad.md":     "---\ntitle: [unclosed\n---\n# Bad\n\nkept despite its frontmatter\n",
+		"Secret.md":  "---\nprivate: true\n---\n# Secret\n\nthe key\n",
+		"sub/c.md":   "# C\n\ncharlie\n",
+		"sub/d.md":   "# D\n\ndelta\n",
+		"sub/e.md":   "# E\n\necho\n",
+		"sub/f/g.md": "# G\n\ngolf\n",
+	}
+	for p, text := range notes {
+		os.MkdirAll(filepath.Dir(filepath.Join(vaultDir, p)), 0o755)
+		if err := os.WriteFile(filepath.Join(vaultDir, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(stateDir, 0o755)
+	status := func(config string, reindex bool) (engine.Status, bool) {
+		t.Helper()
+		os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("dense:\n  embedder: none\n"+config), 0o644)
+		e, err := engine.Open(engine.Setup{Vault: vaultDir, State: stateDir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if reindex {
+			if _, err := e.Reindex(context.Background(), false, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := e.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, e.Index().Loaded()
+	}
+	want, _ := status("", true)
+	got, loaded := status("", false)
+	if loaded {
+		t.Error("one-shot status read every record")
+	}
+	if got.Notes != len(notes) || got.Chunks != want.Chunks || !reflect.DeepEqual(got.Languages, want.Languages) ||
+		len(got.Warnings) != 1 || got.Warnings[0].Path != "bad.md" || !reflect.DeepEqual(got.Warnings, want.Warnings) {
+		t.Errorf("one-shot status %+v, after a pass %+v: want %d notes and bad.md's warning", got, want, len(notes))
+	}
+	got, _ = status("private: [sub/f/, nowhere/]\n", false)
+	if n := len(got.Warnings); n != 2 || got.Warnings[1].Path != "nowhere/" {
+		t.Errorf("with config private: warnings %+v, want bad.md's and nowhere/ matching no note", got.Warnings)
+	}
+}

@@ -59,12 +59,11 @@ type Status struct {
 // Status describes the index as of the last pass.
 func (e *Engine) Status(context.Context) (Status, error) {
 	snap := e.snap.Load()
-	entries, err := snap.notes.all()
+	sum, err := e.ix.Summary(snap.notes.all)
 	if err != nil {
 		return Status{}, err
 	}
-	sum := index.Summarize(entries)
-	st := Status{Vault: e.vault, Notes: len(entries), Chunks: sum.Chunks, Languages: sum.Languages,
+	st := Status{Vault: e.vault, Notes: sum.Notes, Chunks: sum.Chunks, Languages: sum.Languages,
 		Indexing: e.indexing.Load(), LastIndexed: snap.meta.LastIndex, Fingerprint: e.ix.Fingerprint(),
 		Vectors: snap.dense, Skipped: snap.meta.Skipped, Warnings: sum.Warnings}
 	if p := e.embedding.Load(); p != nil {
@@ -88,7 +87,11 @@ func (e *Engine) Status(context.Context) (Status, error) {
 		st.Warnings = append(st.Warnings, vault.Skip{Path: strings.Join(e.Config().Private, ", "),
 			Reason: fmt.Sprintf("private: %d passages are not sent to the embedder, which is not on this machine, so search by meaning skips them (keywords find them)", n)})
 	}
-	if snap.passed || !e.indexing.Load() {
+	if len(e.Config().Private) > 0 && (snap.passed || !e.indexing.Load()) {
+		entries, err := snap.notes.all()
+		if err != nil {
+			return Status{}, err
+		}
 		paths := make([]string, 0, len(entries))
 		for p := range entries {
 			paths = append(paths, p)

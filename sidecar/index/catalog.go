@@ -54,9 +54,13 @@ var (
 	metaBucket    = []byte("meta")
 	metaKey       = []byte("meta")
 	// marksBucket holds the records of the notes marked private or
-	// superseded, a few of the vault's: what a search must know of every
-	// note before it runs, read without reading the rest.
-	marksBucket = []byte("marks")
+	// superseded and of those with a warning, a few of the vault's: what
+	// a search must know of every note before it runs, and what status
+	// lists, read without reading the rest. (The bucket "marks" before
+	// it held no warnings, so a catalog with only that one is summarized
+	// again at open.)
+	marksBucket = []byte("marks2")
+	oldMarks    = []byte("marks")
 	// tallyKey (in metaBucket) is what the records add up to (Tally).
 	tallyKey = []byte("tally")
 )
@@ -86,7 +90,7 @@ func (t Tally) clone() Tally {
 }
 
 // marked reports whether e belongs in marksBucket.
-func marked(e Entry) bool { return e.Private || e.Superseded }
+func marked(e Entry) bool { return e.Private || e.Superseded || e.Warning != "" || OutOfScale(e) }
 
 // catalog is the bbolt file <state>/catalog: per note, its size, mtime,
 // hash and chunk count. It is written after the keyword index, so a crash
@@ -160,9 +164,11 @@ func (c *catalog) summarize(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	if tx.Bucket(marksBucket) != nil {
-		if err := tx.DeleteBucket(marksBucket); err != nil {
-			return err
+	for _, b := range [][]byte{marksBucket, oldMarks} {
+		if tx.Bucket(b) != nil {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
 		}
 	}
 	mb, err := tx.CreateBucket(marksBucket)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -140,18 +141,20 @@ func TestRunPathsVaultGone(t *testing.T) {
 // The tally and the marked notes, kept beside the records in the same
 // transactions, always equal what the records add up to: after a cold
 // run, edits that mark and unmark notes, a removal and a reopening. A
-// reopened catalog answers them, and one note's entry, without reading
-// every record; one written before the tally gets it at open.
+// reopened catalog answers them, status's summary with its warnings, and
+// one note's entry, without reading every record; one written before the
+// tally, or before warned notes were marked, gets them at open.
 func TestCatalogTally(t *testing.T) {
 	f := newFixture(t, map[string]string{
 		"a.md":   "# A\n\nalpha words here\n",
 		"b.md":   "---\nlang: it\n---\n# B\n\nparole italiane\n",
 		"old.md": "---\nsuperseded_by: \"[[a]]\"\n---\n# Old\n\nold plan\n",
+		"bad.md": "---\ntitle: [unclosed\n---\n# Bad\n\nkept despite its frontmatter\n",
 	})
 	f.run()
 	check := func(when string, nmarks int) {
 		t.Helper()
-		tally, marks := f.ix.Summary()
+		tally, marks := f.ix.Tally()
 		if len(marks) != nmarks {
 			t.Errorf("%s: marked %v, want %d notes", when, marks, nmarks)
 		}
@@ -163,23 +166,28 @@ func TestCatalogTally(t *testing.T) {
 			t.Errorf("%s: tally %+v marks %v; the records add up to %+v, %v", when, tally, marks, want.tally, want.marks)
 		}
 	}
-	check("cold run", 1)
+	check("cold run", 2)
 	f.write("a.md", "---\nprivate: true\n---\n# A\n\nalpha words here and more\n")
 	f.write("c.md", "# C\n\ncharlie\n\n## More\n\nmore words\n")
 	f.run()
-	check("edits", 2)
+	check("edits", 3)
 	if err := os.Remove(filepath.Join(f.vault, "b.md")); err != nil {
 		t.Fatal(err)
 	}
 	f.write("old.md", "# Old\n\nno longer superseded\n")
 	f.run()
-	check("removal", 1)
+	check("removal", 2)
 	f.close()
 	f.open()
 	if f.ix.Loaded() {
 		t.Fatal("the catalog was read whole at open")
 	}
-	check("reopened", 1)
+	check("reopened", 2)
+	noAll := func() (map[string]Entry, error) { t.Error("the summary read every record"); return nil, nil }
+	sum, err := f.ix.Summary(noAll)
+	if err != nil || sum.Notes != 4 || len(sum.Warnings) != 1 || sum.Warnings[0].Path != "bad.md" || !strings.Contains(sum.Warnings[0].Reason, "frontmatter") {
+		t.Errorf("summary %+v, %v: want 4 notes and bad.md's warning", sum, err)
+	}
 	if e, ok, err := f.ix.Entry("a.md"); err != nil || !ok || !e.Private {
 		t.Errorf("a.md: %+v %v %v", e, ok, err)
 	}
@@ -189,7 +197,7 @@ func TestCatalogTally(t *testing.T) {
 	if f.ix.Loaded() {
 		t.Error("Entry read the catalog whole")
 	}
-	tally, _ := f.ix.Summary()
+	tally, _ := f.ix.Tally()
 	f.close()
 
 	// As a catalog written before the tally.
@@ -208,8 +216,32 @@ func TestCatalogTally(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.open()
-	if got, _ := f.ix.Summary(); !reflect.DeepEqual(got, tally) || got.Notes != 3 {
+	if got, _ := f.ix.Tally(); !reflect.DeepEqual(got, tally) || got.Notes != 4 {
 		t.Errorf("tally made at open: %+v, want %+v", got, tally)
 	}
-	check("made at open", 1)
+	check("made at open", 2)
+	f.close()
+
+	// As a catalog whose marked notes held no warnings: its bucket had
+	// another name.
+	db, err = bolt.Open(filepath.Join(f.vault, ".quire", "catalog"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(marksBucket); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucket(oldMarks)
+		return err
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.open()
+	check("marks made again at open", 2)
+	if sum, _ := f.ix.Summary(noAll); len(sum.Warnings) != 1 {
+		t.Errorf("after the old marks: warnings %+v, want bad.md's", sum.Warnings)
+	}
 }

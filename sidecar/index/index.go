@@ -72,9 +72,11 @@ type Index struct {
 	mu         sync.Mutex // one Run at a time
 	embedMu    sync.Mutex // one Embed at a time
 	dense      *dense     // nil without an embedder
-	// textSeen is the share of words the last Embed's windows held, as
-	// math.Float64bits: status reads it while a background Embed sets it.
-	textSeen atomic.Uint64
+	// textSeen is the share of words the last Embed's windows held, and
+	// perPassage the model windows it read per passage, as
+	// math.Float64bits: status reads them while a background Embed sets
+	// them.
+	textSeen, perPassage atomic.Uint64
 	// checkpoint overrides checkpointVectors; tests set it.
 	checkpoint int
 	// Foreground says someone waits on this index's passes (quire index,
@@ -194,7 +196,7 @@ func (ix *Index) Languages() ([]string, error) {
 // Summary is what the catalog's entries add up to, as every status shows
 // it.
 type Summary struct {
-	Chunks int
+	Notes, Chunks int
 	// Languages counts notes per language code; "unknown" when none was
 	// declared or detected.
 	Languages map[string]int
@@ -202,16 +204,26 @@ type Summary struct {
 	Warnings []vault.Skip
 }
 
-// Summarize adds up entries.
-func Summarize(entries map[string]Entry) Summary {
-	s := Summary{Languages: map[string]int{}, Warnings: []vault.Skip{}}
-	for p, e := range entries {
-		s.Chunks += e.Chunks
-		lang := e.Lang
+// Summary adds up the catalog as every status shows it: the counts from
+// its tally, the warnings from its marked notes (a note with a warning or
+// out of scale is marked), so that only a vault with superseded notes
+// naming a successor has every record read, by all, to follow the chains.
+func (ix *Index) Summary(all func() (map[string]Entry, error)) (Summary, error) {
+	t, marks := ix.cat.summary()
+	return Summarize(t, marks, all)
+}
+
+// Summarize is Summary over a tally and the marked notes.
+func Summarize(t Tally, marks map[string]Entry, all func() (map[string]Entry, error)) (Summary, error) {
+	s := Summary{Notes: t.Notes, Chunks: t.Chunks, Languages: map[string]int{}, Warnings: []vault.Skip{}}
+	for lang, n := range t.Langs {
 		if lang == "" {
 			lang = "unknown"
 		}
-		s.Languages[lang]++
+		s.Languages[lang] += n
+	}
+	chains := false
+	for p, e := range marks {
 		if e.Warning != "" {
 			s.Warnings = append(s.Warnings, vault.Skip{Path: p, Reason: e.Warning})
 		}
@@ -219,10 +231,17 @@ func Summarize(entries map[string]Entry) Summary {
 			s.Warnings = append(s.Warnings, vault.Skip{Path: p, Reason: fmt.Sprintf(
 				"%d passages for %d KB, far more than a note this size makes: its Markdown is cut badly (please report it)", e.Chunks, (e.Size+1023)/1024)})
 		}
+		chains = chains || e.Superseded && e.SupersededBy != ""
 	}
-	s.Warnings = append(s.Warnings, Successions(entries).Broken...)
+	if chains {
+		entries, err := all()
+		if err != nil {
+			return Summary{}, err
+		}
+		s.Warnings = append(s.Warnings, Successions(entries).Broken...)
+	}
 	sort.Slice(s.Warnings, func(i, j int) bool { return s.Warnings[i].Path < s.Warnings[j].Path })
-	return s
+	return s, nil
 }
 
 // passagesPerKiB bounds a sound note's passages per KiB (plus one). The
@@ -272,9 +291,10 @@ func (ix *Index) Loaded() bool { return ix.cat.loaded() }
 // catalog does not hold.
 func (ix *Index) Entry(p string) (e Entry, ok bool, err error) { return ix.cat.get(p) }
 
-// Summary returns what the catalog's records add up to and the records
-// of the notes marked private or superseded, without reading the rest.
-func (ix *Index) Summary() (Tally, map[string]Entry) { return ix.cat.summary() }
+// Tally returns what the catalog's records add up to and the records of
+// the marked notes (private, superseded, with a warning), without reading
+// the rest.
+func (ix *Index) Tally() (Tally, map[string]Entry) { return ix.cat.summary() }
 
 // result is one note read and chunked by a worker.
 type result struct {

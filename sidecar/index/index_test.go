@@ -330,18 +330,28 @@ func TestSetPathsDropsAndRestoresNotes(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
-	got := Summarize(map[string]Entry{
-		"b.md": {Chunks: 2, Lang: "en", Warning: "broken frontmatter"},
-		"a.md": {Chunks: 3, Lang: "en", Warning: "not UTF-8 in places"},
-		"c.md": {Chunks: 1},
-		"d.md": {Chunks: 4096, Size: 6380},
-	})
-	if got.Chunks != 4102 || got.Languages["en"] != 2 || got.Languages["unknown"] != 2 {
-		t.Errorf("got %+v, want 4102 chunks, en 2, unknown 2", got)
+	entries := map[string]Entry{
+		"b.md":   {Chunks: 2, Lang: "en", Warning: "broken frontmatter"},
+		"a.md":   {Chunks: 3, Lang: "en", Warning: "not UTF-8 in places"},
+		"c.md":   {Chunks: 1},
+		"d.md":   {Chunks: 4096, Size: 6380},
+		"old.md": {Chunks: 1, Superseded: true, SupersededBy: "Gone"},
 	}
-	if len(got.Warnings) != 3 || got.Warnings[0].Path != "a.md" || got.Warnings[1].Reason != "broken frontmatter" ||
-		got.Warnings[2].Path != "d.md" || !strings.Contains(got.Warnings[2].Reason, "4096 passages for 7 KB") {
-		t.Errorf("warnings = %+v, want a.md, b.md, then d.md out of scale", got.Warnings)
+	tally, marks := Tally{Langs: map[string]int{}}, map[string]Entry{}
+	for p, e := range entries {
+		tally.add(e, 1)
+		if marked(e) {
+			marks[p] = e
+		}
+	}
+	got, err := Summarize(tally, marks, func() (map[string]Entry, error) { return entries, nil })
+	if err != nil || got.Notes != 5 || got.Chunks != 4103 || got.Languages["en"] != 2 || got.Languages["unknown"] != 3 {
+		t.Errorf("got %+v, %v, want 5 notes, 4103 chunks, en 2, unknown 3", got, err)
+	}
+	if len(got.Warnings) != 4 || got.Warnings[0].Path != "a.md" || got.Warnings[1].Reason != "broken frontmatter" ||
+		got.Warnings[2].Path != "d.md" || !strings.Contains(got.Warnings[2].Reason, "4096 passages for 7 KB") ||
+		got.Warnings[3].Path != "old.md" {
+		t.Errorf("warnings = %+v, want a.md, b.md, d.md out of scale, then old.md's broken chain", got.Warnings)
 	}
 }
 
