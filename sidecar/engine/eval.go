@@ -89,7 +89,7 @@ func (e *Engine) Eval(ctx context.Context, run EvalRun) (rep *eval.Report, logEr
 	rep.Channel = string(run.Channel)
 	if run.Channel != search.BM25 && e.ix.Dense() {
 		ds := e.ix.DenseStats()
-		rep.Dense = &eval.DenseInfo{Embedder: ds.Embedder, Coverage: ds.Coverage(), TextSeen: ds.TextSeen}
+		rep.Dense = &eval.DenseInfo{Embedder: ds.Embedder, Coverage: ds.Coverage(), TextSeen: ds.TextSeen, WindowsPerPassage: ds.WindowsPerPassage}
 	}
 	if log := e.evalLog(); log != "" {
 		entry := e.evalEntry(run, rerank, rep)

@@ -122,6 +122,9 @@ type DenseInfo struct {
 	Embedder string  `json:"embedder"`
 	Coverage float64 `json:"coverage"`            // share of passages with vectors
 	TextSeen float64 `json:"text_seen,omitempty"` // share of their words inside a window, when this run embedded
+	// WindowsPerPassage is the model windows read per passage embedded,
+	// when this run embedded.
+	WindowsPerPassage float64 `json:"windows_per_passage,omitempty"`
 }
 
 // Miss records a question whose span (or, for questions.json, gold file)

@@ -75,6 +75,9 @@ type DenseStats struct {
 	// TextSeen is the share of words of the embedded passages that lie
 	// inside some window, so that the model actually read them.
 	TextSeen float64 `json:"textSeen,omitempty"`
+	// WindowsPerPassage is how many model windows the last Embed read
+	// per passage it embedded: what a passage costs the model.
+	WindowsPerPassage float64 `json:"windowsPerPassage,omitempty"`
 	// Withheld counts the passages of private folders that are never sent
 	// to the embedder because it is remote: they have no vectors and
 	// are found by keywords only. Coverage is below 1 by them.
@@ -92,17 +95,23 @@ func (d DenseStats) Coverage() float64 {
 // EnableDense opens the vector store for emb in <state>/vectors. Vectors
 // made by another embedder or chunking are discarded and rebuilt by Embed.
 func (ix *Index) EnableDense(st *state.Dir, emb Embedder) (warning string, err error) {
-	fp := vector.Fingerprint{Embedder: emb.Name(), Dims: emb.Dims(), Chunking: ix.chunking() + " windows=" + strconv.Itoa(emb.MaxTokens()) + " pool=mean"}
-	store, err := vector.Open(st.Join("vectors"), fp)
+	store, err := vector.Open(st.Join("vectors"), ix.denseFingerprint(emb))
 	if errors.Is(err, vector.ErrFingerprint) || errors.Is(err, vector.ErrCorrupt) {
 		warning = fmt.Sprintf("vectors: %v; embedding again", err)
-		store, err = vector.New(st.Join("vectors"), fp), nil
+		store, err = vector.New(st.Join("vectors"), ix.denseFingerprint(emb)), nil
 	}
 	if err != nil {
 		return "", err
 	}
 	ix.dense = &dense{emb: emb, store: store, budget: emb.MaxTokens()}
 	return warning, nil
+}
+
+// denseFingerprint names what emb's vectors were made from: a change of
+// embedder, passages or windows embeds every passage again.
+func (ix *Index) denseFingerprint(emb Embedder) vector.Fingerprint {
+	return vector.Fingerprint{Embedder: emb.Name(), Dims: emb.Dims(),
+		Chunking: ix.chunking() + " windows=" + strconv.Itoa(emb.MaxTokens()) + " stride=whole pool=mean"}
 }
 
 // Vectors counts the stored vectors without reading the catalog; 0 when
@@ -298,6 +307,9 @@ func (ix *Index) Embed(ctx context.Context) (DenseStats, error) {
 	if words > 0 {
 		ix.textSeen.Store(math.Float64bits(float64(seen) / float64(words)))
 	}
+	if n := done - done0; n > 0 {
+		ix.perPassage.Store(math.Float64bits(float64(windowsRead) / float64(n)))
+	}
 	st := ix.DenseStats()
 	return st, nil
 }
@@ -390,7 +402,7 @@ func (ix *Index) DenseStatsOf(entries map[string]Entry) DenseStats {
 	if ix.dense == nil {
 		return DenseStats{}
 	}
-	st := DenseStats{Embedder: ix.dense.emb.Name(), Vectors: ix.dense.store.Len(), TextSeen: math.Float64frombits(ix.textSeen.Load())}
+	st := ix.lastEmbed(DenseStats{Embedder: ix.dense.emb.Name(), Vectors: ix.dense.store.Len()})
 	withheld := ix.withholds()
 	for p, e := range entries {
 		st.Passages += e.Chunks
@@ -420,8 +432,14 @@ func (ix *Index) DenseCount(passages int) (st DenseStats, ok bool) {
 	if n < passages || ix.withholds() {
 		return DenseStats{}, false
 	}
-	return DenseStats{Embedder: ix.dense.emb.Name(), Passages: passages, Embedded: passages, Vectors: n,
-		TextSeen: math.Float64frombits(ix.textSeen.Load())}, true
+	return ix.lastEmbed(DenseStats{Embedder: ix.dense.emb.Name(), Passages: passages, Embedded: passages, Vectors: n}), true
+}
+
+// lastEmbed fills in what the last Embed read.
+func (ix *Index) lastEmbed(st DenseStats) DenseStats {
+	st.TextSeen = math.Float64frombits(ix.textSeen.Load())
+	st.WindowsPerPassage = math.Float64frombits(ix.perPassage.Load())
+	return st
 }
 
 // Embedded reports whether some of the chunks passages of the note at
@@ -480,8 +498,12 @@ func (ix *Index) SearchDense(ctx context.Context, query string, n int) ([]DenseH
 }
 
 // windows cuts a passage into texts the model reads whole: the breadcrumb
-// then as many words as fit in budget tokens, the next window starting a
-// quarter of a window back so a phrase cut by one lies whole in the next.
+// then as many words as fit in budget tokens, the next window starting
+// where the last one ended. Windows used to overlap by a quarter; without
+// it a passage costs 6–12% fewer windows on the dev corpora, hybrid span
+// recall@5 is the same on four sets and one question better on ariostea,
+// and dense gains 7 questions over the five (README, "Figures"): each word
+// weighs once in the passage's mean.
 // It returns the windows and how many of the passage's words they hold.
 // The model's pieces never span a space, so a window's count is the sum
 // of its words' counts: each word is counted once.
@@ -501,18 +523,14 @@ func windows(breadcrumb, text string, count func(string) int, budget int) ([]str
 	}
 	var out []string
 	seenTo := 0
-	for start := 0; start < len(words); {
-		end, used := start, 0
+	for start, end := 0, 0; start < len(words); start = end {
+		used := 0
 		for end < len(words) && (end == start || used+cost[end] <= room) {
 			used += cost[end]
 			end++
 		}
 		out = append(out, prefix+strings.Join(words[start:end], " "))
 		seenTo = max(seenTo, end)
-		if end == len(words) {
-			break
-		}
-		start += max((end-start)*3/4, 1)
 	}
 	return out, seenTo, len(words)
 }

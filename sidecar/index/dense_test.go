@@ -166,8 +166,10 @@ func TestWindowsCoverEveryWord(t *testing.T) {
 			t.Errorf("window lost its breadcrumb: %q", w)
 		}
 	}
-	if len(ws) < 6 {
-		t.Errorf("%d windows for 100 words of 17 per window with overlap, want at least 6", len(ws))
+	// 17 words of room per window (the breadcrumb takes 3): 6 windows,
+	// none overlapping the one before.
+	if len(ws) != 6 || count(ws[1]) != 20 || count(ws[5]) != 3+100-5*17 {
+		t.Errorf("%d windows %q, want 6 cut one after the other", len(ws), ws)
 	}
 }
 
@@ -258,8 +260,7 @@ func TestEmbedCheckpointsByCount(t *testing.T) {
 	go func() { _, err := f.ix.Embed(context.Background()); done <- err }()
 	<-e.stuck
 	// What a restarted process would find on disk now.
-	fp := vector.Fingerprint{Embedder: e.Name(), Dims: e.Dims(), Chunking: f.ix.chunking() + " windows=" + strconv.Itoa(e.MaxTokens()) + " pool=mean"}
-	onDisk, err := vector.Open(f.st.Join("vectors"), fp)
+	onDisk, err := vector.Open(f.st.Join("vectors"), f.ix.denseFingerprint(e))
 	close(e.release)
 	<-done
 	if err != nil {
