@@ -57,8 +57,8 @@ var (
 	// superseded and of those with a warning, a few of the vault's: what
 	// a search must know of every note before it runs, and what status
 	// lists, read without reading the rest. (The bucket "marks" before
-	// it held no warnings, so a catalog with only that one is summarized
-	// again at open.)
+	// it held no warnings: a catalog holding that one is summarized again
+	// at open, which removes it.)
 	marksBucket = []byte("marks2")
 	oldMarks    = []byte("marks")
 	// tallyKey (in metaBucket) is what the records add up to (Tally).
@@ -119,7 +119,10 @@ func openCatalog(path string) (*catalog, error) {
 	var fresh bool
 	err = db.View(func(tx *bolt.Tx) error {
 		mb := tx.Bucket(metaBucket)
-		if tx.Bucket(filesBucket) == nil || tx.Bucket(sourcesBucket) == nil || tx.Bucket(marksBucket) == nil || mb == nil || mb.Get(tallyKey) == nil {
+		// The old marks bucket is there when a release before the warned
+		// notes were marked wrote the catalog since: marksBucket may then
+		// miss its changes.
+		if tx.Bucket(filesBucket) == nil || tx.Bucket(sourcesBucket) == nil || tx.Bucket(marksBucket) == nil || tx.Bucket(oldMarks) != nil || mb == nil || mb.Get(tallyKey) == nil {
 			fresh = true
 			return nil
 		}
