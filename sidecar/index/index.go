@@ -210,11 +210,11 @@ type Summary struct {
 // naming a successor has every record read, by all, to follow the chains.
 func (ix *Index) Summary(all func() (map[string]Entry, error)) (Summary, error) {
 	t, marks := ix.cat.summary()
-	return Summarize(t, marks, all)
+	return summarizeMarks(t, marks, all)
 }
 
-// Summarize is Summary over a tally and the marked notes.
-func Summarize(t Tally, marks map[string]Entry, all func() (map[string]Entry, error)) (Summary, error) {
+// summarizeMarks is Summary over a tally and the marked notes.
+func summarizeMarks(t Tally, marks map[string]Entry, all func() (map[string]Entry, error)) (Summary, error) {
 	s := Summary{Notes: t.Notes, Chunks: t.Chunks, Languages: map[string]int{}, Warnings: []vault.Skip{}}
 	for lang, n := range t.Langs {
 		if lang == "" {

@@ -344,7 +344,7 @@ func TestSummarize(t *testing.T) {
 			marks[p] = e
 		}
 	}
-	got, err := Summarize(tally, marks, func() (map[string]Entry, error) { return entries, nil })
+	got, err := summarizeMarks(tally, marks, func() (map[string]Entry, error) { return entries, nil })
 	if err != nil || got.Notes != 5 || got.Chunks != 4103 || got.Languages["en"] != 2 || got.Languages["unknown"] != 3 {
 		t.Errorf("got %+v, %v, want 5 notes, 4103 chunks, en 2, unknown 3", got, err)
 	}
