@@ -22,11 +22,7 @@ func TestFolderOfUserNotesCaughtAtStart(t *testing.T) {
 		"Kitchen/log.md":          "# What I cooked\n\nSoup on Monday.\n",
 		"Kitchen/Inbox/recipe.md": "# Barley soup\n\nSimmer barley with leeks for an hour.\n",
 	}
-	for p, body := range notes {
-		full := filepath.Join(vaultDir, filepath.FromSlash(p))
-		os.MkdirAll(filepath.Dir(full), 0o755)
-		os.WriteFile(full, []byte(body), 0o644)
-	}
+	writeNotes(t, vaultDir, notes)
 	os.MkdirAll(stateDir, 0o755)
 	os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("folder: Kitchen\ndense:\n  embedder: none\n"), 0o644)
 	var warns []string

@@ -116,12 +116,7 @@ func TestOneShotStatus(t *testing.T) {
 		"sub/e.md":   "# E\n\necho\n",
 		"sub/f/g.md": "# G\n\ngolf\n",
 	}
-	for p, text := range notes {
-		os.MkdirAll(filepath.Dir(filepath.Join(vaultDir, p)), 0o755)
-		if err := os.WriteFile(filepath.Join(vaultDir, p), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeNotes(t, vaultDir, notes)
 	os.MkdirAll(stateDir, 0o755)
 	status := func(config string, reindex bool) (engine.Status, bool) {
 		t.Helper()
